@@ -1,0 +1,78 @@
+//! `ctxlab table HISTORY`: the article's table for one history.
+
+use super::args;
+use crate::cost::CostModel;
+use crate::history::{load_jsonl, CostedHistory};
+use crate::report::table;
+use crate::strategy::Strategy;
+use anyhow::{bail, Result};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct TableArgs {
+    /// A JSONL history file.
+    pub history: PathBuf,
+    /// Budgets as percentages of the history's total cost.
+    #[arg(long, default_value = "100,70,50,25", allow_hyphen_values = true)]
+    pub budgets: String,
+    /// Strategy specs, e.g. `recent,required,required(fill=skip)`.
+    #[arg(long, default_value = "recent,required")]
+    pub strategies: String,
+    /// Cost model: chars, bytes or approx-tokens.
+    #[arg(long, default_value = "chars")]
+    pub cost: CostModel,
+    /// Which history of the file, when it holds several.
+    #[arg(long)]
+    pub history_name: Option<String>,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum Format {
+    Text,
+    Csv,
+    Markdown,
+}
+
+pub fn run(a: TableArgs) -> Result<()> {
+    // Check every argument before reading anything.
+    let budgets = args::budgets(&a.budgets).map_err(|e| anyhow::anyhow!("--budgets: {e}"))?;
+    let strategies: Vec<Strategy> =
+        args::strategies(&a.strategies).map_err(|e| anyhow::anyhow!("--strategies: {e}"))?;
+    let histories = load_jsonl(&a.history)?;
+    let history = match (&a.history_name, histories.len()) {
+        (None, 1) => &histories[0],
+        (None, _) => bail!(
+            "{}: holds {} histories ({}); choose one with --history-name",
+            a.history.display(),
+            histories.len(),
+            names(&histories)
+        ),
+        (Some(name), _) => histories.iter().find(|h| &h.name == name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: no history named {name:?} (it holds {})",
+                a.history.display(),
+                names(&histories)
+            )
+        })?,
+    };
+    let costed = CostedHistory::new(history, a.cost);
+    let rows = table::evaluate(&costed, &strategies, &budgets);
+    let out = match a.format {
+        Format::Text => table::to_text(&costed, &rows),
+        Format::Csv => table::to_csv(&rows),
+        Format::Markdown => table::to_markdown(&rows),
+    };
+    print!("{out}");
+    Ok(())
+}
+
+fn names(histories: &[crate::History]) -> String {
+    histories
+        .iter()
+        .map(|h| format!("{:?}", h.name))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,124 @@
+//! A history with every size computed once, which is all the strategies work on: costs, kinds,
+//! tools and the costs of the placeholders that could stand in for a record. Texts are not
+//! touched again in the sweep's hot loop.
+
+use super::record::{History, Kind};
+use crate::cost::CostModel;
+
+/// The text that stands for a masked tool result, naming its tool.
+pub fn mask_placeholder(tool: Option<&str>) -> String {
+    format!("[Previous: used {}]", tool.unwrap_or("a tool"))
+}
+
+/// The text that stands for a cleared tool result or tool call.
+pub const CLEARED_PLACEHOLDER: &str = "[cleared to save context]";
+
+#[derive(Debug, Clone)]
+pub struct CostedHistory {
+    pub name: String,
+    pub model: CostModel,
+    pub ids: Vec<u64>,
+    pub costs: Vec<u64>,
+    pub kinds: Vec<Kind>,
+    pub tools: Vec<Option<String>>,
+    /// Cost of [`mask_placeholder`] for each record.
+    pub mask_costs: Vec<u64>,
+    /// Cost of [`CLEARED_PLACEHOLDER`] (the same for every record).
+    pub clear_cost: u64,
+    /// Ground truth; only scoring (and the oracle, through the runner) may read it.
+    pub truth: Vec<bool>,
+    pub separator: u64,
+    /// Cost of the whole history, separators included.
+    pub total: u64,
+}
+
+impl CostedHistory {
+    pub fn new(history: &History, model: CostModel) -> Self {
+        let costs: Vec<u64> = history
+            .records
+            .iter()
+            .map(|r| model.cost(&r.text))
+            .collect();
+        let separator = model.separator();
+        let total = costs.iter().sum::<u64>() + separator * (costs.len() as u64).saturating_sub(1);
+        CostedHistory {
+            name: history.name.clone(),
+            model,
+            ids: history.records.iter().map(|r| r.id).collect(),
+            kinds: history.records.iter().map(|r| r.kind).collect(),
+            tools: history.records.iter().map(|r| r.tool.clone()).collect(),
+            mask_costs: history
+                .records
+                .iter()
+                .map(|r| model.cost(&mask_placeholder(r.tool.as_deref())))
+                .collect(),
+            clear_cost: model.cost(CLEARED_PLACEHOLDER),
+            truth: history.truth(),
+            costs,
+            separator,
+            total,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.costs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.costs.is_empty()
+    }
+
+    pub fn required_total(&self) -> usize {
+        self.truth.iter().filter(|&&t| t).count()
+    }
+
+    /// Capacity for a budget given as a percentage of the total: `floor(total × P / 100)`.
+    pub fn capacity(&self, budget_percent: f64) -> u64 {
+        capacity_for(self.total, budget_percent)
+    }
+}
+
+/// `floor(total × P / 100)`, exact in integers for whole percentages (the article's rule) and
+/// rounded down for fractional ones.
+pub fn capacity_for(total: u64, budget_percent: f64) -> u64 {
+    if budget_percent.fract() == 0.0 {
+        (total as u128 * budget_percent as u128 / 100) as u64
+    } else {
+        (total as f64 * budget_percent / 100.0).floor() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Record;
+
+    #[test]
+    fn totals_count_separators_and_capacities_round_down() {
+        let h = History::new(
+            "h",
+            vec![
+                Record::new(1, "abc"),
+                Record::new(2, "日本"),
+                Record::new(3, ""),
+            ],
+        );
+        let c = CostedHistory::new(&h, CostModel::Chars);
+        assert_eq!(c.costs, vec![3, 2, 0]);
+        assert_eq!(c.total, 7); // 3 + 2 + 0 and two separators
+        assert_eq!(c.capacity(50.0), 3);
+        assert_eq!(CostedHistory::new(&h, CostModel::Bytes).total, 3 + 6 + 2);
+        assert_eq!(capacity_for(256, 70.0), 179);
+        assert_eq!(capacity_for(256, 12.5), 32);
+    }
+
+    #[test]
+    fn placeholders_name_the_tool() {
+        assert_eq!(mask_placeholder(Some("bash")), "[Previous: used bash]");
+        let h = History::new("h", vec![Record::new(1, "x").tool("bash")]);
+        assert_eq!(
+            CostedHistory::new(&h, CostModel::Chars).mask_costs,
+            vec![21]
+        );
+    }
+}

@@ -1,0 +1,213 @@
+//! Reading histories from JSON Lines files (the format `ctxlab table` and `ctxlab sweep` load).
+//!
+//! One record per line: `id` (integer, strictly increasing within a history), `text`,
+//! optional `required` (default false), `kind` (default `note`), `tool` and `history` (records
+//! sharing a `history` value form one history, in order of first appearance; without it the whole
+//! file is one history named after the file). Blank lines are skipped. The whole file is
+//! validated before any history is returned, so nothing is computed on a half-read file.
+
+use super::record::{History, Kind, Record};
+use crate::error::InputError;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    id: u64,
+    text: String,
+    #[serde(default)]
+    required: bool,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default)]
+    history: Option<String>,
+}
+
+/// Reads every history in a JSONL file.
+pub fn load_jsonl(path: &Path) -> Result<Vec<History>, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    parse_jsonl(path, &text)
+}
+
+/// Parses JSONL text; `path` is used for the default history name and for error messages.
+pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> {
+    let default_name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "history".to_string());
+    let mut histories: Vec<History> = Vec::new();
+    let mut index_of: HashMap<String, usize> = HashMap::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line_no = n + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let line: Line = serde_json::from_str(raw)
+            .map_err(|e| InputError::line(path, line_no, describe_json_error(&e)))?;
+        let kind = match &line.kind {
+            None => Kind::default(),
+            Some(k) => k
+                .parse::<Kind>()
+                .map_err(|msg| InputError::line(path, line_no, msg))?,
+        };
+        let name = line.history.unwrap_or_else(|| default_name.clone());
+        let slot = *index_of.entry(name.clone()).or_insert_with(|| {
+            histories.push(History::new(name.clone(), Vec::new()));
+            histories.len() - 1
+        });
+        let history = &mut histories[slot];
+        if let Some(prev) = history.records.last() {
+            if line.id <= prev.id {
+                return Err(InputError::line(
+                    path,
+                    line_no,
+                    format!(
+                        "id {} is not greater than the previous id {} of history {:?}; ids must strictly increase",
+                        line.id, prev.id, history.name
+                    ),
+                ));
+            }
+        }
+        history.records.push(Record {
+            id: line.id,
+            kind,
+            tool: line.tool,
+            text: line.text,
+            required: line.required,
+        });
+    }
+    if histories.is_empty() {
+        return Err(InputError::File {
+            path: path.to_path_buf(),
+            message: "holds no records (expected one JSON object per line)".into(),
+        });
+    }
+    Ok(histories)
+}
+
+fn describe_json_error(e: &serde_json::Error) -> String {
+    // serde_json appends "at line 1 column N" about the line itself; the column helps, the
+    // line number does not (every line is parsed alone), so keep only the column.
+    let msg = e.to_string();
+    let msg = match msg.rfind(" at line ") {
+        Some(at) => {
+            let tail = &msg[at..];
+            let column = tail.split("column ").nth(1).unwrap_or("");
+            format!("{} (column {column})", &msg[..at])
+        }
+        None => msg,
+    };
+    format!("{msg}; expected a JSON object with `id` (integer), `text` (string) and optional `required` (bool), `kind`, `tool`, `history` (strings)")
+}
+
+/// Writes histories as JSONL, one record per line, naming each record's history.
+pub fn write_jsonl<W: Write>(out: &mut W, histories: &[History]) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Out<'a> {
+        history: &'a str,
+        #[serde(flatten)]
+        record: &'a Record,
+    }
+    for h in histories {
+        for record in &h.records {
+            serde_json::to_writer(
+                &mut *out,
+                &Out {
+                    history: &h.name,
+                    record,
+                },
+            )?;
+            out.write_all(b"\n")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<History>, InputError> {
+        parse_jsonl(Path::new("h.jsonl"), text)
+    }
+
+    #[test]
+    fn groups_by_history_in_order_of_first_appearance() {
+        let h = parse(
+            "{\"id\":1,\"text\":\"a\",\"history\":\"x\"}\n\n{\"id\":1,\"text\":\"b\",\"history\":\"y\",\"required\":true}\n{\"id\":2,\"text\":\"c\",\"history\":\"x\",\"kind\":\"tool_result\",\"tool\":\"bash\"}\n",
+        )
+        .unwrap();
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[0].name, "x");
+        assert_eq!(h[0].records.len(), 2);
+        assert_eq!(h[0].records[1].kind, Kind::ToolResult);
+        assert_eq!(h[0].records[1].tool.as_deref(), Some("bash"));
+        assert!(h[1].records[0].required);
+        assert_eq!(h[1].records[0].kind, Kind::Note);
+    }
+
+    #[test]
+    fn without_history_field_the_file_is_one_history_named_after_it() {
+        let h = parse("{\"id\":1,\"text\":\"a\"}\n{\"id\":5,\"text\":\"b\"}").unwrap();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].name, "h");
+    }
+
+    #[test]
+    fn errors_name_the_line_and_what_was_expected() {
+        let cases = [
+            (
+                "{\"id\":1,\"text\":\"a\"}\n{not json}",
+                "h.jsonl:2:",
+                "expected",
+            ),
+            ("{\"text\":\"a\"}", "h.jsonl:1:", "missing field `id`"),
+            (
+                "{\"id\":\"1\",\"text\":\"a\"}",
+                "h.jsonl:1:",
+                "invalid type",
+            ),
+            (
+                "{\"id\":1,\"text\":\"a\",\"kind\":\"robot\"}",
+                "h.jsonl:1:",
+                "unknown kind \"robot\"",
+            ),
+            (
+                "{\"id\":2,\"text\":\"a\"}\n{\"id\":2,\"text\":\"b\"}",
+                "h.jsonl:2:",
+                "strictly increase",
+            ),
+            (
+                "{\"id\":1,\"text\":\"a\",\"requried\":true}",
+                "h.jsonl:1:",
+                "unknown field `requried`",
+            ),
+            ("\n\n", "h.jsonl", "holds no records"),
+        ];
+        for (text, place, what) in cases {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.starts_with(place), "{err}");
+            assert!(err.contains(what), "{err}");
+        }
+    }
+
+    #[test]
+    fn write_then_read_round_trips() {
+        let h = vec![History::new(
+            "run-1",
+            vec![
+                Record::new(1, "ü日本").required(true).kind(Kind::User),
+                Record::new(2, "out").kind(Kind::ToolResult).tool("bash"),
+            ],
+        )];
+        let mut buf = Vec::new();
+        write_jsonl(&mut buf, &h).unwrap();
+        let back = parse(std::str::from_utf8(&buf).unwrap()).unwrap();
+        assert_eq!(back, h);
+    }
+}

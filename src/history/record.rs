@@ -1,0 +1,139 @@
+//! One entry of an agent's history and the history that holds them.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// What role a record plays in the agent loop.
+///
+/// Strategies such as `mask` and `clear_tool_uses` act on [`Kind::ToolResult`] records only, so
+/// the kind matters; a history file that leaves it out gets [`Kind::Note`], the one kind no
+/// strategy treats specially.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    System,
+    User,
+    Assistant,
+    ToolCall,
+    ToolResult,
+    Summary,
+    #[default]
+    Note,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 7] = [
+        Kind::System,
+        Kind::User,
+        Kind::Assistant,
+        Kind::ToolCall,
+        Kind::ToolResult,
+        Kind::Summary,
+        Kind::Note,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::System => "system",
+            Kind::User => "user",
+            Kind::Assistant => "assistant",
+            Kind::ToolCall => "tool_call",
+            Kind::ToolResult => "tool_result",
+            Kind::Summary => "summary",
+            Kind::Note => "note",
+        }
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Kind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown kind {s:?}, expected one of {}",
+                    Kind::ALL.map(Kind::as_str).join(", ")
+                )
+            })
+    }
+}
+
+/// One record: an instruction, a thought, a tool call, a tool result, ...
+///
+/// `required` is the ground truth used only for scoring; strategies never see it (they see
+/// flags, a possibly wrong copy made by the noise model).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Record {
+    pub id: u64,
+    pub kind: Kind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    pub text: String,
+    pub required: bool,
+}
+
+impl Record {
+    /// A record with the given id and text, of kind `note`, not required.
+    pub fn new(id: u64, text: impl Into<String>) -> Self {
+        Record {
+            id,
+            kind: Kind::default(),
+            tool: None,
+            text: text.into(),
+            required: false,
+        }
+    }
+
+    pub fn required(mut self, required: bool) -> Self {
+        self.required = required;
+        self
+    }
+
+    pub fn kind(mut self, kind: Kind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    pub fn tool(mut self, tool: impl Into<String>) -> Self {
+        self.tool = Some(tool.into());
+        self
+    }
+}
+
+/// The records of one agent run, oldest first, with strictly increasing ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct History {
+    pub name: String,
+    pub records: Vec<Record>,
+}
+
+impl History {
+    pub fn new(name: impl Into<String>, records: Vec<Record>) -> Self {
+        History {
+            name: name.into(),
+            records,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The ground-truth labels, in record order.
+    pub fn truth(&self) -> Vec<bool> {
+        self.records.iter().map(|r| r.required).collect()
+    }
+}

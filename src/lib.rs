@@ -1,0 +1,18 @@
+//! ctxlab: measures what context-compaction strategies for long-running AI agents keep and lose.
+//!
+//! Data flows one way: histories → costs → (noise → flags) → strategy → context → metrics →
+//! tables, charts and reports.
+
+pub mod cli;
+pub mod cost;
+pub mod error;
+pub mod history;
+pub mod metrics;
+pub mod report;
+pub mod strategy;
+
+pub use cost::CostModel;
+pub use error::InputError;
+pub use history::{CostedHistory, History, Kind, Record};
+pub use metrics::{score, Metrics};
+pub use strategy::{Context, Item, Outcome, Strategy, View};

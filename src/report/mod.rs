@@ -1,0 +1,4 @@
+//! Turning metrics into things people read: tables now; charts and reports build on these.
+
+pub mod numbers;
+pub mod table;

@@ -1,0 +1,166 @@
+//! `ctxlab table`: every strategy at every budget on one history, as text, CSV or Markdown.
+
+use super::numbers::{budget, opt_fraction, percent};
+use crate::history::CostedHistory;
+use crate::metrics::{score, Metrics};
+use crate::strategy::{Context, Strategy, View};
+use std::fmt::Write as _;
+
+/// One row: a strategy at a budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRow {
+    pub budget_percent: f64,
+    pub strategy: String,
+    pub capacity: u64,
+    pub metrics: Metrics,
+}
+
+/// Evaluates each budget × strategy with the history's own labels as flags (no noise).
+pub fn evaluate(
+    history: &CostedHistory,
+    strategies: &[Strategy],
+    budgets: &[f64],
+) -> Vec<TableRow> {
+    let mut context = Context::default();
+    let mut rows = Vec::new();
+    for &b in budgets {
+        let capacity = history.capacity(b);
+        for s in strategies {
+            let view = View::new(history, &history.truth);
+            let outcome = s.apply(
+                view,
+                capacity,
+                s.effective_keep_recent(None),
+                0,
+                &mut context,
+            );
+            rows.push(TableRow {
+                budget_percent: b,
+                strategy: s.label(),
+                capacity,
+                metrics: score(history, outcome, &context),
+            });
+        }
+    }
+    rows
+}
+
+pub const CSV_HEADER: &str =
+    "budget_percent,strategy,capacity,used,reduction,required_retention,exact,feasible";
+
+pub fn to_csv(rows: &[TableRow]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_HEADER.split(','))
+        .expect("in-memory write");
+    for r in rows {
+        let m = &r.metrics;
+        let used = if m.feasible {
+            m.used.to_string()
+        } else {
+            String::new()
+        };
+        w.write_record([
+            budget(r.budget_percent),
+            r.strategy.clone(),
+            r.capacity.to_string(),
+            used,
+            opt_fraction(m.reduction),
+            opt_fraction(m.required_retention),
+            opt_fraction(m.exact),
+            m.feasible.to_string(),
+        ])
+        .expect("in-memory write");
+    }
+    String::from_utf8(w.into_inner().expect("in-memory write")).expect("utf-8")
+}
+
+const HEADINGS: [&str; 7] = [
+    "budget",
+    "strategy",
+    "capacity",
+    "used",
+    "reduction",
+    "required kept",
+    "exact",
+];
+
+fn cells(r: &TableRow) -> [String; 7] {
+    let m = &r.metrics;
+    let head = [
+        format!("{}%", budget(r.budget_percent)),
+        r.strategy.clone(),
+        r.capacity.to_string(),
+    ];
+    if !m.feasible {
+        let [a, b, c] = head;
+        return [
+            a,
+            b,
+            c,
+            "INFEASIBLE".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ];
+    }
+    let retention = match m.required_retention {
+        Some(x) => format!("{}/{} ({})", m.required_kept, m.required_total, percent(x)),
+        None => "no required records".into(),
+    };
+    let [a, b, c] = head;
+    [
+        a,
+        b,
+        c,
+        m.used.to_string(),
+        m.reduction.map(percent).unwrap_or_default(),
+        retention,
+        m.exact.map(percent).unwrap_or_default(),
+    ]
+}
+
+/// A plain-text table that reads like the article's.
+pub fn to_text(history: &CostedHistory, rows: &[TableRow]) -> String {
+    let body: Vec<[String; 7]> = rows.iter().map(cells).collect();
+    let mut widths = HEADINGS.map(|h| h.chars().count());
+    for row in &body {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = format!(
+        "history {:?}: {} records, total {} {}, {} required\n\n",
+        history.name,
+        history.len(),
+        history.total,
+        history.model,
+        history.required_total()
+    );
+    let line = |cols: &[String]| {
+        let mut s = String::new();
+        for (i, (c, w)) in cols.iter().zip(widths).enumerate() {
+            // Text left, numbers right, as a reader scans them.
+            if i == 1 {
+                let _ = write!(s, "{c:<w$}  ");
+            } else {
+                let _ = write!(s, "{c:>w$}  ");
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    out += &line(&HEADINGS.map(String::from));
+    out += &line(&widths.map(|w| "-".repeat(w)));
+    for row in &body {
+        out += &line(row);
+    }
+    out
+}
+
+pub fn to_markdown(rows: &[TableRow]) -> String {
+    let mut out = format!("| {} |\n", HEADINGS.join(" | "));
+    out += &format!("|{}\n", " --- |".repeat(HEADINGS.len()));
+    for r in rows {
+        out += &format!("| {} |\n", cells(r).join(" | "));
+    }
+    out
+}

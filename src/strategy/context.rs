@@ -1,0 +1,92 @@
+//! What a strategy returns: an ordered list of items, each a record kept verbatim, a placeholder
+//! standing for one record, or a summary standing for several.
+
+/// One item of a context; indices are positions in the history (0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    /// The record's original text.
+    Verbatim(usize),
+    /// A short stand-in for the record (a masked or cleared tool result): its information is gone.
+    Placeholder(usize),
+    /// One summary standing for the records `first..end`; which of them it still carries is in
+    /// [`Context::summary_kept`].
+    Summary { first: usize, end: usize, cost: u64 },
+}
+
+/// A reusable context buffer: strategies clear and refill it, so the sweep's hot loop does not
+/// allocate once the buffers have grown to the largest history.
+#[derive(Debug, Clone, Default)]
+pub struct Context {
+    /// Items in original order.
+    pub items: Vec<Item>,
+    /// Cost of the context under the history's cost model, separators included.
+    pub cost: u64,
+    /// Per record: whether a summary covering it still carries its information (meaningful only
+    /// for records inside a [`Item::Summary`] range).
+    pub summary_kept: Vec<bool>,
+    /// Scratch space for strategies that pick records out of order.
+    pub(crate) chosen: Vec<bool>,
+    /// The separator owed before a pinned tail that will follow whatever the rule keeps: the
+    /// first item the rule adds pays it, so rules see the true room left.
+    pub(crate) gap_to_tail: u64,
+}
+
+impl Context {
+    pub fn clear(&mut self, records: usize) {
+        self.items.clear();
+        self.cost = 0;
+        self.summary_kept.clear();
+        self.summary_kept.resize(records, false);
+        self.chosen.clear();
+        self.chosen.resize(records, false);
+        self.gap_to_tail = 0;
+    }
+
+    /// Appends an item of the given cost, adding the separator when it is not the first.
+    pub fn push(&mut self, item: Item, cost: u64, separator: u64) {
+        self.cost = self.cost_with(cost, separator);
+        self.items.push(item);
+    }
+
+    /// The cost of the context after adding an item of `cost`.
+    pub fn cost_with(&self, cost: u64, separator: u64) -> u64 {
+        let gap = if self.items.is_empty() {
+            self.gap_to_tail
+        } else {
+            separator
+        };
+        self.cost + cost + gap
+    }
+
+    /// The cost of `count` items of total size `sum` joined by separators, as this context
+    /// counts it (with the gap to a pinned tail, if any).
+    pub fn joined_cost(&self, sum: u64, count: u64, separator: u64) -> u64 {
+        match count {
+            0 => 0,
+            n => sum + separator * (n - 1) + self.gap_to_tail,
+        }
+    }
+
+    /// Emits the records marked in `chosen` as verbatim items, in original order, after
+    /// whatever the context already holds.
+    pub(crate) fn emit_chosen(&mut self, costs: &[u64], separator: u64) {
+        for (i, &cost) in costs.iter().enumerate() {
+            if self.chosen[i] {
+                self.push(Item::Verbatim(i), cost, separator);
+            }
+        }
+    }
+
+    /// Puts the items back in original order (for strategies that build newest first).
+    pub(crate) fn reverse(&mut self) {
+        self.items.reverse();
+    }
+}
+
+/// Whether a strategy could meet the capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Feasible,
+    /// What the strategy must keep does not fit: an outcome of the cell, not a crash.
+    Infeasible,
+}

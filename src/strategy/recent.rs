@@ -1,0 +1,19 @@
+//! `recent`: the newest records that fit (the article's baseline).
+
+use super::{Context, Fill, Item, Outcome, View};
+
+/// Walks from the newest record backwards, adding each while the context fits; with
+/// [`Fill::Stop`] (the article's rule) it stops at the first record that does not fit, with
+/// [`Fill::Skip`] it goes on looking for smaller, older ones.
+pub fn apply(view: View, capacity: u64, fill: Fill, out: &mut Context) -> Outcome {
+    for i in (0..view.len()).rev() {
+        let cost = view.costs[i];
+        if out.cost_with(cost, view.separator) <= capacity {
+            out.push(Item::Verbatim(i), cost, view.separator);
+        } else if fill == Fill::Stop {
+            break;
+        }
+    }
+    out.reverse();
+    Outcome::Feasible
+}

@@ -1,0 +1,57 @@
+//! What a strategy may look at: sizes, kinds, tools and the (possibly wrong) flags — never the
+//! ground truth.
+
+use crate::history::{CostedHistory, Kind};
+
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    pub costs: &'a [u64],
+    pub kinds: &'a [Kind],
+    pub tools: &'a [Option<String>],
+    pub mask_costs: &'a [u64],
+    pub clear_cost: u64,
+    pub separator: u64,
+    pub flags: &'a [bool],
+}
+
+impl<'a> View<'a> {
+    /// The history as the strategy sees it, with the given flags.
+    pub fn new(history: &'a CostedHistory, flags: &'a [bool]) -> Self {
+        assert_eq!(flags.len(), history.len(), "one flag per record");
+        View {
+            costs: &history.costs,
+            kinds: &history.kinds,
+            tools: &history.tools,
+            mask_costs: &history.mask_costs,
+            clear_cost: history.clear_cost,
+            separator: history.separator,
+            flags,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.costs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.costs.is_empty()
+    }
+
+    /// The oldest `n` records only.
+    pub fn prefix(self, n: usize) -> Self {
+        View {
+            costs: &self.costs[..n],
+            kinds: &self.kinds[..n],
+            tools: &self.tools[..n],
+            mask_costs: &self.mask_costs[..n],
+            flags: &self.flags[..n],
+            ..self
+        }
+    }
+
+    /// Cost of records `range` joined by separators.
+    pub fn span_cost(&self, range: std::ops::Range<usize>) -> u64 {
+        let n = range.len() as u64;
+        self.costs[range].iter().sum::<u64>() + self.separator * n.saturating_sub(1)
+    }
+}
