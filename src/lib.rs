@@ -8,8 +8,11 @@ pub mod cost;
 pub mod error;
 pub mod history;
 pub mod metrics;
+pub mod noise;
 pub mod report;
+pub mod rng;
 pub mod strategy;
+pub mod summariser;
 
 pub use cost::CostModel;
 pub use error::InputError;
