@@ -13,6 +13,7 @@ pub mod report;
 pub mod rng;
 pub mod strategy;
 pub mod summariser;
+pub mod sweep;
 
 pub use cost::CostModel;
 pub use error::InputError;

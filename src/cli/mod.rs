@@ -2,6 +2,8 @@
 //! library so `main.rs` is only dispatch.
 
 pub mod args;
+pub mod generate;
+pub mod sweep;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -21,12 +23,18 @@ pub struct Cli {
 pub enum Command {
     /// Every strategy at every budget on one history, as a table.
     Table(table::TableArgs),
+    /// Run an experiment: every cell of its grid, in parallel, into Parquet/CSV tables.
+    Sweep(sweep::SweepArgs),
+    /// Write an experiment's synthetic histories as JSONL.
+    Generate(generate::GenerateArgs),
 }
 
 impl Command {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Table(a) => table::run(a),
+            Command::Sweep(a) => sweep::run(a),
+            Command::Generate(a) => generate::run(a),
         }
     }
 }

@@ -1,0 +1,8 @@
+//! Sweeps: experiment files, the grid of cells, the parallel runner and its tables.
+
+pub mod cell;
+pub mod config;
+pub mod grid;
+pub mod run;
+pub mod summary;
+pub mod tables;
