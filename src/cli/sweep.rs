@@ -1,6 +1,7 @@
 //! `ctxlab sweep EXPERIMENT`: the main job.
 
-use crate::sweep::{config, run};
+use crate::sweep::run::{self, CellsOutput, DEFAULT_CHUNK_CELLS};
+use crate::sweep::{config, shard::Shard};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -21,9 +22,27 @@ pub struct SweepArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Which cells to write: all, a sample (every 100th history), or none (summary only).
+    #[arg(long, value_enum, default_value = "all")]
+    pub cells: CellsOutput,
+    /// Run shard i of n (by history), e.g. `--shard 3/8`; default from SLURM_ARRAY_TASK_ID /
+    /// SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX with --shard-count.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// The shard count for Kubernetes indexed Jobs (JOB_COMPLETION_INDEX gives the index).
+    #[arg(long, value_name = "N")]
+    pub shard_count: Option<usize>,
+    /// Finish a run that was interrupted, keeping its finished chunks.
+    #[arg(long)]
+    pub resume: bool,
+    /// Cells evaluated between checkpoints (bounds memory).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_CELLS, value_name = "N")]
+    pub chunk_cells: usize,
 }
 
 pub fn run(a: SweepArgs) -> Result<()> {
+    let shard = Shard::resolve(a.shard.as_deref(), a.shard_count, |k| std::env::var(k).ok())
+        .map_err(anyhow::Error::msg)?;
     let mut exp = config::load(&a.experiment, &a.overrides)?;
     if let Some(out) = a.out {
         exp.output_dir = out;
@@ -33,11 +52,23 @@ pub fn run(a: SweepArgs) -> Result<()> {
         &run::RunOptions {
             threads: a.threads,
             quiet: a.quiet,
+            cells: a.cells,
+            shard,
+            resume: a.resume,
+            chunk_cells: a.chunk_cells,
         },
     )?;
+    let what = match shard {
+        Some(s) => format!("{} shard {s}", exp.file.name),
+        None => exp.file.name.clone(),
+    };
+    let resumed = if report.resumed_chunks > 0 {
+        format!(" (resumed after {} finished chunks)", report.resumed_chunks)
+    } else {
+        String::new()
+    };
     println!(
-        "{}: {} cells over {} histories in {:.2} s → {}",
-        exp.file.name,
+        "{what}: {} cells over {} histories in {:.2} s{resumed} → {}",
         report.cells,
         report.histories,
         report.wall.as_secs_f64(),

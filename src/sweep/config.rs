@@ -140,8 +140,45 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<Experiment, InputError>
 
 /// Parses experiment text; `origin` names it in errors.
 pub fn parse(origin: &str, text: &str, overrides: &[String]) -> Result<Experiment, InputError> {
-    let mut table: toml::Table = toml::from_str(text)
+    let table: toml::Table = toml::from_str(text)
         .map_err(|e| InputError::Invalid(format!("{origin}: {}", one_line(&e.to_string()))))?;
+    from_table(origin, table, overrides, true)
+}
+
+/// Rebuilds an experiment from the resolved JSON a manifest or shard state carries, without
+/// looking for its history files (they may live on another machine).
+pub fn from_resolved(origin: &str, resolved: &serde_json::Value) -> Result<Experiment, InputError> {
+    let bad = |m: String| {
+        InputError::Invalid(format!(
+            "{origin}: the recorded experiment is unreadable: {m}"
+        ))
+    };
+    let value =
+        toml::Value::try_from(without_nulls(resolved.clone())).map_err(|e| bad(e.to_string()))?;
+    let toml::Value::Table(table) = value else {
+        return Err(bad("not a table".into()));
+    };
+    from_table(origin, table, &[], false)
+}
+
+fn without_nulls(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => m
+            .into_iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k, without_nulls(v)))
+            .collect(),
+        serde_json::Value::Array(a) => a.into_iter().map(without_nulls).collect(),
+        other => other,
+    }
+}
+
+fn from_table(
+    origin: &str,
+    mut table: toml::Table,
+    overrides: &[String],
+    resolve_files: bool,
+) -> Result<Experiment, InputError> {
     for o in overrides {
         apply_override(&mut table, o)
             .map_err(|m| InputError::Invalid(format!("--set {o:?}: {m}")))?;
@@ -151,7 +188,7 @@ pub fn parse(origin: &str, text: &str, overrides: &[String]) -> Result<Experimen
             let key = e.path().to_string();
             InputError::key(origin, key, e.into_inner().message().to_string())
         })?;
-    validate(origin, file)
+    validate(origin, file, resolve_files)
 }
 
 /// TOML's messages span several lines with a source excerpt; keep them, but indented.
@@ -190,7 +227,11 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), S
     Ok(())
 }
 
-fn validate(origin: &str, file: ExperimentFile) -> Result<Experiment, InputError> {
+fn validate(
+    origin: &str,
+    file: ExperimentFile,
+    resolve_files: bool,
+) -> Result<Experiment, InputError> {
     let err = |key: &str, msg: String| InputError::key(origin, key, msg);
     if file.name.trim().is_empty() || file.name.contains(['/', '\\']) {
         return Err(err(
@@ -207,7 +248,10 @@ fn validate(origin: &str, file: ExperimentFile) -> Result<Experiment, InputError
                 .map_err(|(k, m)| err(&format!("histories.generate.{k}"), m))?;
             Source::Generate(g.clone())
         }
-        (None, Some(globs)) => Source::Files(resolve_globs(globs).map_err(|m| err("histories.files", m))?),
+        (None, Some(globs)) if resolve_files => {
+            Source::Files(resolve_globs(globs).map_err(|m| err("histories.files", m))?)
+        }
+        (None, Some(globs)) => Source::Files(globs.iter().map(PathBuf::from).collect()),
         (Some(_), Some(_)) => {
             return Err(err("histories", "give either `generate` or `files`, not both".into()))
         }
@@ -393,6 +437,21 @@ fn resolve_globs(globs: &[String]) -> Result<Vec<PathBuf>, String> {
 }
 
 impl Experiment {
+    /// A fingerprint of what the experiment computes (the resolved config without the output
+    /// folder): runs, shards and resumes with the same hash produce the same rows.
+    pub fn config_hash(&self) -> String {
+        let mut v = self.resolved_json();
+        if let Some(o) = v.get_mut("output").and_then(|o| o.as_object_mut()) {
+            o.remove("dir");
+        }
+        // FNV-1a over the canonical JSON (serde_json sorts object keys).
+        let text = v.to_string();
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        format!("{hash:016x}")
+    }
+
     /// The resolved experiment as JSON, for the manifest: the file after overrides, with
     /// strategies in their canonical labels.
     pub fn resolved_json(&self) -> serde_json::Value {

@@ -4,5 +4,6 @@ pub mod cell;
 pub mod config;
 pub mod grid;
 pub mod run;
+pub mod shard;
 pub mod summary;
 pub mod tables;

@@ -1,47 +1,82 @@
 //! The summary table: per strategy × keep_recent × budget × noise level, the number of cells,
 //! the feasible share, and mean, standard deviation and 95 % interval of the measures.
 //!
-//! Statistics are running (Welford), fed the cells in grid order, so the summary is the same
-//! whatever the thread count and never needs every row in memory. Means are over feasible cells
+//! Statistics are running sums in fixed point (2⁻³² resolution, in 128-bit integers): integer
+//! addition is associative, so the summary is the same bit for bit whatever the thread count,
+//! the chunking, or how shards split the histories — merging shards gives exactly the
+//! single-machine summary, and no row needs to stay in memory. Means are over feasible cells
 //! (retention over feasible cells of histories that have required records); the interval is
 //! mean ± 1.96 · sd / √n (normal approximation; null below two cells).
 
 use super::cell::CellRow;
 use super::grid::Grid;
+use serde::{Deserialize, Serialize};
 
-/// Running mean and variance.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// One unit in fixed point: values are stored as `round(x · 2³²)`.
+const ONE: f64 = (1u64 << 32) as f64;
+
+/// Count, sum and sum of squares of a measure, exactly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Running {
     pub n: u64,
-    mean: f64,
-    m2: f64,
+    #[serde(with = "i128_text")]
+    sum: i128,
+    #[serde(with = "i128_text")]
+    sum_sq: i128,
 }
 
 impl Running {
     pub fn push(&mut self, x: f64) {
+        let q = (x * ONE).round() as i128;
         self.n += 1;
-        let delta = x - self.mean;
-        self.mean += delta / self.n as f64;
-        self.m2 += delta * (x - self.mean);
+        self.sum += q;
+        self.sum_sq += q * q;
+    }
+
+    /// Adds another accumulator (exact, order-free).
+    pub fn merge(&mut self, other: &Running) {
+        self.n += other.n;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
     }
 
     pub fn mean(&self) -> Option<f64> {
-        (self.n > 0).then_some(self.mean)
+        (self.n > 0).then(|| self.sum as f64 / self.n as f64 / ONE)
     }
 
-    /// Sample standard deviation.
+    /// Sample standard deviation, from the exact `n·Σx² − (Σx)²`.
     pub fn sd(&self) -> Option<f64> {
-        (self.n > 1).then(|| (self.m2 / (self.n - 1) as f64).sqrt())
+        if self.n < 2 {
+            return None;
+        }
+        let n = self.n as i128;
+        let spread = (n * self.sum_sq - self.sum * self.sum).max(0) as f64;
+        Some((spread / (n as f64 * (n - 1) as f64)).sqrt() / ONE)
     }
 
     /// The 95 % interval of the mean.
     pub fn interval(&self) -> Option<(f64, f64)> {
+        let mean = self.mean()?;
         let half = 1.96 * self.sd()? / (self.n as f64).sqrt();
-        Some((self.mean - half, self.mean + half))
+        Some((mean - half, mean + half))
     }
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+/// JSON has no 128-bit integers: write them as decimal strings.
+mod i128_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &i128, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<i128, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Group {
     pub n: u64,
     pub reduction: Running,
@@ -50,8 +85,8 @@ pub struct Group {
     pub exact: Running,
 }
 
-/// Accumulates groups from cells fed in order.
-#[derive(Debug, Clone)]
+/// Accumulates groups from cells, in any order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub groups: Vec<Group>,
 }
@@ -60,6 +95,17 @@ impl Summary {
     pub fn new(grid: &Grid) -> Self {
         Summary {
             groups: vec![Group::default(); grid.groups()],
+        }
+    }
+
+    /// Adds another summary of the same grid (exact, order-free).
+    pub fn merge(&mut self, other: &Summary) {
+        for (a, b) in self.groups.iter_mut().zip(&other.groups) {
+            a.n += b.n;
+            a.reduction.merge(&b.reduction);
+            a.retention.merge(&b.retention);
+            a.retention_any.merge(&b.retention_any);
+            a.exact.merge(&b.exact);
         }
     }
 
@@ -174,5 +220,24 @@ mod tests {
             (one.mean(), one.sd(), one.interval()),
             (Some(3.0), None, None)
         );
+    }
+
+    #[test]
+    fn merging_in_any_split_gives_the_same_bits() {
+        let xs: Vec<f64> = (0..1000)
+            .map(|i| ((i * 7919) % 1000) as f64 / 997.0)
+            .collect();
+        let mut whole = Running::default();
+        xs.iter().for_each(|&x| whole.push(x));
+        for split in [1, 13, 500, 999] {
+            let (mut a, mut b) = (Running::default(), Running::default());
+            xs[..split].iter().for_each(|&x| a.push(x));
+            xs[split..].iter().rev().for_each(|&x| b.push(x));
+            b.merge(&a);
+            assert_eq!(b, whole);
+            assert_eq!(b.mean().unwrap().to_bits(), whole.mean().unwrap().to_bits());
+        }
+        let json = serde_json::to_string(&whole).unwrap();
+        assert_eq!(serde_json::from_str::<Running>(&json).unwrap(), whole);
     }
 }

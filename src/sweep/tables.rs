@@ -265,11 +265,11 @@ pub struct CellsCsv {
 }
 
 impl CellsCsv {
-    pub fn create(path: &Path) -> Result<Self> {
+    /// A CSV file of rows without the header line (a part of a larger table).
+    pub fn create_headless(path: &Path) -> Result<Self> {
         let file =
             File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
-        let mut out = csv::Writer::from_writer(BufWriter::new(file));
-        out.write_record(CELL_COLUMNS)?;
+        let out = csv::Writer::from_writer(BufWriter::new(file));
         Ok(CellsCsv {
             out,
             path: path.to_path_buf(),
