@@ -2,6 +2,7 @@
 //! library so `main.rs` is only dispatch.
 
 pub mod args;
+pub mod inspect;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -21,12 +22,15 @@ pub struct Cli {
 pub enum Command {
     /// Every strategy at every budget on one history, as a table.
     Table(table::TableArgs),
+    /// One strategy at one budget on one history, record by record: what became of each.
+    Inspect(inspect::InspectArgs),
 }
 
 impl Command {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Table(a) => table::run(a),
+            Command::Inspect(a) => inspect::run(a),
         }
     }
 }

@@ -27,16 +27,15 @@ pub fn keep_head_and_newest(view: View, keep_first: usize, limit: u64, out: &mut
     let sep = view.separator;
     let h = keep_first.min(n);
     let mut sum: u64 = view.costs[..h].iter().sum();
-    let mut count = h as u64;
     out.chosen[..h].iter_mut().for_each(|c| *c = true);
-    for i in (h..n).rev() {
+    // The k-th newest record joins a context of h + k records.
+    for (k, i) in (h..n).rev().enumerate() {
         let c = view.costs[i];
-        if out.joined_cost(sum + c, count + 1, sep) > limit {
+        if out.joined_cost(sum + c, (h + k + 1) as u64, sep) > limit {
             break;
         }
         out.chosen[i] = true;
         sum += c;
-        count += 1;
     }
     out.emit_chosen(view.costs, sep);
 }
