@@ -76,3 +76,61 @@ pub fn score(history: &CostedHistory, outcome: Outcome, context: &Context) -> Me
     });
     m
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{History, Record};
+    use crate::CostModel;
+
+    /// Six records of 10 chars (total 60 + 5 = 65), required at 0, 1, 4 and 5.
+    fn six() -> CostedHistory {
+        let records = (0..6)
+            .map(|i| Record::new(i + 1, "x".repeat(10)).required([0, 1, 4, 5].contains(&i)))
+            .collect();
+        CostedHistory::new(&History::new("h", records), CostModel::Chars)
+    }
+
+    #[test]
+    fn summaries_count_for_retention_any_and_placeholders_for_nothing() {
+        let h = six();
+        let mut ctx = Context::default();
+        ctx.clear(6);
+        // A summary of 0..3 that still carries 1 and 2, a placeholder for 3, 4 dropped, 5 kept.
+        ctx.push(
+            Item::Summary {
+                first: 0,
+                end: 3,
+                cost: 7,
+            },
+            7,
+            1,
+        );
+        ctx.summary_kept[1] = true;
+        ctx.summary_kept[2] = true;
+        ctx.summary_kept[4] = true; // outside any summary: must not count
+        ctx.push(Item::Placeholder(3), 21, 1);
+        ctx.push(Item::Verbatim(5), 10, 1);
+        let m = score(&h, Outcome::Feasible, &ctx);
+        assert_eq!(m.used, 7 + 1 + 21 + 1 + 10);
+        assert_eq!(m.reduction, Some(1.0 - 40.0 / 65.0));
+        // Required 0, 1, 4, 5: verbatim 5 only; any form also 1 (carried by the summary).
+        assert_eq!(
+            (m.required_total, m.required_kept, m.required_any),
+            (4, 1, 2)
+        );
+        assert_eq!(m.required_retention, Some(0.25));
+        assert_eq!(m.retention_any, Some(0.5));
+        // One verbatim item of three.
+        assert_eq!(m.exact, Some(1.0 / 3.0));
+        assert_eq!((m.placeholders, m.summarised), (1, 3));
+    }
+
+    #[test]
+    fn infeasible_cells_score_nothing_but_the_required_count() {
+        let m = score(&six(), Outcome::Infeasible, &Context::default());
+        assert!(!m.feasible);
+        assert_eq!(m.required_total, 4);
+        assert_eq!((m.retention_any, m.exact, m.reduction), (None, None, None));
+    }
+}

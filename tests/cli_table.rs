@@ -104,3 +104,55 @@ fn bad_arguments_fail_clearly() {
         &["words"],
     );
 }
+
+#[test]
+fn table_accepts_every_strategy_of_the_field() {
+    // The article's history has no tool records: mask and clear_tool_uses keep it verbatim and
+    // drop the oldest; at 50 % (128) the others give their own figures.
+    let o = ctxlab(
+        &root(),
+        &[
+            "table",
+            "data/article12.jsonl",
+            "--format",
+            "csv",
+            "--budgets",
+            "50",
+            "--strategies",
+            "pinned,mask(keep_recent=10, min_chars=5),clear_tool_uses(keep=8, exclude_tools=[bash,grep]),summary(summary_size=20),amortized,oracle",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    // Lengths 23 27 18 13 18 21 17 24 27 22 17 18 (ids 1–12), required 1 3 6 9; capacity 128.
+    // pinned: 1 (23), then 12, 11, 10, 9 (18, 17, 22, 27: 23 + 84 + 4 = 111); 8 would be 136.
+    assert_eq!(
+        rows[0],
+        "50,pinned,128,111,0.56640625,0.500000,1.000000,true"
+    );
+    // mask: no tool results, so `recent`: ids 12..8 = 18 + 17 + 22 + 27 + 24 + 4 = 112.
+    assert_eq!(
+        rows[1],
+        "50,\"mask(keep_recent=10, min_chars=5)\",128,112,0.562500,0.250000,1.000000,true"
+    );
+    assert_eq!(rows[2], "50,\"clear_tool_uses(keep=8, exclude_tools=[bash,grep])\",128,112,0.562500,0.250000,1.000000,true");
+    // summary: ids 1–6 summarised (20) + 1 + ids 7–12 (125 + 5 = 130) = 151 > 128; fold 7:
+    // 20 + 1 + (108 + 4) = 133 > 128; fold 8: 20 + 1 + (84 + 3) = 108. Verbatim 9–12: 1 of 4
+    // required; 4 verbatim items of 5.
+    assert_eq!(
+        rows[3],
+        "50,summary(summary_size=20),128,108,0.578125,0.250000,0.800000,true"
+    );
+    // amortized: 256 > 128, cut to 64: 1 (23), 12 (42), 11 (60), 10 would be 83.
+    assert_eq!(
+        rows[4],
+        "50,amortized,128,60,0.765625,0.250000,1.000000,true"
+    );
+    // oracle: required by cost 3 (18), 6 (21), 1 (23), 9 (27): 92; then 12 (111), 11 (129 > 128,
+    // skipped), 10 (134, skipped), 8, 7 skipped, 5 (18 → 130, skipped), 4 (13 → 125): 125.
+    assert_eq!(
+        rows[5],
+        "50,oracle,128,125,0.51171875,1.000000,1.000000,true"
+    );
+}

@@ -1,8 +1,8 @@
 //! Invariants of the strategies over many seeded random histories.
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Item, Outcome, Strategy, View};
-use ctxlab::CostModel;
+use ctxlab::strategy::{Context, Item, Outcome, Rule, Strategy, View};
+use ctxlab::{score, CostModel};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
@@ -24,8 +24,8 @@ fn random_history(rng: &mut ChaCha8Rng) -> History {
             let mut r = Record::new(u64::from(i) * 3 + 1, "x".repeat(len as usize))
                 .required(rng.random_bool(0.25))
                 .kind(kinds[rng.random_range(0..4u32) as usize]);
-            if r.kind == Kind::ToolResult {
-                r = r.tool("bash");
+            if matches!(r.kind, Kind::ToolResult | Kind::ToolCall) {
+                r = r.tool(["bash", "grep", "read"][rng.random_range(0..3u32) as usize]);
             }
             r
         })
@@ -101,4 +101,154 @@ fn strategies_respect_capacity_order_and_flags() {
         recent.apply(View::new(&h, &none), cap, 0, 0, &mut other);
         assert_eq!(ctx.items, other.items);
     }
+}
+
+/// The cost of one item as the strategy that made it must have counted it.
+fn item_cost(h: &CostedHistory, s: &Strategy, item: Item) -> u64 {
+    match item {
+        Item::Verbatim(i) => h.costs[i],
+        Item::Placeholder(i) => match s.rule {
+            Rule::Mask { .. } => h.mask_costs[i],
+            Rule::ClearToolUses(_) => h.clear_cost,
+            _ => panic!(
+                "{}: placeholders from a strategy that does not mask",
+                s.label()
+            ),
+        },
+        Item::Summary { cost, .. } => cost,
+    }
+}
+
+/// The first and one-past-last record an item stands for.
+fn span(item: Item) -> (usize, usize) {
+    match item {
+        Item::Verbatim(i) | Item::Placeholder(i) => (i, i + 1),
+        Item::Summary { first, end, .. } => (first, end),
+    }
+}
+
+#[test]
+fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let specs = [
+        "recent",
+        "required",
+        "required(fill=skip)",
+        "required(on_overflow=drop-oldest-flagged)",
+        "pinned",
+        "pinned(keep_first=3)",
+        "mask",
+        "mask(min_chars=20)",
+        "clear_tool_uses",
+        "clear_tool_uses(keep=1, clear_inputs=true, exclude_tools=[grep])",
+        "clear_tool_uses(keep=0, clear_at_least=200)",
+        "summary",
+        "summary(summary_size=30, recall_flagged=1, recall_other=1)",
+        "summary(summary_ratio=0.3, summary_max=60)",
+        "amortized",
+        "amortized(keep_first=2)",
+        "oracle",
+    ];
+    let strategies: Vec<Strategy> = specs.iter().map(|s| Strategy::parse(s).unwrap()).collect();
+    let oracle = Strategy::parse("oracle").unwrap();
+    let verbatim_only = ["recent", "required", "pinned", "amortized", "oracle"];
+    let mut ctx = Context::default();
+    let mut feasible = vec![0usize; specs.len()];
+    for cell in 0..1500u64 {
+        let h = CostedHistory::new(&random_history(&mut rng), CostModel::Chars);
+        // Noisy flags for everyone but the oracle, which is handed the truth.
+        let noisy: Vec<bool> = h
+            .truth
+            .iter()
+            .map(|&t| if rng.random_bool(0.2) { !t } else { t })
+            .collect();
+        let cap = h.capacity(rng.random_range(0..=100u32) as f64);
+        let axis = rng.random_range(0..5usize);
+        let best = {
+            let o = oracle.apply(View::new(&h, &h.truth), cap, axis, cell, &mut ctx);
+            score(&h, o, &ctx)
+        };
+        assert!(best.feasible, "the oracle is always feasible");
+        for (k, s) in strategies.iter().enumerate() {
+            let spec = specs[k];
+            let flags = if s.sees_truth() { &h.truth } else { &noisy };
+            let keep = s.effective_keep_recent(Some(axis));
+            let outcome = s.apply(View::new(&h, flags), cap, keep, cell, &mut ctx);
+            let m = score(&h, outcome, &ctx);
+            if outcome == Outcome::Infeasible {
+                assert!(ctx.items.is_empty(), "{spec}");
+                // mask drops and the oracle chooses freely; clear_tool_uses only fails through a
+                // pinned tail that does not fit.
+                let never = matches!(s.rule, Rule::Mask { .. } | Rule::Oracle)
+                    || (matches!(s.rule, Rule::ClearToolUses(_)) && keep == 0);
+                assert!(!never, "{spec} is never infeasible (keep_recent {keep})");
+                continue;
+            }
+            feasible[k] += 1;
+            assert!(
+                ctx.cost <= cap,
+                "{spec}: used {} > capacity {cap}",
+                ctx.cost
+            );
+            // Original order: items stand for disjoint, increasing ranges of records.
+            let spans: Vec<(usize, usize)> = ctx.items.iter().map(|&i| span(i)).collect();
+            assert!(
+                spans.windows(2).all(|w| w[0].1 <= w[1].0),
+                "{spec}: order lost"
+            );
+            let sum: u64 = ctx.items.iter().map(|&i| item_cost(&h, s, i)).sum();
+            let gaps = (ctx.items.len() as u64).saturating_sub(1);
+            assert_eq!(ctx.cost, sum + gaps, "{spec}: cost bookkeeping");
+            assert_eq!(m.used, ctx.cost);
+            // Scores.
+            if let (Some(any), Some(verbatim)) = (m.retention_any, m.required_retention) {
+                assert!(
+                    any >= verbatim,
+                    "{spec}: retention_any < required_retention"
+                );
+                assert!(
+                    best.required_retention.unwrap() >= verbatim,
+                    "{spec}: beats the oracle ({verbatim} > {:?}) at capacity {cap}",
+                    best.required_retention
+                );
+                if !matches!(s.rule, Rule::Summary(_)) {
+                    assert_eq!(
+                        any, verbatim,
+                        "{spec}: information outside verbatim records"
+                    );
+                }
+            }
+            if verbatim_only.iter().any(|v| spec.starts_with(v)) {
+                assert_eq!(m.exact, Some(1.0), "{spec}: not verbatim only");
+                assert_eq!((m.placeholders, m.summarised), (0, 0), "{spec}");
+            }
+            // The whole history is kept when it fits, except by mask (which masks every turn).
+            if h.total <= cap && !matches!(s.rule, Rule::Mask { .. }) {
+                assert_eq!(ctx.items.len(), h.len(), "{spec}: dropped under capacity");
+            }
+        }
+    }
+    // Every strategy was exercised on feasible cells.
+    for (k, n) in feasible.iter().enumerate() {
+        assert!(*n > 300, "{}: only {n} feasible cells", specs[k]);
+    }
+}
+
+#[test]
+fn a_summary_can_carry_more_than_the_oracle_fits_verbatim() {
+    // Twenty required records of 50: at capacity 200 the oracle keeps 3 verbatim (50·3 + 2 =
+    // 152; a 4th would make 203), while a summary of 20 at full recall carries all of them.
+    let records = (0..20)
+        .map(|i| Record::new(i + 1, "x".repeat(50)).required(true))
+        .collect();
+    let h = CostedHistory::new(&History::new("h", records), CostModel::Chars);
+    let mut ctx = Context::default();
+    let oracle = Strategy::parse("oracle").unwrap();
+    let o = oracle.apply(View::new(&h, &h.truth), 200, 0, 0, &mut ctx);
+    assert_eq!(score(&h, o, &ctx).required_kept, 3);
+    let summary =
+        Strategy::parse("summary(keep_recent=0, summary_size=20, recall_flagged=1)").unwrap();
+    let o = summary.apply(View::new(&h, &h.truth), 200, 0, 0, &mut ctx);
+    let m = score(&h, o, &ctx);
+    assert_eq!((m.required_kept, m.required_any), (0, 20));
 }

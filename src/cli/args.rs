@@ -1,6 +1,38 @@
 //! Parsers for argument values shared by several subcommands.
 
+use crate::history::History;
 use crate::strategy::Strategy;
+use std::path::Path;
+
+/// The history of a file that `--history-name` names, or its only one.
+pub fn choose_history<'a>(
+    path: &Path,
+    histories: &'a [History],
+    name: Option<&str>,
+) -> anyhow::Result<&'a History> {
+    let names = || {
+        histories
+            .iter()
+            .map(|h| format!("{:?}", h.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (name, histories.len()) {
+        (None, 1) => Ok(&histories[0]),
+        (None, n) => anyhow::bail!(
+            "{}: holds {n} histories ({}); choose one with --history-name",
+            path.display(),
+            names()
+        ),
+        (Some(name), _) => histories.iter().find(|h| h.name == name).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: no history named {name:?} (it holds {})",
+                path.display(),
+                names()
+            )
+        }),
+    }
+}
 
 /// Splits a comma-separated list at top level only, so `recent,mask(keep_recent=10, min_chars=5)`
 /// gives two specs.

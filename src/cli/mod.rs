@@ -4,6 +4,7 @@
 pub mod args;
 pub mod generate;
 pub mod sweep;
+pub mod inspect;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -27,6 +28,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Write an experiment's synthetic histories as JSONL.
     Generate(generate::GenerateArgs),
+    /// One strategy at one budget on one history, record by record: what became of each.
+    Inspect(inspect::InspectArgs),
 }
 
 impl Command {
@@ -35,6 +38,7 @@ impl Command {
             Command::Table(a) => table::run(a),
             Command::Sweep(a) => sweep::run(a),
             Command::Generate(a) => generate::run(a),
+            Command::Inspect(a) => inspect::run(a),
         }
     }
 }

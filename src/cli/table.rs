@@ -5,7 +5,7 @@ use crate::cost::CostModel;
 use crate::history::{load_jsonl, CostedHistory};
 use crate::report::table;
 use crate::strategy::Strategy;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
@@ -42,22 +42,7 @@ pub fn run(a: TableArgs) -> Result<()> {
     let strategies: Vec<Strategy> =
         args::strategies(&a.strategies).map_err(|e| anyhow::anyhow!("--strategies: {e}"))?;
     let histories = load_jsonl(&a.history)?;
-    let history = match (&a.history_name, histories.len()) {
-        (None, 1) => &histories[0],
-        (None, _) => bail!(
-            "{}: holds {} histories ({}); choose one with --history-name",
-            a.history.display(),
-            histories.len(),
-            names(&histories)
-        ),
-        (Some(name), _) => histories.iter().find(|h| &h.name == name).ok_or_else(|| {
-            anyhow::anyhow!(
-                "{}: no history named {name:?} (it holds {})",
-                a.history.display(),
-                names(&histories)
-            )
-        })?,
-    };
+    let history = args::choose_history(&a.history, &histories, a.history_name.as_deref())?;
     let costed = CostedHistory::new(history, a.cost);
     let rows = table::evaluate(&costed, &strategies, &budgets);
     let out = match a.format {
@@ -67,12 +52,4 @@ pub fn run(a: TableArgs) -> Result<()> {
     };
     print!("{out}");
     Ok(())
-}
-
-fn names(histories: &[crate::History]) -> String {
-    histories
-        .iter()
-        .map(|h| format!("{:?}", h.name))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -19,6 +19,9 @@ pub struct CostedHistory {
     pub model: CostModel,
     pub ids: Vec<u64>,
     pub costs: Vec<u64>,
+    /// Length of each record's text in Unicode scalar values, whatever the cost model: what
+    /// `mask(min_chars=...)` compares against, as the harnesses it comes from do.
+    pub chars: Vec<u64>,
     pub kinds: Vec<Kind>,
     pub tools: Vec<Option<String>>,
     /// Cost of [`mask_placeholder`] for each record.
@@ -45,6 +48,11 @@ impl CostedHistory {
             name: history.name.clone(),
             model,
             ids: history.records.iter().map(|r| r.id).collect(),
+            chars: history
+                .records
+                .iter()
+                .map(|r| r.text.chars().count() as u64)
+                .collect(),
             kinds: history.records.iter().map(|r| r.kind).collect(),
             tools: history.records.iter().map(|r| r.tool.clone()).collect(),
             mask_costs: history
@@ -105,9 +113,12 @@ mod tests {
         );
         let c = CostedHistory::new(&h, CostModel::Chars);
         assert_eq!(c.costs, vec![3, 2, 0]);
+        assert_eq!(c.chars, vec![3, 2, 0]);
         assert_eq!(c.total, 7); // 3 + 2 + 0 and two separators
         assert_eq!(c.capacity(50.0), 3);
-        assert_eq!(CostedHistory::new(&h, CostModel::Bytes).total, 3 + 6 + 2);
+        let bytes = CostedHistory::new(&h, CostModel::Bytes);
+        assert_eq!(bytes.total, 3 + 6 + 2);
+        assert_eq!(bytes.chars, vec![3, 2, 0]);
         assert_eq!(capacity_for(256, 70.0), 179);
         assert_eq!(capacity_for(256, 12.5), 32);
     }

@@ -26,6 +26,8 @@ pub struct Context {
     pub summary_kept: Vec<bool>,
     /// Scratch space for strategies that pick records out of order.
     pub(crate) chosen: Vec<bool>,
+    /// Scratch space for strategies that visit records in an order of their own (the oracle).
+    pub(crate) order: Vec<usize>,
     /// The separator owed before a pinned tail that will follow whatever the rule keeps: the
     /// first item the rule adds pays it, so rules see the true room left.
     pub(crate) gap_to_tail: u64,
@@ -39,6 +41,7 @@ impl Context {
         self.summary_kept.resize(records, false);
         self.chosen.clear();
         self.chosen.resize(records, false);
+        self.order.clear();
         self.gap_to_tail = 0;
     }
 

@@ -4,19 +4,35 @@
 //! (Strategy::label) is that spec in canonical form, so any table row can be re-run by pasting it.
 //!
 //! `keep_recent` is shared by all strategies: `mask` reads it as the window of intact tool
-//! results and `summary` as its verbatim tail; for every other strategy it pins the newest
-//! `keep_recent` records (they are kept first, and a cell whose pinned tail alone exceeds the
-//! capacity is infeasible). A spec that sets `keep_recent` itself wins over a sweep's axis.
+//! results (default 3) and `summary` as its verbatim tail (default 6); `oracle` ignores it (it is
+//! the upper bound whatever the tail, and takes no parameters); for every other strategy it pins
+//! the newest `keep_recent` records (default 0: they are kept first, the rule fills what is left
+//! from the older ones, and a cell whose pinned tail alone exceeds the capacity is infeasible).
+//! A spec that sets `keep_recent` itself wins over a sweep's axis.
+//!
+//! Each strategy lives in its own file; the semantics chosen where the field is silent are
+//! documented there.
 
+mod amortized;
+mod clear_tool_uses;
 mod context;
+mod mask;
+mod oracle;
+mod pinned;
 mod recent;
 mod required;
 pub mod spec;
+mod summary;
 mod view;
+mod window;
 
+pub use clear_tool_uses::ClearToolUses;
 pub use context::{Context, Item, Outcome};
 pub use spec::Spec;
+pub use summary::{Summary, SummarySize};
 pub use view::View;
+
+use crate::summariser::Summariser;
 
 use std::fmt::Write as _;
 
@@ -45,7 +61,16 @@ pub enum Overflow {
 pub enum Rule {
     Recent { fill: Fill },
     Required { fill: Fill, overflow: Overflow },
+    Pinned { keep_first: usize },
+    Mask { min_chars: u64 },
+    ClearToolUses(ClearToolUses),
+    Summary(Summary),
+    Amortized { keep_first: usize },
+    Oracle,
 }
+
+/// `keep_first` of `pinned` and `amortized` when the spec does not set it.
+pub const DEFAULT_KEEP_FIRST: usize = 1;
 
 /// A strategy: a rule plus an optional explicit `keep_recent`.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +80,16 @@ pub struct Strategy {
 }
 
 /// The strategy names [`Strategy::from_spec`] knows.
-pub const NAMES: &[&str] = &["recent", "required"];
+pub const NAMES: &[&str] = &[
+    "recent",
+    "required",
+    "pinned",
+    "mask",
+    "clear_tool_uses",
+    "summary",
+    "amortized",
+    "oracle",
+];
 
 impl Strategy {
     /// Parses a spec string such as `required(fill=skip)`.
@@ -64,6 +98,12 @@ impl Strategy {
     }
 
     pub fn from_spec(spec: &Spec) -> Result<Strategy, String> {
+        if let ("oracle", Some((key, _))) = (spec.name.as_str(), spec.params.first()) {
+            return Err(format!(
+                "strategy `oracle`: unknown parameter `{key}` (it takes no parameters, not even \
+                 `keep_recent`: it is the upper bound whatever the tail)"
+            ));
+        }
         let mut p = spec.reader();
         let keep_recent = p.usize("keep_recent")?;
         let rule = match spec.name.as_str() {
@@ -77,6 +117,18 @@ impl Strategy {
                     _ => Overflow::Infeasible,
                 },
             },
+            "pinned" => Rule::Pinned {
+                keep_first: keep_first(&mut p)?,
+            },
+            "mask" => Rule::Mask {
+                min_chars: p.u64("min_chars")?.unwrap_or(mask::DEFAULT_MIN_CHARS),
+            },
+            "clear_tool_uses" => Rule::ClearToolUses(ClearToolUses::from_params(&mut p)?),
+            "summary" => Rule::Summary(Summary::from_params(&mut p)?),
+            "amortized" => Rule::Amortized {
+                keep_first: keep_first(&mut p)?,
+            },
+            "oracle" => Rule::Oracle,
             other => {
                 return Err(format!(
                     "unknown strategy `{other}`, expected one of {}",
@@ -92,6 +144,12 @@ impl Strategy {
         match self.rule {
             Rule::Recent { .. } => "recent",
             Rule::Required { .. } => "required",
+            Rule::Pinned { .. } => "pinned",
+            Rule::Mask { .. } => "mask",
+            Rule::ClearToolUses(_) => "clear_tool_uses",
+            Rule::Summary(_) => "summary",
+            Rule::Amortized { .. } => "amortized",
+            Rule::Oracle => "oracle",
         }
     }
 
@@ -109,6 +167,19 @@ impl Strategy {
                     params.push("on_overflow=drop-oldest-flagged".into());
                 }
             }
+            Rule::Pinned { keep_first } | Rule::Amortized { keep_first } => {
+                if *keep_first != DEFAULT_KEEP_FIRST {
+                    params.push(format!("keep_first={keep_first}"));
+                }
+            }
+            Rule::Mask { min_chars } => {
+                if *min_chars != mask::DEFAULT_MIN_CHARS {
+                    params.push(format!("min_chars={min_chars}"));
+                }
+            }
+            Rule::ClearToolUses(c) => c.push_params(&mut params),
+            Rule::Summary(s) => s.push_params(&mut params),
+            Rule::Oracle => {}
         }
         let mut label = self.name().to_string();
         if !params.is_empty() {
@@ -119,7 +190,11 @@ impl Strategy {
 
     /// `keep_recent` when neither the spec nor a sweep axis sets it.
     pub fn default_keep_recent(&self) -> usize {
-        0
+        match self.rule {
+            Rule::Mask { .. } => mask::DEFAULT_KEEP_RECENT,
+            Rule::Summary(_) => summary::DEFAULT_KEEP_RECENT,
+            _ => 0,
+        }
     }
 
     /// The `keep_recent` in force for a cell whose sweep axis gives `axis`.
@@ -131,7 +206,16 @@ impl Strategy {
 
     /// Whether the runner must hand this strategy the true labels as its flags (the oracle).
     pub fn sees_truth(&self) -> bool {
-        false
+        matches!(self.rule, Rule::Oracle)
+    }
+
+    /// The simulated summariser of a summarising strategy, so a session can apply recall again
+    /// to what an earlier summary carries (summarising a summary compounds loss).
+    pub fn summariser(&self) -> Option<Summariser> {
+        match &self.rule {
+            Rule::Summary(s) => Some(s.summariser),
+            _ => None,
+        }
     }
 
     /// Builds the context for `view` under `capacity` into `out`. `stream` keys the strategy's
@@ -141,11 +225,22 @@ impl Strategy {
         view: View,
         capacity: u64,
         keep_recent: usize,
-        _stream: u64,
+        stream: u64,
         out: &mut Context,
     ) -> Outcome {
         out.clear(view.len());
-        self.apply_with_pinned_tail(view, capacity, keep_recent, out)
+        let outcome = match &self.rule {
+            // These read `keep_recent` natively (or ignore it) instead of pinning a tail.
+            Rule::Mask { min_chars } => mask::apply(view, capacity, keep_recent, *min_chars, out),
+            Rule::Summary(s) => s.apply(view, capacity, keep_recent, stream, out),
+            Rule::Oracle => oracle::apply(view, capacity, out),
+            _ => self.apply_with_pinned_tail(view, capacity, keep_recent, out),
+        };
+        if outcome == Outcome::Infeasible {
+            out.items.clear();
+            out.cost = 0;
+        }
+        outcome
     }
 
     /// Keeps the newest `keep_recent` records, then lets the rule fill what is left of the
@@ -189,6 +284,12 @@ impl Strategy {
             Rule::Required { fill, overflow } => {
                 required::apply(view, capacity, fill, overflow, out)
             }
+            Rule::Pinned { keep_first } => pinned::apply(view, capacity, keep_first, out),
+            Rule::Amortized { keep_first } => amortized::apply(view, capacity, keep_first, out),
+            Rule::ClearToolUses(ref c) => c.apply(view, capacity, out),
+            Rule::Mask { .. } | Rule::Summary(_) | Rule::Oracle => {
+                unreachable!("applied without a pinned tail")
+            }
         }
     }
 }
@@ -198,6 +299,10 @@ fn fill(p: &mut spec::Params) -> Result<Fill, String> {
         Some(s) if s == "skip" => Fill::Skip,
         _ => Fill::Stop,
     })
+}
+
+fn keep_first(p: &mut spec::Params) -> Result<usize, String> {
+    Ok(p.usize("keep_first")?.unwrap_or(DEFAULT_KEEP_FIRST))
 }
 
 fn push_fill(params: &mut Vec<String>, fill: Fill) {

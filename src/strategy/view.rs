@@ -6,6 +6,8 @@ use crate::history::{CostedHistory, Kind};
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     pub costs: &'a [u64],
+    /// Text lengths in chars, whatever the cost model (see [`CostedHistory::chars`]).
+    pub chars: &'a [u64],
     pub kinds: &'a [Kind],
     pub tools: &'a [Option<String>],
     pub mask_costs: &'a [u64],
@@ -20,6 +22,7 @@ impl<'a> View<'a> {
         assert_eq!(flags.len(), history.len(), "one flag per record");
         View {
             costs: &history.costs,
+            chars: &history.chars,
             kinds: &history.kinds,
             tools: &history.tools,
             mask_costs: &history.mask_costs,
@@ -41,6 +44,7 @@ impl<'a> View<'a> {
     pub fn prefix(self, n: usize) -> Self {
         View {
             costs: &self.costs[..n],
+            chars: &self.chars[..n],
             kinds: &self.kinds[..n],
             tools: &self.tools[..n],
             mask_costs: &self.mask_costs[..n],

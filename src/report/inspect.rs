@@ -1,0 +1,341 @@
+//! `ctxlab inspect`: one cell laid out record by record — what each record is, whether it is
+//! required and flagged, and what the strategy made of it — so a user sees *why* a strategy
+//! scored as it did.
+//!
+//! The cell is the sweep's first history (history index 0) at the given seed and replicate: the
+//! flags are `noise::flags(truth, level, seed, 0, replicate)` and the summariser's stream is
+//! `rng::key(&[seed, rng::tag::SUMMARY, 0, replicate])`, so an inspected cell shows the same
+//! mistakes and the same summary draws as the sweep's row for that history.
+
+use super::numbers::{budget, percent};
+use crate::history::CostedHistory;
+use crate::metrics::{score, Metrics};
+use crate::noise::{self, NoiseLevel};
+use crate::rng;
+use crate::strategy::{Context, Item, Outcome, Rule, Strategy, View};
+use std::fmt::Write as _;
+
+/// What became of one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    Kept,
+    /// Replaced by `mask`'s placeholder of the given cost.
+    Masked(u64),
+    /// Replaced by `clear_tool_uses`' placeholder of the given cost.
+    Cleared(u64),
+    /// Replaced by a summary, which still carries its information (`kept`) or lost it.
+    Summarised {
+        kept: bool,
+    },
+    Dropped,
+}
+
+impl Fate {
+    pub fn describe(self) -> String {
+        match self {
+            Fate::Kept => "kept".into(),
+            Fate::Masked(c) => format!("masked → {c}"),
+            Fate::Cleared(c) => format!("cleared → {c}"),
+            Fate::Summarised { kept: true } => "summarised, kept".into(),
+            Fate::Summarised { kept: false } => "summarised, lost".into(),
+            Fate::Dropped => "dropped".into(),
+        }
+    }
+
+    /// The ANSI colour of the fate: green kept, yellow replaced by a placeholder, cyan carried
+    /// by a summary, magenta lost in a summary, red dropped.
+    fn colour(self) -> &'static str {
+        match self {
+            Fate::Kept => "32",
+            Fate::Masked(_) | Fate::Cleared(_) => "33",
+            Fate::Summarised { kept: true } => "36",
+            Fate::Summarised { kept: false } => "35",
+            Fate::Dropped => "31",
+        }
+    }
+}
+
+/// The inputs that make a cell, besides the history.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CellSpec {
+    pub budget_percent: f64,
+    pub noise: NoiseLevel,
+    pub seed: u64,
+    pub replicate: u64,
+}
+
+/// One evaluated cell with everything needed to show it.
+#[derive(Debug, Clone)]
+pub struct Inspection {
+    pub strategy: Strategy,
+    pub cell: CellSpec,
+    pub capacity: u64,
+    pub keep_recent: usize,
+    pub flags: Vec<bool>,
+    pub outcome: Outcome,
+    pub context: Context,
+    pub metrics: Metrics,
+    /// Per record; `None` for every record of an infeasible cell (there is no context).
+    pub fates: Vec<Option<Fate>>,
+}
+
+/// Evaluates `strategy` on `history` as the sweep would for its first history.
+pub fn inspect(history: &CostedHistory, strategy: &Strategy, cell: CellSpec) -> Inspection {
+    const HISTORY_INDEX: u64 = 0;
+    let flags = if strategy.sees_truth() {
+        history.truth.clone()
+    } else {
+        noise::flags(
+            &history.truth,
+            cell.noise,
+            cell.seed,
+            HISTORY_INDEX,
+            cell.replicate,
+        )
+    };
+    let stream = rng::key(&[cell.seed, rng::tag::SUMMARY, HISTORY_INDEX, cell.replicate]);
+    let capacity = history.capacity(cell.budget_percent);
+    let keep_recent = strategy.effective_keep_recent(None);
+    let mut context = Context::default();
+    let outcome = strategy.apply(
+        View::new(history, &flags),
+        capacity,
+        keep_recent,
+        stream,
+        &mut context,
+    );
+    let metrics = score(history, outcome, &context);
+    let fates = fates(history, strategy, outcome, &context);
+    Inspection {
+        strategy: strategy.clone(),
+        cell,
+        capacity,
+        keep_recent,
+        flags,
+        outcome,
+        context,
+        metrics,
+        fates,
+    }
+}
+
+/// What became of each record of `history` in `context`.
+pub fn fates(
+    history: &CostedHistory,
+    strategy: &Strategy,
+    outcome: Outcome,
+    context: &Context,
+) -> Vec<Option<Fate>> {
+    if outcome == Outcome::Infeasible {
+        return vec![None; history.len()];
+    }
+    let mut fates = vec![Some(Fate::Dropped); history.len()];
+    for &item in &context.items {
+        match item {
+            Item::Verbatim(i) => fates[i] = Some(Fate::Kept),
+            Item::Placeholder(i) => {
+                fates[i] = Some(match strategy.rule {
+                    Rule::ClearToolUses(_) => Fate::Cleared(history.clear_cost),
+                    _ => Fate::Masked(history.mask_costs[i]),
+                });
+            }
+            Item::Summary { first, end, .. } => {
+                for (i, fate) in fates.iter_mut().enumerate().take(end).skip(first) {
+                    *fate = Some(Fate::Summarised {
+                        kept: context.summary_kept[i],
+                    });
+                }
+            }
+        }
+    }
+    fates
+}
+
+/// The cell laid out one line per record, then its summaries and metrics; ANSI colours when
+/// `colour` is set.
+pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
+    let paint = |code: &str, text: &str| {
+        if colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    };
+    let mut out = format!(
+        "history {:?}: {} records, total {} {}, {} required\n",
+        history.name,
+        history.len(),
+        history.total,
+        history.model,
+        history.required_total()
+    );
+    let _ = write!(
+        out,
+        "strategy {} at {}% → capacity {}",
+        x.strategy.label(),
+        budget(x.cell.budget_percent),
+        x.capacity,
+    );
+    if !matches!(x.strategy.rule, Rule::Oracle) {
+        let _ = write!(out, "; keep_recent {}", x.keep_recent);
+    }
+    out.push('\n');
+    if x.strategy.sees_truth() {
+        out += "flags: the true labels (the oracle sees the truth)\n";
+    } else {
+        let _ = writeln!(
+            out,
+            "flags: false negatives {}, false positives {}, seed {}, replicate {} (as the sweep's first history)",
+            x.cell.noise.false_negative, x.cell.noise.false_positive, x.cell.seed, x.cell.replicate
+        );
+    }
+    out.push('\n');
+
+    let headings = ["id", "kind", "tool", "cost", "truth", "flag", "fate"];
+    let rows: Vec<[String; 7]> = (0..history.len())
+        .map(|i| {
+            [
+                history.ids[i].to_string(),
+                history.kinds[i].to_string(),
+                history.tools[i].clone().unwrap_or_else(|| "-".into()),
+                history.costs[i].to_string(),
+                if history.truth[i] { "required" } else { "-" }.into(),
+                if x.flags[i] { "flagged" } else { "-" }.into(),
+                x.fates[i].map(Fate::describe).unwrap_or_else(|| "-".into()),
+            ]
+        })
+        .collect();
+    let mut widths = headings.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    // Numbers right, words left; the last column unpadded so lines carry no trailing blanks.
+    let cell = |col: usize, text: &str| -> String {
+        let w = widths[col];
+        match col {
+            0 | 3 => format!("{text:>w$}"),
+            6 => text.to_string(),
+            _ => format!("{text:<w$}"),
+        }
+    };
+    let line = |cols: [String; 7]| cols.join("  ") + "\n";
+    out += &line(std::array::from_fn(|c| cell(c, headings[c])));
+    out += &line(std::array::from_fn(|c| "-".repeat(widths[c])));
+    for (i, row) in rows.iter().enumerate() {
+        let cols: [String; 7] = std::array::from_fn(|c| {
+            let text = cell(c, &row[c]);
+            match c {
+                4 if history.truth[i] => paint("1", &text),
+                6 => match x.fates[i] {
+                    Some(f) => paint(f.colour(), &text),
+                    None => text,
+                },
+                _ => text,
+            }
+        });
+        out += &line(cols);
+    }
+    out.push('\n');
+
+    for &item in &x.context.items {
+        if let Item::Summary { first, end, cost } = item {
+            let carried = (first..end).filter(|&i| x.context.summary_kept[i]).count();
+            let required = (first..end).filter(|&i| history.truth[i]).count();
+            let required_carried = (first..end)
+                .filter(|&i| history.truth[i] && x.context.summary_kept[i])
+                .count();
+            let _ = writeln!(
+                out,
+                "summary of ids {}–{}: cost {cost}; carries {carried} of {} records ({required_carried} of {required} required)",
+                history.ids[first],
+                history.ids[end - 1],
+                end - first
+            );
+        }
+    }
+    out += &metrics_line(&x.metrics, x.capacity);
+    out
+}
+
+/// The metrics of the cell on one line.
+pub fn metrics_line(m: &Metrics, capacity: u64) -> String {
+    if !m.feasible {
+        return "metrics: INFEASIBLE: what the strategy must keep does not fit the capacity\n"
+            .into();
+    }
+    let share = |part: u32, of: Option<f64>| match of {
+        Some(x) => format!("{part}/{} ({})", m.required_total, percent(x)),
+        None => "no required records".into(),
+    };
+    format!(
+        "metrics: used {} of {capacity}, reduction {}, required kept {}, any form {}, exact {}, placeholders {}, summarised {}\n",
+        m.used,
+        m.reduction.map(percent).unwrap_or_default(),
+        share(m.required_kept, m.required_retention),
+        share(m.required_any, m.retention_any),
+        m.exact.map(percent).unwrap_or_default(),
+        m.placeholders,
+        m.summarised
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{History, Record};
+    use crate::CostModel;
+
+    fn history() -> CostedHistory {
+        let records = (0..40)
+            .map(|i| Record::new(i + 1, "x".repeat(10)).required(i % 2 == 0))
+            .collect();
+        CostedHistory::new(&History::new("h", records), CostModel::Chars)
+    }
+
+    #[test]
+    fn flags_and_summary_draws_are_those_of_the_sweeps_first_history() {
+        let h = history();
+        let s = Strategy::parse("summary(keep_recent=0, summary_size=5)").unwrap();
+        let cell = CellSpec {
+            budget_percent: 10.0,
+            noise: NoiseLevel::new(0.3, 0.1),
+            seed: 42,
+            replicate: 2,
+        };
+        let x = inspect(&h, &s, cell);
+        assert_eq!(x.flags, noise::flags(&h.truth, cell.noise, 42, 0, 2));
+        let stream = rng::key(&[42, rng::tag::SUMMARY, 0, 2]);
+        let summariser = s.summariser().unwrap();
+        for i in 0..h.len() {
+            let kept = summariser.keeps(x.flags[i], stream, i as u64);
+            assert_eq!(x.context.summary_kept[i], kept);
+            assert_eq!(x.fates[i], Some(Fate::Summarised { kept }));
+        }
+        // The oracle is handed the truth whatever the noise.
+        let x = inspect(&h, &Strategy::parse("oracle").unwrap(), cell);
+        assert_eq!(x.flags, h.truth);
+    }
+
+    #[test]
+    fn fates_of_an_infeasible_cell_are_unknown_and_colour_is_optional() {
+        let h = history();
+        let cell = CellSpec {
+            budget_percent: 10.0,
+            noise: NoiseLevel::NONE,
+            seed: 0,
+            replicate: 0,
+        };
+        let x = inspect(&h, &Strategy::parse("required").unwrap(), cell);
+        assert_eq!(x.outcome, Outcome::Infeasible);
+        assert!(x.fates.iter().all(Option::is_none));
+        let x = inspect(&h, &Strategy::parse("recent").unwrap(), cell);
+        let plain = render(&h, &x, false);
+        let coloured = render(&h, &x, true);
+        assert!(!plain.contains('\x1b'));
+        assert!(coloured.contains("\x1b[32mkept\x1b[0m"));
+        assert!(coloured.contains("\x1b[31mdropped\x1b[0m"));
+        assert!(coloured.contains("\x1b[1mrequired\x1b[0m"));
+    }
+}

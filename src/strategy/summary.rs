@@ -1,0 +1,174 @@
+//! `summary`: the compaction of Codex, Claude Code, OpenHands, Letta, Aider and a teaching
+//! agent's auto compact. It acts only when the history is over the capacity (the trigger); then
+//! everything but the newest `keep_recent` records is replaced by one summary.
+//!
+//! - **Cost of the summary.** `summary_size=N` gives a fixed cost of N cost units. Otherwise the
+//!   summary costs `ceil(summary_ratio × R)` capped at `summary_max`, where R is the cost of
+//!   what it replaces (separators included); defaults `summary_ratio=0.1`, `summary_max=2000`.
+//!   `summary_size` and `summary_ratio`/`summary_max` exclude each other.
+//! - **What it keeps.** The simulated [`Summariser`] decides, for each replaced record, whether
+//!   its information survives (`recall_flagged`, default 0.9, for flagged records, `recall_other`,
+//!   default 0.2, for the rest), drawn from the cell's `stream` at the record's position: the
+//!   same cell always keeps the same records, and every strategy and budget of a cell draws the
+//!   same numbers. What survives is paraphrased: it counts for `retention_any`, not for `exact`.
+//! - **When summary and tail do not fit.** The oldest records of the verbatim tail are folded into
+//!   the summary one by one until summary and tail fit (a harness that cannot keep its tail
+//!   summarises more, it does not forget). If even a summary of the whole history exceeds the
+//!   capacity, the cell is infeasible.
+//! - **When the history has fewer than `keep_recent` records but is over the capacity**, the same
+//!   folding applies: at least the oldest record is summarised.
+
+use super::{spec, Context, Item, Outcome, View};
+use crate::summariser::Summariser;
+
+pub const DEFAULT_KEEP_RECENT: usize = 6;
+pub const DEFAULT_RATIO: f64 = 0.1;
+pub const DEFAULT_MAX: u64 = 2000;
+
+/// How much a summary costs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SummarySize {
+    /// A fixed cost, whatever it replaces.
+    Fixed(u64),
+    /// `ceil(ratio × replaced)`, at most `max`.
+    Ratio { ratio: f64, max: u64 },
+}
+
+impl SummarySize {
+    /// The cost of a summary that replaces records costing `replaced` (separators included).
+    pub fn cost(self, replaced: u64) -> u64 {
+        match self {
+            SummarySize::Fixed(size) => size,
+            SummarySize::Ratio { ratio, max } => ((ratio * replaced as f64).ceil() as u64).min(max),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    pub size: SummarySize,
+    pub summariser: Summariser,
+}
+
+impl Default for Summary {
+    fn default() -> Self {
+        Summary {
+            size: SummarySize::Ratio {
+                ratio: DEFAULT_RATIO,
+                max: DEFAULT_MAX,
+            },
+            summariser: Summariser::default(),
+        }
+    }
+}
+
+impl Summary {
+    pub fn from_params(p: &mut spec::Params) -> Result<Self, String> {
+        let fixed = p.u64("summary_size")?;
+        let ratio = p.fraction("summary_ratio", 0.0, 1.0)?;
+        let max = p.u64("summary_max")?;
+        let size = match (fixed, ratio, max) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err(
+                    "strategy `summary`: give either `summary_size` (a fixed cost) or \
+                     `summary_ratio`/`summary_max` (a share of what it replaces, capped), not both"
+                        .into(),
+                )
+            }
+            (Some(size), None, None) => SummarySize::Fixed(size),
+            (None, ratio, max) => SummarySize::Ratio {
+                ratio: ratio.unwrap_or(DEFAULT_RATIO),
+                max: max.unwrap_or(DEFAULT_MAX),
+            },
+        };
+        let d = Summariser::default();
+        Ok(Summary {
+            size,
+            summariser: Summariser {
+                recall_flagged: p
+                    .fraction("recall_flagged", 0.0, 1.0)?
+                    .unwrap_or(d.recall_flagged),
+                recall_other: p
+                    .fraction("recall_other", 0.0, 1.0)?
+                    .unwrap_or(d.recall_other),
+            },
+        })
+    }
+
+    /// The parameters that differ from the defaults, in canonical order.
+    pub fn push_params(&self, params: &mut Vec<String>) {
+        match self.size {
+            SummarySize::Fixed(size) => params.push(format!("summary_size={size}")),
+            SummarySize::Ratio { ratio, max } => {
+                if ratio != DEFAULT_RATIO {
+                    params.push(format!("summary_ratio={ratio}"));
+                }
+                if max != DEFAULT_MAX {
+                    params.push(format!("summary_max={max}"));
+                }
+            }
+        }
+        let d = Summariser::default();
+        if self.summariser.recall_flagged != d.recall_flagged {
+            params.push(format!("recall_flagged={}", self.summariser.recall_flagged));
+        }
+        if self.summariser.recall_other != d.recall_other {
+            params.push(format!("recall_other={}", self.summariser.recall_other));
+        }
+    }
+
+    pub fn apply(
+        &self,
+        view: View,
+        capacity: u64,
+        keep_recent: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        let n = view.len();
+        let sep = view.separator;
+        if view.span_cost(0..n) <= capacity {
+            for i in 0..n {
+                out.push(Item::Verbatim(i), view.costs[i], sep);
+            }
+            return Outcome::Feasible;
+        }
+        // Over capacity, so n ≥ 1: summarise records 0..end, at least one.
+        let mut end = n.saturating_sub(keep_recent).max(1);
+        let mut head_sum: u64 = view.costs[..end].iter().sum();
+        let mut tail_sum: u64 = view.costs[end..].iter().sum();
+        let summary_cost = loop {
+            let replaced = head_sum + sep * (end as u64 - 1);
+            let summary = self.size.cost(replaced);
+            let tail = match n - end {
+                0 => 0,
+                t => sep + tail_sum + sep * (t as u64 - 1),
+            };
+            if summary + tail <= capacity {
+                break summary;
+            }
+            if end == n {
+                return Outcome::Infeasible;
+            }
+            head_sum += view.costs[end];
+            tail_sum -= view.costs[end];
+            end += 1;
+        };
+        out.push(
+            Item::Summary {
+                first: 0,
+                end,
+                cost: summary_cost,
+            },
+            summary_cost,
+            sep,
+        );
+        for i in 0..end {
+            out.summary_kept[i] = self.summariser.keeps(view.flags[i], stream, i as u64);
+        }
+        for i in end..n {
+            out.push(Item::Verbatim(i), view.costs[i], sep);
+        }
+        Outcome::Feasible
+    }
+}

@@ -1,0 +1,244 @@
+//! `ctxlab inspect` through the binary: the record-by-record layout and every bad-input case.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+/// The agent-like run of `tests/strategies.rs`: total 407 chars, required ids 1 and 3.
+const AGENT: &str = r#"{"id":1,"kind":"user","text":"xxxxxxxxxxxxxxxxxxxx","required":true}
+{"id":2,"kind":"tool_call","tool":"bash","text":"xxxxxxxxxx"}
+{"id":3,"kind":"tool_result","tool":"bash","text":"TEXT150","required":true}
+{"id":4,"kind":"tool_call","tool":"grep","text":"xxxxxxxxxx"}
+{"id":5,"kind":"tool_result","tool":"grep","text":"TEXT120"}
+{"id":6,"kind":"tool_call","tool":"bash","text":"xxxxxxxxxx"}
+{"id":7,"kind":"tool_result","tool":"bash","text":"TEXT50"}
+{"id":8,"kind":"assistant","text":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}
+"#;
+
+fn write_agent(dir: &Path) {
+    let text = AGENT
+        .replace("TEXT150", &"x".repeat(150))
+        .replace("TEXT120", &"x".repeat(120))
+        .replace("TEXT50", &"x".repeat(50));
+    std::fs::write(dir.join("agent.jsonl"), text).unwrap();
+}
+
+fn inspect(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["inspect", "agent.jsonl"];
+    args.extend_from_slice(extra);
+    ctxlab(dir, &args)
+}
+
+#[test]
+fn mask_cell_record_by_record() {
+    let dir = tempfile::tempdir().unwrap();
+    write_agent(dir.path());
+    // Capacity floor(407 × 0.4) = 162. Masking 3 and 5 gives 179; dropping 1 (20 + 1) gives 158.
+    let o = inspect(
+        dir.path(),
+        &["--strategy", "mask(keep_recent=1)", "--budget", "40"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = "\
+history \"agent\": 8 records, total 407 chars, 2 required
+strategy mask(keep_recent=1) at 40% → capacity 162; keep_recent 1
+flags: false negatives 0, false positives 0, seed 0, replicate 0 (as the sweep's first history)
+
+id  kind         tool  cost  truth     flag     fate
+--  -----------  ----  ----  --------  -------  -----------
+ 1  user         -       20  required  flagged  dropped
+ 2  tool_call    bash    10  -         -        kept
+ 3  tool_result  bash   150  required  flagged  masked → 21
+ 4  tool_call    grep    10  -         -        kept
+ 5  tool_result  grep   120  -         -        masked → 21
+ 6  tool_call    bash    10  -         -        kept
+ 7  tool_result  bash    50  -         -        kept
+ 8  assistant    -       30  -         -        kept
+
+metrics: used 158 of 162, reduction 61.2%, required kept 0/2 (0.0%), any form 0/2 (0.0%), exact 71.4%, placeholders 2, summarised 0
+";
+    assert_eq!(stdout(&o), expected);
+}
+
+#[test]
+fn summary_cell_shows_what_the_summary_carries() {
+    let dir = tempfile::tempdir().unwrap();
+    write_agent(dir.path());
+    // Summary of ids 1–6: 325 replaced → ceil(32.5) = 33; tail 7, 8: 33 + 1 + 50 + 1 + 30 = 115.
+    // Recall 1 for flagged records, 0 for the rest: it carries ids 1 and 3.
+    let spec = "summary(keep_recent=2, recall_flagged=1, recall_other=0)";
+    let o = inspect(dir.path(), &["--strategy", spec, "--budget", "40"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[6],
+        " 1  user         -       20  required  flagged  summarised, kept"
+    );
+    assert_eq!(
+        lines[7],
+        " 2  tool_call    bash    10  -         -        summarised, lost"
+    );
+    assert_eq!(
+        lines[8],
+        " 3  tool_result  bash   150  required  flagged  summarised, kept"
+    );
+    assert_eq!(
+        lines[12],
+        " 7  tool_result  bash    50  -         -        kept"
+    );
+    assert_eq!(
+        lines[15],
+        "summary of ids 1–6: cost 33; carries 2 of 6 records (2 of 2 required)"
+    );
+    assert_eq!(
+        lines[16],
+        "metrics: used 115 of 162, reduction 71.7%, required kept 0/2 (0.0%), any form 2/2 (100.0%), exact 66.7%, placeholders 0, summarised 6"
+    );
+    // Every flag wrong (rate 1): the summariser sees no flagged record and keeps nothing.
+    let o = inspect(
+        dir.path(),
+        &[
+            "--strategy",
+            spec,
+            "--budget",
+            "40",
+            "--noise-fn",
+            "1",
+            "--seed",
+            "9",
+        ],
+    );
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[2], "flags: false negatives 1, false positives 0, seed 9, replicate 0 (as the sweep's first history)");
+    // No record is flagged now, so the flag column is only as wide as its heading.
+    assert_eq!(
+        lines[6],
+        " 1  user         -       20  required  -     summarised, lost"
+    );
+    assert!(lines[16].contains("any form 0/2 (0.0%)"), "{out}");
+}
+
+#[test]
+fn clearing_infeasible_cells_and_colour() {
+    let dir = tempfile::tempdir().unwrap();
+    write_agent(dir.path());
+    // 60 % → 244: clearing 3 and 5 frees 220 → 187.
+    let o = inspect(
+        dir.path(),
+        &["--strategy", "clear_tool_uses(keep=1)", "--budget", "60"],
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains(" 3  tool_result  bash   150  required  flagged  cleared → 25\n"),
+        "{out}"
+    );
+    assert!(out.contains("used 187 of 244"), "{out}");
+    assert!(!out.contains('\x1b'), "plain when stdout is not a terminal");
+    // `required` at 10 % (40) cannot hold ids 1 and 3 (171): infeasible, fates unknown, exit 0.
+    let o = inspect(dir.path(), &["--strategy", "required", "--budget", "10"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(
+        out.contains(" 3  tool_result  bash   150  required  flagged  -\n"),
+        "{out}"
+    );
+    assert!(out
+        .ends_with("metrics: INFEASIBLE: what the strategy must keep does not fit the capacity\n"));
+    // Colour on demand.
+    let o = inspect(
+        dir.path(),
+        &[
+            "--strategy",
+            "recent",
+            "--budget",
+            "20",
+            "--color",
+            "always",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("\x1b[32mkept\x1b[0m"), "{out}");
+    assert!(out.contains("\x1b[31mdropped\x1b[0m"), "{out}");
+    let o = inspect(
+        dir.path(),
+        &["--strategy", "recent", "--budget", "20", "--color", "never"],
+    );
+    assert!(!stdout(&o).contains('\x1b'));
+}
+
+#[test]
+fn bad_arguments_fail_clearly_and_print_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write_agent(dir.path());
+    let cases: [(&[&str], &[&str]); 10] = [
+        (
+            &["--strategy", "masks", "--budget", "50"],
+            &["--strategy", "unknown strategy `masks`"],
+        ),
+        (
+            &["--strategy", "mask(min_chars=-3)", "--budget", "50"],
+            &["--strategy", "`min_chars` expects a whole number"],
+        ),
+        (
+            &["--strategy", "mask(keep_recent=2", "--budget", "50"],
+            &["closing `)`"],
+        ),
+        (
+            &["--strategy", "mask", "--budget", "150"],
+            &["--budget", "from 0 to 100"],
+        ),
+        (
+            &["--strategy", "mask", "--budget=-5"],
+            &["--budget", "from 0 to 100"],
+        ),
+        (
+            &["--strategy", "mask", "--budget", "half"],
+            &["--budget", "not a number"],
+        ),
+        (
+            &["--strategy", "mask", "--budget", "50,70"],
+            &["--budget", "one percentage"],
+        ),
+        (
+            &["--strategy", "mask", "--budget", "50", "--noise-fn", "1.5"],
+            &["--noise-fn", "from 0 to 1"],
+        ),
+        (
+            &["--strategy", "mask", "--budget", "50", "--noise-fp=-0.1"],
+            &["--noise-fp", "from 0 to 1"],
+        ),
+        (
+            &[
+                "--strategy",
+                "mask",
+                "--budget",
+                "50",
+                "--history-name",
+                "other",
+            ],
+            &["agent.jsonl", "no history named \"other\""],
+        ),
+    ];
+    for (args, needles) in cases {
+        let o = inspect(dir.path(), args);
+        assert_fails_with(&o, needles);
+        assert!(stdout(&o).is_empty(), "{args:?} printed on failure");
+    }
+    assert_fails_with(
+        &ctxlab(
+            dir.path(),
+            &[
+                "inspect",
+                "missing.jsonl",
+                "--strategy",
+                "mask",
+                "--budget",
+                "50",
+            ],
+        ),
+        &["missing.jsonl", "cannot read"],
+    );
+    assert_fails_with(&inspect(dir.path(), &["--budget", "50"]), &["--strategy"]);
+}

@@ -1,0 +1,99 @@
+//! The sweep calls `Strategy::apply` once per cell: once a `Context` has grown to the largest
+//! history, no strategy may allocate. A counting allocator checks it on this thread.
+
+use ctxlab::history::{CostedHistory, History, Kind, Record};
+use ctxlab::strategy::{Context, Strategy, View};
+use ctxlab::CostModel;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        }
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.with(Cell::get) {
+            ALLOCATIONS.with(|a| a.set(a.get() + 1));
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+fn agent_history(n: u64) -> History {
+    let kinds = [
+        Kind::User,
+        Kind::ToolCall,
+        Kind::ToolResult,
+        Kind::Assistant,
+    ];
+    let records = (0..n)
+        .map(|i| {
+            let kind = kinds[(i % 4) as usize];
+            let len = if kind == Kind::ToolResult {
+                50 + (i * 37) % 400
+            } else {
+                20 + i % 30
+            };
+            let mut r = Record::new(i + 1, "x".repeat(len as usize))
+                .kind(kind)
+                .required(i % 5 == 0);
+            if matches!(kind, Kind::ToolCall | Kind::ToolResult) {
+                r = r.tool(if i % 3 == 0 { "grep" } else { "bash" });
+            }
+            r
+        })
+        .collect();
+    History::new("h", records)
+}
+
+#[test]
+fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
+    let specs = [
+        "recent",
+        "required(fill=skip)",
+        "required(keep_recent=3)",
+        "pinned",
+        "mask",
+        "clear_tool_uses(keep=1, clear_inputs=true, exclude_tools=[grep])",
+        "summary",
+        "amortized",
+        "oracle",
+    ];
+    let strategies: Vec<Strategy> = specs.iter().map(|s| Strategy::parse(s).unwrap()).collect();
+    let big = CostedHistory::new(&agent_history(200), CostModel::Chars);
+    let small = CostedHistory::new(&agent_history(60), CostModel::Chars);
+    let flags: Vec<bool> = (0..200).map(|i| i % 3 == 0).collect();
+    let mut ctx = Context::default();
+    let budgets = [100.0, 60.0, 30.0, 10.0];
+    let run = |ctx: &mut Context| {
+        for s in &strategies {
+            for h in [&big, &small] {
+                for b in budgets {
+                    let view = View::new(h, &flags[..h.len()]);
+                    s.apply(view, h.capacity(b), s.effective_keep_recent(None), 7, ctx);
+                }
+            }
+        }
+    };
+    run(&mut ctx); // grow the buffers
+    COUNTING.with(|c| c.set(true));
+    run(&mut ctx);
+    COUNTING.with(|c| c.set(false));
+    assert_eq!(ALLOCATIONS.with(Cell::get), 0);
+}

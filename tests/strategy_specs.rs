@@ -1,0 +1,143 @@
+//! Strategy specs: every strategy parses, prints a canonical label that parses back to an equal
+//! strategy, and bad specs fail with a message naming what is wrong.
+
+use ctxlab::strategy::{Rule, Spec, Strategy, SummarySize, NAMES};
+
+/// (spec as a user might write it, its canonical label).
+const CASES: &[(&str, &str)] = &[
+    ("recent", "recent"),
+    ("recent(fill=skip, keep_recent=2)", "recent(keep_recent=2, fill=skip)"),
+    ("required(on_overflow=infeasible)", "required"),
+    (
+        "required(on_overflow=drop-oldest-flagged, fill=skip)",
+        "required(fill=skip, on_overflow=drop-oldest-flagged)",
+    ),
+    ("pinned", "pinned"),
+    ("pinned(keep_first=1)", "pinned"),
+    ("pinned(keep_first=3, keep_recent=0)", "pinned(keep_recent=0, keep_first=3)"),
+    ("mask", "mask"),
+    ("mask(keep_recent=3, min_chars=100)", "mask(keep_recent=3)"),
+    ("mask(min_chars=0, keep_recent=10)", "mask(keep_recent=10, min_chars=0)"),
+    ("clear_tool_uses", "clear_tool_uses"),
+    (
+        "clear_tool_uses(clear_inputs=true, exclude_tools=[grep, bash, grep], clear_at_least=20000, keep=8)",
+        "clear_tool_uses(keep=8, clear_at_least=20000, exclude_tools=[bash,grep], clear_inputs=true)",
+    ),
+    ("clear_tool_uses(exclude_tools=[], clear_inputs=false, keep=3)", "clear_tool_uses"),
+    ("summary", "summary"),
+    ("summary(summary_ratio=0.1, summary_max=2000, recall_flagged=0.9)", "summary"),
+    (
+        "summary(recall_other=0.05, summary_size=500, keep_recent=4)",
+        "summary(keep_recent=4, summary_size=500, recall_other=0.05)",
+    ),
+    (
+        "summary(summary_max=800, summary_ratio=0.25, recall_flagged=1.0, recall_other=0)",
+        "summary(summary_ratio=0.25, summary_max=800, recall_flagged=1, recall_other=0)",
+    ),
+    ("amortized", "amortized"),
+    ("amortized(keep_first=2)", "amortized(keep_first=2)"),
+    ("oracle", "oracle"),
+    ("oracle()", "oracle"),
+];
+
+#[test]
+fn every_name_has_a_case() {
+    for name in NAMES {
+        assert!(
+            CASES.iter().any(|(spec, _)| spec.starts_with(name)),
+            "no case for {name}"
+        );
+    }
+}
+
+#[test]
+fn labels_are_canonical_and_parse_back_to_an_equal_strategy() {
+    for &(spec, label) in CASES {
+        let s = Strategy::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(s.label(), label, "label of {spec}");
+        let back = Strategy::parse(&s.label()).unwrap();
+        assert_eq!(back, s, "{label} parses back");
+        assert_eq!(back.label(), label);
+    }
+}
+
+#[test]
+fn the_table_form_of_experiment_files_gives_the_same_strategy() {
+    let table: toml::Table = toml::from_str(
+        "name = \"clear_tool_uses\"\nkeep = 8\nexclude_tools = [\"bash\"]\nclear_inputs = true",
+    )
+    .unwrap();
+    let s = Strategy::from_spec(&Spec::from_toml(&table).unwrap()).unwrap();
+    assert_eq!(
+        s,
+        Strategy::parse("clear_tool_uses(keep=8, exclude_tools=[bash], clear_inputs=true)")
+            .unwrap()
+    );
+    let table: toml::Table =
+        toml::from_str("name = \"summary\"\nsummary_ratio = 0.2\nrecall_flagged = 1").unwrap();
+    let s = Strategy::from_spec(&Spec::from_toml(&table).unwrap()).unwrap();
+    match s.rule {
+        Rule::Summary(sum) => {
+            assert_eq!(
+                sum.size,
+                SummarySize::Ratio {
+                    ratio: 0.2,
+                    max: 2000
+                }
+            );
+            assert_eq!(sum.summariser.recall_flagged, 1.0);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn defaults_of_keep_recent_follow_the_field() {
+    let k = |spec: &str| Strategy::parse(spec).unwrap().default_keep_recent();
+    assert_eq!(k("mask"), 3);
+    assert_eq!(k("summary"), 6);
+    for spec in [
+        "recent",
+        "required",
+        "pinned",
+        "clear_tool_uses",
+        "amortized",
+        "oracle",
+    ] {
+        assert_eq!(k(spec), 0, "{spec}");
+    }
+    // The spec's own keep_recent wins over a sweep axis, which wins over the default.
+    let s = Strategy::parse("summary(keep_recent=2)").unwrap();
+    assert_eq!(s.effective_keep_recent(Some(9)), 2);
+    assert_eq!(
+        Strategy::parse("summary")
+            .unwrap()
+            .effective_keep_recent(Some(9)),
+        9
+    );
+}
+
+#[test]
+fn bad_specs_fail_with_a_clear_message() {
+    let cases = [
+        ("newest", "unknown strategy `newest`, expected one of recent, required, pinned, mask, clear_tool_uses, summary, amortized, oracle"),
+        ("mask(min_char=3)", "strategy `mask`: unknown parameter `min_char` (known: keep_recent, min_chars)"),
+        ("mask(min_chars=-1)", "parameter `min_chars` expects a whole number ≥ 0, found `-1`"),
+        ("pinned(keep_first=1.5)", "parameter `keep_first` expects a whole number ≥ 0, found `1.5`"),
+        ("amortized(keep_firs=2)", "unknown parameter `keep_firs` (known: keep_recent, keep_first)"),
+        ("clear_tool_uses(clear_inputs=yes)", "parameter `clear_inputs` expects true or false, found `yes`"),
+        ("clear_tool_uses(exclude_tools=3)", "parameter `exclude_tools` expects a list such as [bash,grep], found `3`"),
+        ("clear_tool_uses(keep=-2)", "parameter `keep` expects a whole number ≥ 0"),
+        ("summary(summary_ratio=1.5)", "parameter `summary_ratio` expects a number from 0 to 1, found `1.5`"),
+        ("summary(recall_flagged=x)", "parameter `recall_flagged` expects a number from 0 to 1, found `x`"),
+        ("summary(recall_other=-0.1)", "parameter `recall_other` expects a number from 0 to 1"),
+        ("summary(summary_size=100, summary_ratio=0.2)", "give either `summary_size`"),
+        ("summary(summary_size=100, summary_max=50)", "not both"),
+        ("oracle(keep_recent=2)", "strategy `oracle`: unknown parameter `keep_recent` (it takes no parameters"),
+        ("oracle(x=1)", "unknown parameter `x`"),
+    ];
+    for (spec, needle) in cases {
+        let err = Strategy::parse(spec).expect_err(spec);
+        assert!(err.contains(needle), "{spec}: {err}");
+    }
+}
