@@ -3,8 +3,9 @@
 
 pub mod args;
 pub mod generate;
-pub mod sweep;
 pub mod inspect;
+pub mod merge;
+pub mod sweep;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -28,6 +29,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Write an experiment's synthetic histories as JSONL.
     Generate(generate::GenerateArgs),
+    /// Join the shards of a sweep (`sweep --shard i/n`) into one summary and manifest.
+    Merge(merge::MergeArgs),
     /// One strategy at one budget on one history, record by record: what became of each.
     Inspect(inspect::InspectArgs),
 }
@@ -39,6 +42,7 @@ impl Command {
             Command::Sweep(a) => sweep::run(a),
             Command::Generate(a) => generate::run(a),
             Command::Inspect(a) => inspect::run(a),
+            Command::Merge(a) => merge::run(a),
         }
     }
 }

@@ -3,6 +3,7 @@
 pub mod cell;
 pub mod config;
 pub mod grid;
+pub mod merge;
 pub mod run;
 pub mod shard;
 pub mod summary;
