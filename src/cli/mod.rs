@@ -2,6 +2,7 @@
 //! library so `main.rs` is only dispatch.
 
 pub mod args;
+pub mod session;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -21,12 +22,15 @@ pub struct Cli {
 pub enum Command {
     /// Every strategy at every budget on one history, as a table.
     Table(table::TableArgs),
+    /// A session turn by turn: a scripted usage trace, or a history replayed with compaction.
+    Session(Box<session::SessionArgs>),
 }
 
 impl Command {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Table(a) => table::run(a),
+            Command::Session(a) => session::run(*a),
         }
     }
 }

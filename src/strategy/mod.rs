@@ -134,6 +134,12 @@ impl Strategy {
         false
     }
 
+    /// The simulated summariser behind the strategy's summaries; `None` for strategies that
+    /// never summarise (all of them until `summary` exists).
+    pub fn summariser(&self) -> Option<crate::summariser::Summariser> {
+        None
+    }
+
     /// Builds the context for `view` under `capacity` into `out`. `stream` keys the strategy's
     /// own random draws (the simulated summariser), so a cell is reproducible on its own.
     pub fn apply(
