@@ -30,7 +30,8 @@
 //!   summarised again puts every record it still carries through the strategy's
 //!   [`Summariser`] once more (`Summariser::keeps` on the stream `rng::key(&[stream,
 //!   compaction_index])`, indexed by record), so loss compounds; a summary that is dropped
-//!   loses all it carried.
+//!   loses all it carried. The strategy itself draws from `rng::key(&[that stream,
+//!   rng::tag::SUMMARY])`, so its draws and the session's are unrelated.
 //! - **Notes, storms, prefix cache, layers**: see [`notes`], [`trigger`], [`cache`], [`layers`].
 //!
 //! # Retention
@@ -148,6 +149,8 @@ pub struct SessionMetrics {
     pub required_any: u32,
     pub retention_end: Option<f64>,
     pub retention_any_end: Option<f64>,
+    /// Present-in-any-form over (required record, later agent call) pairs; see the module
+    /// documentation.
     pub retention_at_need: Option<f64>,
 }
 

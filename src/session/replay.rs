@@ -43,7 +43,24 @@ pub struct SessionScratch {
     view_mask: Vec<u64>,
     view_flags: Vec<bool>,
     view_map: Vec<u32>,
+    /// Tool-name buffers not in use by `view_tools`, so a slot that goes from no tool to a
+    /// tool does not allocate.
+    spare_tools: Vec<String>,
     ctx: Context,
+}
+
+/// Copies `tool` into `slot`, reusing buffers (the slot's own, or one from `spare`).
+fn set_tool(slot: &mut Option<String>, tool: &Option<String>, spare: &mut Vec<String>) {
+    match (slot.as_mut(), tool) {
+        (Some(buf), Some(name)) => buf.clone_from(name),
+        (Some(_), None) => spare.extend(slot.take()),
+        (None, Some(name)) => {
+            let mut buf = spare.pop().unwrap_or_default();
+            buf.clone_from(name);
+            *slot = Some(buf);
+        }
+        (None, None) => {}
+    }
 }
 
 /// Whether record `r` starts an agent call: an assistant record always does; a tool call does
@@ -319,12 +336,10 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             s.view_mask.push(mask);
             s.view_flags.push(flag);
             s.view_map.push(i as u32);
-            // `clone_from` reuses the buffers of earlier compactions.
-            if len < s.view_tools.len() {
-                s.view_tools[len].clone_from(tool);
-            } else {
-                s.view_tools.push(tool.clone());
+            if len == s.view_tools.len() {
+                s.view_tools.push(None);
             }
+            set_tool(&mut s.view_tools[len], tool, &mut s.spare_tools);
             len += 1;
         }
         let cost = s.view_costs.iter().sum::<u64>() + h.separator * (len as u64).saturating_sub(1);
