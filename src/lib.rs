@@ -14,6 +14,7 @@ pub mod rng;
 pub mod session;
 pub mod strategy;
 pub mod summariser;
+pub mod sweep;
 
 pub use cost::CostModel;
 pub use error::InputError;

@@ -2,7 +2,9 @@
 //! library so `main.rs` is only dispatch.
 
 pub mod args;
+pub mod generate;
 pub mod session;
+pub mod sweep;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +24,10 @@ pub struct Cli {
 pub enum Command {
     /// Every strategy at every budget on one history, as a table.
     Table(table::TableArgs),
+    /// Run an experiment: every cell of its grid, in parallel, into Parquet/CSV tables.
+    Sweep(sweep::SweepArgs),
+    /// Write an experiment's synthetic histories as JSONL.
+    Generate(generate::GenerateArgs),
     /// A session turn by turn: a scripted usage trace, or a history replayed with compaction.
     Session(Box<session::SessionArgs>),
 }
@@ -30,6 +36,8 @@ impl Command {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Table(a) => table::run(a),
+            Command::Sweep(a) => sweep::run(a),
+            Command::Generate(a) => generate::run(a),
             Command::Session(a) => session::run(*a),
         }
     }

@@ -1,6 +1,7 @@
 //! Records, histories, and where they come from (files, the synthetic generator).
 
 mod costed;
+pub mod generate;
 mod load;
 mod record;
 

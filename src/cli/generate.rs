@@ -1,0 +1,50 @@
+//! `ctxlab generate EXPERIMENT --out FILE.jsonl`: writes an experiment's synthetic histories so
+//! they can be loaded and shared.
+
+use crate::history::{generate, write_jsonl};
+use crate::sweep::config::{self, Source};
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct GenerateArgs {
+    /// An experiment file whose `[histories]` has a `generate` table.
+    pub experiment: PathBuf,
+    /// Where to write the JSONL histories.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Override any key of the experiment (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub overrides: Vec<String>,
+}
+
+pub fn run(a: GenerateArgs) -> Result<()> {
+    let exp = config::load(&a.experiment, &a.overrides)?;
+    let Source::Generate(cfg) = &exp.source else {
+        bail!(
+            "{}: key `histories`: has no `generate` table, so there is nothing to generate",
+            a.experiment.display()
+        );
+    };
+    let histories = generate::generate(cfg);
+    let tmp = a.out.with_extension("jsonl.partial");
+    let write = || -> Result<()> {
+        let file = std::fs::File::create(&tmp)?;
+        let mut w = BufWriter::new(file);
+        write_jsonl(&mut w, &histories)?;
+        w.flush()?;
+        Ok(())
+    };
+    write().with_context(|| format!("{}: cannot write", tmp.display()))?;
+    std::fs::rename(&tmp, &a.out).with_context(|| format!("{}: cannot write", a.out.display()))?;
+    let records: usize = histories.iter().map(|h| h.len()).sum();
+    println!(
+        "{} histories, {} records → {}",
+        histories.len(),
+        records,
+        a.out.display()
+    );
+    Ok(())
+}

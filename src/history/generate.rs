@@ -1,0 +1,297 @@
+//! A seeded generator of agent-like histories.
+//!
+//! Each history follows an agent loop: a system prompt, the user's task, then cycles of
+//! assistant thought → tool call → tool result, with an occasional user follow-up. Text lengths
+//! are heavy-tailed the way real runs are: most records are short lines, a few tool outputs are
+//! huge (a Pareto tail, capped). `required` records are placed by `required_position`: `early`
+//! (mostly among the first records, like constraints stated at the start), `uniform` or `late`.
+//! History `i` depends only on (seed, i), so histories can be generated in parallel and a
+//! larger `count` extends a smaller one.
+
+use super::record::{History, Kind, Record};
+use crate::rng;
+use rand::rngs::ChaCha8Rng;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Position {
+    #[default]
+    Early,
+    Uniform,
+    Late,
+}
+
+/// The `[histories] generate = { ... }` table of an experiment file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateConfig {
+    /// Number of histories.
+    pub count: u32,
+    /// Record count range, inclusive: `[min, max]`.
+    pub records: [u32; 2],
+    /// Share of records that are required (at least one per history when above 0).
+    pub required_share: f64,
+    #[serde(default)]
+    pub required_position: Position,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+impl GenerateConfig {
+    /// Checks the ranges; the error names the offending key (relative to this table).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.count == 0 {
+            return Err(("count".into(), "must be at least 1 (zero histories)".into()));
+        }
+        let [lo, hi] = self.records;
+        if lo < 2 || lo > hi {
+            return Err((
+                "records".into(),
+                format!("expected [min, max] with 2 ≤ min ≤ max, found [{lo}, {hi}]"),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.required_share) {
+            return Err((
+                "required_share".into(),
+                format!(
+                    "expected a share from 0 to 1, found {}",
+                    self.required_share
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Tools the agent uses, with a scale for the size of their output (a file read or a web page
+/// is larger than an edit confirmation).
+const TOOLS: [(&str, f64); 5] = [
+    ("bash", 1.0),
+    ("read_file", 2.5),
+    ("grep", 0.8),
+    ("edit_file", 0.3),
+    ("web_fetch", 3.0),
+];
+
+const WORDS: [&str; 24] = [
+    "the", "file", "test", "error", "config", "update", "function", "value", "check", "result",
+    "module", "return", "path", "line", "build", "fix", "deploy", "user", "input", "output",
+    "approval", "branch", "commit", "data",
+];
+
+/// Generates history `index` of the configuration.
+pub fn generate_one(cfg: &GenerateConfig, index: u32) -> History {
+    let mut r = rng::stream(&[cfg.seed, rng::tag::GENERATE, u64::from(index)]);
+    let [lo, hi] = cfg.records;
+    let n = lo + (r.next_u64() % u64::from(hi - lo + 1)) as u32;
+    let mut records = Vec::with_capacity(n as usize);
+    let mut text = String::new();
+    let mut tool = 0usize;
+    for i in 0..n {
+        let (kind, tool_name, len) = match i {
+            0 => (Kind::System, None, lognormal(&mut r, 400.0, 0.5, 60, 4000)),
+            1 => (Kind::User, None, lognormal(&mut r, 250.0, 0.6, 40, 3000)),
+            _ => match (i - 2) % 3 {
+                0 if rng::next_unit(&mut r) < 0.08 => {
+                    (Kind::User, None, lognormal(&mut r, 120.0, 0.6, 20, 2000))
+                }
+                0 => (
+                    Kind::Assistant,
+                    None,
+                    lognormal(&mut r, 140.0, 0.7, 15, 3000),
+                ),
+                1 => {
+                    tool = (r.next_u64() % TOOLS.len() as u64) as usize;
+                    (
+                        Kind::ToolCall,
+                        Some(TOOLS[tool].0),
+                        lognormal(&mut r, 60.0, 0.5, 10, 600),
+                    )
+                }
+                _ => {
+                    let (name, scale) = TOOLS[tool];
+                    (
+                        Kind::ToolResult,
+                        Some(name),
+                        pareto(&mut r, 120.0 * scale, 1.3, 40_000),
+                    )
+                }
+            },
+        };
+        fill_text(&mut r, &mut text, kind, tool_name, len);
+        let mut record = Record::new(u64::from(i) + 1, text.clone()).kind(kind);
+        if let Some(t) = tool_name {
+            record = record.tool(t);
+        }
+        records.push(record);
+    }
+    place_required(&mut r, cfg, &mut records);
+    History::new(format!("synthetic-{index:05}"), records)
+}
+
+/// Generates every history of the configuration, in order.
+pub fn generate(cfg: &GenerateConfig) -> Vec<History> {
+    use rayon::prelude::*;
+    (0..cfg.count)
+        .into_par_iter()
+        .map(|i| generate_one(cfg, i))
+        .collect()
+}
+
+/// A log-normal length with the given median and spread, clamped.
+fn lognormal(r: &mut ChaCha8Rng, median: f64, sigma: f64, min: usize, max: usize) -> usize {
+    let z = standard_normal(r);
+    ((median * (sigma * z).exp()) as usize).clamp(min, max)
+}
+
+/// A Pareto length (scale `xm`, shape `alpha`): many short outputs, a few huge ones.
+fn pareto(r: &mut ChaCha8Rng, xm: f64, alpha: f64, max: usize) -> usize {
+    let u = 1.0 - rng::next_unit(r); // in (0, 1]
+    ((xm / u.powf(1.0 / alpha)) as usize).min(max)
+}
+
+/// Box–Muller: portable, unlike distribution crates whose algorithms may change.
+fn standard_normal(r: &mut ChaCha8Rng) -> f64 {
+    let u1 = 1.0 - rng::next_unit(r);
+    let u2 = rng::next_unit(r);
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// Writes `len` characters of plausible text into `out`.
+fn fill_text(r: &mut ChaCha8Rng, out: &mut String, kind: Kind, tool: Option<&str>, len: usize) {
+    out.clear();
+    match kind {
+        Kind::ToolCall => out.push_str(&format!("{}: ", tool.unwrap_or("tool"))),
+        Kind::ToolResult => out.push_str("$ "),
+        Kind::System => out.push_str("You are a coding agent. "),
+        _ => {}
+    }
+    while out.len() < len {
+        let w = WORDS[(r.next_u64() % WORDS.len() as u64) as usize];
+        out.push_str(w);
+        out.push(if kind == Kind::ToolResult && r.next_u64() % 8 == 0 {
+            '\n'
+        } else {
+            ' '
+        });
+    }
+    // All generated text is ASCII, so byte length is char length.
+    out.truncate(len);
+}
+
+/// Marks `round(share × n)` records (at least one when share > 0) as required, chosen without
+/// replacement with weights that favour the start, the end, or neither.
+fn place_required(r: &mut ChaCha8Rng, cfg: &GenerateConfig, records: &mut [Record]) {
+    let n = records.len();
+    if cfg.required_share <= 0.0 || n == 0 {
+        return;
+    }
+    let k = ((cfg.required_share * n as f64).round() as usize).clamp(1, n);
+    let scale = 0.15 * n as f64;
+    // Efraimidis–Spirakis: the k largest u^(1/w) are a weighted sample without replacement.
+    let mut keys: Vec<(f64, usize)> = (0..n)
+        .map(|i| {
+            let w = match cfg.required_position {
+                Position::Early => (-(i as f64) / scale).exp(),
+                Position::Uniform => 1.0,
+                Position::Late => (-((n - 1 - i) as f64) / scale).exp(),
+            };
+            let u = 1.0 - rng::next_unit(r);
+            (u.ln() / w.max(1e-300), i)
+        })
+        .collect();
+    keys.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    for &(_, i) in keys.iter().take(k) {
+        records[i].required = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(position: Position) -> GenerateConfig {
+        GenerateConfig {
+            count: 40,
+            records: [20, 200],
+            required_share: 0.2,
+            required_position: position,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn same_seed_same_histories_and_agent_loop_shape() {
+        let a = generate(&cfg(Position::Early));
+        assert_eq!(a, generate(&cfg(Position::Early)));
+        assert_eq!(a.len(), 40);
+        for h in &a {
+            assert!((20..=200).contains(&h.len()));
+            assert_eq!(h.records[0].kind, Kind::System);
+            assert_eq!(h.records[1].kind, Kind::User);
+            let required = h.records.iter().filter(|r| r.required).count();
+            assert_eq!(required, (0.2 * h.len() as f64).round() as usize);
+            for w in h.records.windows(2) {
+                assert!(w[0].id < w[1].id);
+                if w[1].kind == Kind::ToolResult {
+                    assert_eq!(w[0].kind, Kind::ToolCall);
+                    assert_eq!(w[0].tool, w[1].tool);
+                }
+            }
+        }
+        let other = GenerateConfig {
+            seed: 2,
+            ..cfg(Position::Early)
+        };
+        assert_ne!(a, generate(&other));
+    }
+
+    #[test]
+    fn tool_outputs_are_heavy_tailed() {
+        let lengths: Vec<usize> = generate(&cfg(Position::Uniform))
+            .iter()
+            .flat_map(|h| h.records.iter())
+            .filter(|r| r.kind == Kind::ToolResult)
+            .map(|r| r.text.len())
+            .collect();
+        let mut sorted = lengths.clone();
+        sorted.sort_unstable();
+        let median = sorted[sorted.len() / 2];
+        let max = *sorted.last().unwrap();
+        assert!(max > 20 * median, "median {median}, max {max}");
+    }
+
+    #[test]
+    fn required_position_moves_the_required_records() {
+        let mean_position = |p: Position| {
+            let hs = generate(&cfg(p));
+            let (sum, n) = hs.iter().fold((0.0, 0usize), |(s, n), h| {
+                let len = h.len() as f64;
+                let pos: Vec<f64> = h
+                    .records
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.required)
+                    .map(|(i, _)| i as f64 / len)
+                    .collect();
+                (s + pos.iter().sum::<f64>(), n + pos.len())
+            });
+            sum / n as f64
+        };
+        let (early, uniform, late) = (
+            mean_position(Position::Early),
+            mean_position(Position::Uniform),
+            mean_position(Position::Late),
+        );
+        assert!(
+            early < 0.3 && (0.35..0.65).contains(&uniform) && late > 0.7,
+            "{early} {uniform} {late}"
+        );
+    }
+}

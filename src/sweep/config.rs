@@ -1,0 +1,600 @@
+//! Experiment files: TOML, with `--set key=value` overrides, validated before anything runs.
+//!
+//! Every error names the file and the key (or the line, for TOML syntax) and says what was
+//! expected. Unknown keys are errors, so a typo never silently falls back to a default.
+
+use crate::cost::CostModel;
+use crate::error::InputError;
+use crate::history::generate::GenerateConfig;
+use crate::strategy::{Spec, Strategy};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// An experiment as written in the file (after overrides).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentFile {
+    pub name: String,
+    pub seed: u64,
+    /// Independent noise draws per history.
+    #[serde(default = "one")]
+    pub replicates: u32,
+    pub histories: HistoriesFile,
+    pub sweep: SweepFile,
+    #[serde(default)]
+    pub output: OutputFile,
+    #[serde(default)]
+    pub charts: ChartsFile,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoriesFile {
+    /// Generate synthetic histories ...
+    pub generate: Option<GenerateConfig>,
+    /// ... or load JSONL files (globs, relative to the current directory).
+    pub files: Option<Vec<String>>,
+    #[serde(default = "default_cost")]
+    pub cost: String,
+}
+
+fn default_cost() -> String {
+    "chars".into()
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepFile {
+    /// Strategy specs: strings (`"required(fill=skip)"`) or tables (`{ name = "required", fill = "skip" }`).
+    pub strategies: Vec<toml::Value>,
+    /// Percentages of each history's total cost.
+    pub budgets: Vec<f64>,
+    /// Absent: each strategy's own default.
+    pub keep_recent: Option<Vec<u32>>,
+    #[serde(default = "zero_rate")]
+    pub false_negative: Vec<f64>,
+    #[serde(default = "zero_rate")]
+    pub false_positive: Vec<f64>,
+}
+
+fn zero_rate() -> Vec<f64> {
+    vec![0.0]
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputFile {
+    /// Absent: `results/<name>`.
+    pub dir: Option<PathBuf>,
+    #[serde(default = "default_formats")]
+    pub formats: Vec<String>,
+}
+
+impl Default for OutputFile {
+    fn default() -> Self {
+        OutputFile {
+            dir: None,
+            formats: default_formats(),
+        }
+    }
+}
+
+fn default_formats() -> Vec<String> {
+    vec!["parquet".into(), "csv".into()]
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartsFile {
+    /// The budget (percent) at which retention is drawn against noise.
+    #[serde(default = "default_noise_budget")]
+    pub noise_budget: f64,
+}
+
+impl Default for ChartsFile {
+    fn default() -> Self {
+        ChartsFile {
+            noise_budget: default_noise_budget(),
+        }
+    }
+}
+
+fn default_noise_budget() -> f64 {
+    50.0
+}
+
+/// Where the histories come from, checked.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Generate(GenerateConfig),
+    Files(Vec<PathBuf>),
+}
+
+/// A validated experiment, ready to run.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub file: ExperimentFile,
+    pub origin: String,
+    pub source: Source,
+    pub cost: CostModel,
+    pub strategies: Vec<Strategy>,
+    pub budgets: Vec<f64>,
+    /// `None` = the strategy's own default.
+    pub keep_recent: Vec<Option<usize>>,
+    pub false_negative: Vec<f64>,
+    pub false_positive: Vec<f64>,
+    pub output_dir: PathBuf,
+    pub parquet: bool,
+    pub csv: bool,
+}
+
+/// Reads, overrides and validates an experiment file.
+pub fn load(path: &Path, overrides: &[String]) -> Result<Experiment, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    parse(&path.display().to_string(), &text, overrides)
+}
+
+/// Parses experiment text; `origin` names it in errors.
+pub fn parse(origin: &str, text: &str, overrides: &[String]) -> Result<Experiment, InputError> {
+    let table: toml::Table = toml::from_str(text)
+        .map_err(|e| InputError::Invalid(format!("{origin}: {}", one_line(&e.to_string()))))?;
+    from_table(origin, table, overrides, true)
+}
+
+/// Rebuilds an experiment from the resolved JSON a manifest or shard state carries, without
+/// looking for its history files (they may live on another machine).
+pub fn from_resolved(origin: &str, resolved: &serde_json::Value) -> Result<Experiment, InputError> {
+    let bad = |m: String| {
+        InputError::Invalid(format!(
+            "{origin}: the recorded experiment is unreadable: {m}"
+        ))
+    };
+    let value =
+        toml::Value::try_from(without_nulls(resolved.clone())).map_err(|e| bad(e.to_string()))?;
+    let toml::Value::Table(table) = value else {
+        return Err(bad("not a table".into()));
+    };
+    from_table(origin, table, &[], false)
+}
+
+fn without_nulls(v: serde_json::Value) -> serde_json::Value {
+    match v {
+        serde_json::Value::Object(m) => m
+            .into_iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k, without_nulls(v)))
+            .collect(),
+        serde_json::Value::Array(a) => a.into_iter().map(without_nulls).collect(),
+        other => other,
+    }
+}
+
+fn from_table(
+    origin: &str,
+    mut table: toml::Table,
+    overrides: &[String],
+    resolve_files: bool,
+) -> Result<Experiment, InputError> {
+    for o in overrides {
+        apply_override(&mut table, o)
+            .map_err(|m| InputError::Invalid(format!("--set {o:?}: {m}")))?;
+    }
+    let file: ExperimentFile = serde_path_to_error::deserialize(toml::Value::Table(table))
+        .map_err(|e| {
+            let key = e.path().to_string();
+            InputError::key(origin, key, e.into_inner().message().to_string())
+        })?;
+    validate(origin, file, resolve_files)
+}
+
+/// TOML's messages span several lines with a source excerpt; keep them, but indented.
+fn one_line(msg: &str) -> String {
+    msg.trim_end().replace('\n', "\n  ")
+}
+
+/// Sets `a.b.c = value` in the table; the value is read as TOML (`[25,50]`, `0.1`, `"x"`,
+/// `{ name = "mask" }`) and taken as a plain string when it is not valid TOML.
+pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), String> {
+    let (key, raw) = assignment
+        .split_once('=')
+        .ok_or("expected key=value, e.g. sweep.budgets=[25,50]")?;
+    let key = key.trim();
+    let raw = raw.trim();
+    let value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t.remove("v").expect("just parsed"),
+        Err(_) => toml::Value::String(raw.to_string()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(format!(
+            "key {key:?} is not a dotted path such as sweep.budgets"
+        ));
+    }
+    let mut t = table;
+    for p in &parts[..parts.len() - 1] {
+        let entry = t
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = entry
+            .as_table_mut()
+            .ok_or_else(|| format!("`{p}` is not a table, so `{key}` cannot be set"))?;
+    }
+    t.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+fn validate(
+    origin: &str,
+    file: ExperimentFile,
+    resolve_files: bool,
+) -> Result<Experiment, InputError> {
+    let err = |key: &str, msg: String| InputError::key(origin, key, msg);
+    if file.name.trim().is_empty() || file.name.contains(['/', '\\']) {
+        return Err(err(
+            "name",
+            "expected a non-empty name without slashes (it names the results folder)".into(),
+        ));
+    }
+    if file.replicates == 0 {
+        return Err(err("replicates", "must be at least 1".into()));
+    }
+    let source = match (&file.histories.generate, &file.histories.files) {
+        (Some(g), None) => {
+            g.validate()
+                .map_err(|(k, m)| err(&format!("histories.generate.{k}"), m))?;
+            Source::Generate(g.clone())
+        }
+        (None, Some(globs)) if resolve_files => {
+            Source::Files(resolve_globs(globs).map_err(|m| err("histories.files", m))?)
+        }
+        (None, Some(globs)) => Source::Files(globs.iter().map(PathBuf::from).collect()),
+        (Some(_), Some(_)) => {
+            return Err(err("histories", "give either `generate` or `files`, not both".into()))
+        }
+        (None, None) => {
+            return Err(err(
+                "histories",
+                "expected `generate = { count = ..., records = [min, max], required_share = ... }` or `files = [\"data/*.jsonl\"]`".into(),
+            ))
+        }
+    };
+    let cost: CostModel = file
+        .histories
+        .cost
+        .parse()
+        .map_err(|m| err("histories.cost", m))?;
+    let s = &file.sweep;
+    non_empty(origin, "sweep.strategies", s.strategies.len())?;
+    let strategies = s
+        .strategies
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let spec = match v {
+                toml::Value::String(text) => Spec::parse(text),
+                toml::Value::Table(t) => Spec::from_toml(t),
+                other => Err(format!(
+                    "expected a spec such as \"required(fill=skip)\" or a table {{ name = \"required\", fill = \"skip\" }}, found {other}"
+                )),
+            };
+            spec.and_then(|spec| Strategy::from_spec(&spec))
+                .map_err(|m| err(&format!("sweep.strategies[{i}]"), m))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let labels: Vec<String> = strategies.iter().map(Strategy::label).collect();
+    no_duplicates(origin, "sweep.strategies", &labels)?;
+    non_empty(origin, "sweep.budgets", s.budgets.len())?;
+    check_all(
+        origin,
+        "sweep.budgets",
+        &s.budgets,
+        0.0,
+        100.0,
+        "a percentage",
+    )?;
+    let keep_recent: Vec<Option<usize>> = match &s.keep_recent {
+        None => vec![None],
+        Some(v) => {
+            non_empty(origin, "sweep.keep_recent", v.len())?;
+            no_duplicates(origin, "sweep.keep_recent", v)?;
+            v.iter().map(|&k| Some(k as usize)).collect()
+        }
+    };
+    non_empty(origin, "sweep.false_negative", s.false_negative.len())?;
+    check_all(
+        origin,
+        "sweep.false_negative",
+        &s.false_negative,
+        0.0,
+        1.0,
+        "a rate",
+    )?;
+    non_empty(origin, "sweep.false_positive", s.false_positive.len())?;
+    check_all(
+        origin,
+        "sweep.false_positive",
+        &s.false_positive,
+        0.0,
+        1.0,
+        "a rate",
+    )?;
+    check_all(
+        origin,
+        "charts.noise_budget",
+        &[file.charts.noise_budget],
+        0.0,
+        100.0,
+        "a percentage",
+    )?;
+    let (mut parquet, mut csv) = (false, false);
+    non_empty(origin, "output.formats", file.output.formats.len())?;
+    for (i, f) in file.output.formats.iter().enumerate() {
+        match f.as_str() {
+            "parquet" => parquet = true,
+            "csv" => csv = true,
+            other => {
+                return Err(err(
+                    &format!("output.formats[{i}]"),
+                    format!("unknown format {other:?}, expected \"parquet\" or \"csv\""),
+                ))
+            }
+        }
+    }
+    let output_dir = file
+        .output
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(&file.name));
+    Ok(Experiment {
+        origin: origin.to_string(),
+        source,
+        cost,
+        strategies,
+        budgets: s.budgets.clone(),
+        keep_recent,
+        false_negative: s.false_negative.clone(),
+        false_positive: s.false_positive.clone(),
+        output_dir,
+        parquet,
+        csv,
+        file,
+    })
+}
+
+fn non_empty(origin: &str, key: &str, len: usize) -> Result<(), InputError> {
+    if len == 0 {
+        Err(InputError::key(
+            origin,
+            key,
+            "must not be empty (an empty axis gives no cells)",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_all(
+    origin: &str,
+    key: &str,
+    values: &[f64],
+    lo: f64,
+    hi: f64,
+    what: &str,
+) -> Result<(), InputError> {
+    for (i, &v) in values.iter().enumerate() {
+        if !(v.is_finite() && (lo..=hi).contains(&v)) {
+            return Err(InputError::key(
+                origin,
+                format!("{key}[{i}]"),
+                format!("{v} is out of range: expected {what} from {lo} to {hi}"),
+            ));
+        }
+    }
+    let as_text: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    no_duplicates(origin, key, &as_text)
+}
+
+fn no_duplicates<T: PartialEq + std::fmt::Display>(
+    origin: &str,
+    key: &str,
+    values: &[T],
+) -> Result<(), InputError> {
+    for (i, v) in values.iter().enumerate() {
+        if values[..i].contains(v) {
+            return Err(InputError::key(
+                origin,
+                format!("{key}[{i}]"),
+                format!("{v} appears twice; each value of an axis must be distinct"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_globs(globs: &[String]) -> Result<Vec<PathBuf>, String> {
+    if globs.is_empty() {
+        return Err("must name at least one file or pattern".into());
+    }
+    let mut files = Vec::new();
+    for g in globs {
+        let matches: Vec<PathBuf> = glob::glob(g)
+            .map_err(|e| format!("{g:?} is not a valid pattern: {e}"))?
+            .filter_map(Result::ok)
+            .filter(|p| p.is_file())
+            .collect();
+        if matches.is_empty() {
+            return Err(format!(
+                "{g:?} matches no file (patterns are relative to the current directory)"
+            ));
+        }
+        files.extend(matches);
+    }
+    Ok(files)
+}
+
+impl Experiment {
+    /// A fingerprint of what the experiment computes (the resolved config without the output
+    /// folder): runs, shards and resumes with the same hash produce the same rows.
+    pub fn config_hash(&self) -> String {
+        let mut v = self.resolved_json();
+        if let Some(o) = v.get_mut("output").and_then(|o| o.as_object_mut()) {
+            o.remove("dir");
+        }
+        // FNV-1a over the canonical JSON (serde_json sorts object keys).
+        let text = v.to_string();
+        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        format!("{hash:016x}")
+    }
+
+    /// The resolved experiment as JSON, for the manifest: the file after overrides, with
+    /// strategies in their canonical labels.
+    pub fn resolved_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(&self.file).expect("config serialises");
+        v["sweep"]["strategies"] = self.strategies.iter().map(Strategy::label).collect();
+        v["output"]["dir"] = self.output_dir.display().to_string().into();
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+seed = 7
+replicates = 2
+[histories]
+generate = { count = 3, records = [5, 9], required_share = 0.2 }
+[sweep]
+strategies = ["recent", { name = "required", fill = "skip" }]
+budgets = [50, 100]
+keep_recent = [0, 3]
+false_negative = [0.0, 0.1]
+"#;
+
+    fn err(text: &str, overrides: &[&str]) -> String {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        parse("exp.toml", text, &o).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_and_resolves() {
+        let e = parse("exp.toml", GOOD, &[]).unwrap();
+        assert_eq!(
+            e.strategies.iter().map(Strategy::label).collect::<Vec<_>>(),
+            vec!["recent", "required(fill=skip)"]
+        );
+        assert_eq!(e.keep_recent, vec![Some(0), Some(3)]);
+        assert_eq!(e.false_positive, vec![0.0]);
+        assert_eq!(e.output_dir, PathBuf::from("results/t"));
+        assert!(e.parquet && e.csv);
+        assert_eq!(
+            e.resolved_json()["sweep"]["strategies"][1],
+            "required(fill=skip)"
+        );
+    }
+
+    #[test]
+    fn overrides_replace_values_hydra_style() {
+        let o = [
+            "sweep.budgets=[25,50]".to_string(),
+            "output.dir=elsewhere".to_string(),
+            "seed=9".to_string(),
+        ];
+        let e = parse("exp.toml", GOOD, &o).unwrap();
+        assert_eq!(e.budgets, vec![25.0, 50.0]);
+        assert_eq!(e.output_dir, PathBuf::from("elsewhere"));
+        assert_eq!(e.file.seed, 9);
+    }
+
+    #[test]
+    fn every_bad_case_names_its_key() {
+        let cases: Vec<(String, Vec<&str>, &str)> = vec![
+            (
+                GOOD.replace("budgets = [50, 100]", "budgets = [-5, 100]"),
+                vec![],
+                "key `sweep.budgets[0]`: -5 is out of range",
+            ),
+            (
+                GOOD.replace("false_negative = [0.0, 0.1]", "false_negative = [1.3]"),
+                vec![],
+                "key `sweep.false_negative[0]`: 1.3 is out of range",
+            ),
+            (
+                GOOD.replace("seed = 7", "seed = 7\nsede = 8"),
+                vec![],
+                "unknown field `sede`",
+            ),
+            (
+                GOOD.replace(
+                    "keep_recent = [0, 3]",
+                    "keep_recent = [0, 3]\nbudgetz = [1]",
+                ),
+                vec![],
+                "key `sweep.budgetz`: unknown field `budgetz`, expected one of `strategies`",
+            ),
+            (
+                GOOD.replace("count = 3", "count = 0"),
+                vec![],
+                "key `histories.generate.count`: must be at least 1",
+            ),
+            (
+                GOOD.replace("budgets = [50, 100]", "budgets = []"),
+                vec![],
+                "key `sweep.budgets`: must not be empty",
+            ),
+            (
+                GOOD.replace("\"recent\",", "\"newest\","),
+                vec![],
+                "key `sweep.strategies[0]`: unknown strategy `newest`",
+            ),
+            (
+                GOOD.replace("budgets = [50, 100]", "budgets = [50, 50]"),
+                vec![],
+                "appears twice",
+            ),
+            (
+                GOOD.replace("budgets = [50, 100]", "budgets = \"half\""),
+                vec![],
+                "key `sweep.budgets`: invalid type",
+            ),
+            (
+                GOOD.into(),
+                vec!["sweep.budgets=[150]"],
+                "key `sweep.budgets[0]`: 150 is out of range",
+            ),
+            (
+                GOOD.into(),
+                vec!["nonsense"],
+                "--set \"nonsense\": expected key=value",
+            ),
+            (
+                GOOD.into(),
+                vec!["sweep.colour=red"],
+                "unknown field `colour`",
+            ),
+            (
+                GOOD.into(),
+                vec!["histories.files=[\"nothing/*.jsonl\"]"],
+                "not both",
+            ),
+            (
+                GOOD.replace("seed = 7", "seed = "),
+                vec![],
+                "exp.toml: TOML parse error at line 3",
+            ),
+        ];
+        for (text, o, want) in cases {
+            let e = err(&text, &o);
+            assert!(e.contains(want), "wanted {want:?} in: {e}");
+            assert!(e.starts_with("exp.toml") || e.starts_with("--set"), "{e}");
+        }
+    }
+}

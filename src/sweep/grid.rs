@@ -1,0 +1,85 @@
+//! The grid of a sweep: its axes, their order, and where each cell and group sits.
+//!
+//! Cells are ordered history, replicate, noise level (false-negative major, then
+//! false-positive), strategy, keep_recent, budget — the order of the rows in the cells table.
+//! Summary groups are ordered strategy, keep_recent, budget, noise level.
+
+use super::config::Experiment;
+use crate::noise::NoiseLevel;
+use crate::strategy::Strategy;
+
+#[derive(Debug, Clone)]
+pub struct Grid {
+    pub seed: u64,
+    pub histories: usize,
+    pub replicates: u32,
+    pub levels: Vec<NoiseLevel>,
+    pub strategies: Vec<Strategy>,
+    pub labels: Vec<String>,
+    /// `None` = the strategy's own default.
+    pub keep_recent: Vec<Option<usize>>,
+    pub budgets: Vec<f64>,
+}
+
+impl Grid {
+    pub fn new(exp: &Experiment, histories: usize) -> Self {
+        let levels = exp
+            .false_negative
+            .iter()
+            .flat_map(|&q| {
+                exp.false_positive
+                    .iter()
+                    .map(move |&p| NoiseLevel::new(q, p))
+            })
+            .collect();
+        Grid {
+            seed: exp.file.seed,
+            histories,
+            replicates: exp.file.replicates,
+            levels,
+            labels: exp.strategies.iter().map(Strategy::label).collect(),
+            strategies: exp.strategies.clone(),
+            keep_recent: exp.keep_recent.clone(),
+            budgets: exp.budgets.clone(),
+        }
+    }
+
+    /// Cells for one history and one replicate.
+    pub fn cells_per_replicate(&self) -> usize {
+        self.levels.len() * self.strategies.len() * self.keep_recent.len() * self.budgets.len()
+    }
+
+    pub fn cells_per_history(&self) -> usize {
+        self.replicates as usize * self.cells_per_replicate()
+    }
+
+    pub fn cells(&self) -> u64 {
+        self.histories as u64 * self.cells_per_history() as u64
+    }
+
+    /// Number of summary groups.
+    pub fn groups(&self) -> usize {
+        self.strategies.len() * self.keep_recent.len() * self.budgets.len() * self.levels.len()
+    }
+
+    /// The summary group of a cell's coordinates (indices into the axes).
+    pub fn group(&self, strategy: usize, keep_recent: usize, budget: usize, level: usize) -> usize {
+        ((strategy * self.keep_recent.len() + keep_recent) * self.budgets.len() + budget)
+            * self.levels.len()
+            + level
+    }
+
+    /// The axis indices of a group, inverse of [`Grid::group`].
+    pub fn group_coordinates(&self, group: usize) -> (usize, usize, usize, usize) {
+        let level = group % self.levels.len();
+        let rest = group / self.levels.len();
+        let budget = rest % self.budgets.len();
+        let rest = rest / self.budgets.len();
+        (
+            rest / self.keep_recent.len(),
+            rest % self.keep_recent.len(),
+            budget,
+            level,
+        )
+    }
+}

@@ -1,0 +1,526 @@
+//! Running a sweep: histories in, tables and a manifest out.
+//!
+//! Histories are evaluated in parallel in chunks of bounded size. After each chunk its rows are
+//! written as a part file, added to the running summary, and a checkpoint records the progress,
+//! so memory stays bounded by the chunk and a killed run can `--resume` where it stopped.
+//! Everything is written into a staging folder and moved into place at the end (the manifest
+//! last): an interrupted run never leaves a table that looks complete. The output is the same
+//! whatever the thread count, the chunking, or an interruption.
+
+use super::cell::{evaluate_history, CellRow, Scratch};
+use super::config::{Experiment, Source};
+use super::grid::Grid;
+use super::shard::Shard;
+use super::summary::Summary;
+use super::tables::{self, CellsCsv, ParquetSink};
+use crate::error::InputError;
+use crate::history::{self, generate, CostedHistory, History};
+use anyhow::{bail, Context as _, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use polars::prelude::{ParquetReader, SerReader};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Cells per chunk by default: enough to keep every core busy, few enough to bound memory.
+pub const DEFAULT_CHUNK_CELLS: usize = 1 << 18;
+
+/// Which cells go into the cells table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum CellsOutput {
+    /// No cells table: only the summary (and charts).
+    None,
+    /// The cells of every 100th history (indices 0, 100, 200, ...).
+    Sample,
+    /// Every cell.
+    #[default]
+    All,
+}
+
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Worker threads; `None` = one per core.
+    pub threads: Option<usize>,
+    /// No progress bar even on a terminal.
+    pub quiet: bool,
+    pub cells: CellsOutput,
+    pub shard: Option<Shard>,
+    /// Finish an interrupted run instead of refusing to touch it.
+    pub resume: bool,
+    pub chunk_cells: usize,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            threads: None,
+            quiet: true,
+            cells: CellsOutput::All,
+            shard: None,
+            resume: false,
+            chunk_cells: DEFAULT_CHUNK_CELLS,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    pub dir: PathBuf,
+    pub cells: u64,
+    pub histories: usize,
+    pub wall: Duration,
+    pub files: Vec<PathBuf>,
+    /// Chunks taken over from an interrupted run.
+    pub resumed_chunks: usize,
+}
+
+/// Progress of a run, saved after every chunk in the staging folder.
+#[derive(Debug, Serialize, Deserialize)]
+struct Checkpoint {
+    config_hash: String,
+    shard: Option<(usize, usize)>,
+    chunks_total: usize,
+    chunks_done: usize,
+    summary: Summary,
+}
+
+/// What one shard leaves for `ctxlab merge`: its summary and where it came from.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ShardState {
+    pub config_hash: String,
+    pub shard: (usize, usize),
+    pub histories: (usize, usize),
+    pub cells: u64,
+    pub wall_seconds: f64,
+    pub config: serde_json::Value,
+    pub summary: Summary,
+}
+
+/// The experiment's histories, generated or loaded.
+pub fn load_histories(exp: &Experiment) -> Result<Vec<History>, InputError> {
+    let histories = match &exp.source {
+        Source::Generate(cfg) => generate::generate(cfg),
+        Source::Files(files) => {
+            let mut all: Vec<History> = Vec::new();
+            let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();
+            for f in files {
+                for h in history::load_jsonl(f)? {
+                    if let Some(first) = origin.insert(h.name.clone(), f.clone()) {
+                        return Err(InputError::File {
+                            path: f.clone(),
+                            message: format!(
+                                "history {:?} is also in {}; history names must be unique across files",
+                                h.name,
+                                first.display()
+                            ),
+                        });
+                    }
+                    all.push(h);
+                }
+            }
+            all
+        }
+    };
+    Ok(histories)
+}
+
+/// Where a run's files go.
+struct Layout {
+    dir: PathBuf,
+    shard: Option<Shard>,
+}
+
+impl Layout {
+    fn staging(&self) -> PathBuf {
+        match self.shard {
+            None => self.dir.join(".partial"),
+            // Outside `cells/`, so a half-written shard never shows up in the dataset.
+            Some(s) => self.dir.join(format!(".partial-shard={}", s.index)),
+        }
+    }
+
+    /// Final places of the staged files, in publishing order (the mark of completion last).
+    fn destinations(&self) -> Vec<(&'static str, PathBuf)> {
+        match self.shard {
+            None => vec![
+                ("cells.parquet", self.dir.join("cells.parquet")),
+                ("cells.csv", self.dir.join("cells.csv")),
+                ("summary.parquet", self.dir.join("summary.parquet")),
+                ("summary.csv", self.dir.join("summary.csv")),
+                ("manifest.json", self.dir.join("manifest.json")),
+            ],
+            Some(s) => {
+                let part = format!("shard={}", s.index);
+                vec![
+                    (
+                        "cells.parquet",
+                        self.dir.join("cells").join(&part).join("part.parquet"),
+                    ),
+                    (
+                        "cells.csv",
+                        self.dir.join("cells-csv").join(&part).join("part.csv"),
+                    ),
+                    (
+                        "state.json",
+                        self.dir.join("shards").join(format!("{part}.json")),
+                    ),
+                ]
+            }
+        }
+    }
+}
+
+/// Runs the sweep (or one shard of it) and writes its tables into `exp.output_dir`.
+pub fn run(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
+    let pool = match opts.threads {
+        Some(0) => bail!("--threads must be at least 1"),
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build()?,
+        None => rayon::ThreadPoolBuilder::new().build()?,
+    };
+    pool.install(|| run_in_pool(exp, opts))
+}
+
+fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
+    let started = Instant::now();
+    let config_hash = exp.config_hash();
+    let histories = load_histories(exp)?;
+    let range = match opts.shard {
+        Some(s) => s.histories(histories.len()),
+        None => 0..histories.len(),
+    };
+    let grid = Grid::new(exp, histories.len());
+    let names: Vec<String> = histories.iter().map(|h| h.name.clone()).collect();
+    let costed: Vec<CostedHistory> = histories[range.clone()]
+        .par_iter()
+        .map(|h| CostedHistory::new(h, exp.cost))
+        .collect();
+    drop(histories);
+
+    let layout = Layout {
+        dir: exp.output_dir.clone(),
+        shard: opts.shard,
+    };
+    let staging = layout.staging();
+    let per_chunk = (opts.chunk_cells.max(1) / grid.cells_per_history().max(1)).max(1);
+    let chunks_total = costed.len().div_ceil(per_chunk);
+    let shard_key = opts.shard.map(|s| (s.index, s.count));
+    let mut checkpoint = prepare_staging(
+        &staging,
+        &config_hash,
+        shard_key,
+        chunks_total,
+        &grid,
+        opts.resume,
+    )?;
+    let resumed_chunks = checkpoint.chunks_done;
+
+    let shard_cells = (costed.len() * grid.cells_per_history()) as u64;
+    let bar = progress_bar(shard_cells, opts.quiet);
+    bar.inc(
+        (resumed_chunks * per_chunk * grid.cells_per_history()).min(shard_cells as usize) as u64,
+    );
+    let abort_after = test_abort_hook();
+    let mut rows: Vec<CellRow> = Vec::new();
+    for (k, chunk) in costed.chunks(per_chunk).enumerate().skip(resumed_chunks) {
+        let base = range.start + k * per_chunk;
+        let parts: Vec<Vec<CellRow>> = chunk
+            .par_iter()
+            .enumerate()
+            .map_init(Scratch::default, |scratch, (j, h)| {
+                let mut out = Vec::with_capacity(grid.cells_per_history());
+                evaluate_history(&grid, base + j, h, scratch, &mut out);
+                bar.inc(out.len() as u64);
+                out
+            })
+            .collect();
+        rows.clear();
+        for p in &parts {
+            checkpoint.summary.add(&grid, p);
+            let kept = match opts.cells {
+                CellsOutput::All => true,
+                CellsOutput::Sample => p.first().is_some_and(|r| r.history % 100 == 0),
+                CellsOutput::None => false,
+            };
+            if kept {
+                rows.extend_from_slice(p);
+            }
+        }
+        write_part(&staging, k, exp, &grid, &names, &rows)?;
+        checkpoint.chunks_done = k + 1;
+        save_checkpoint(&staging, &checkpoint)?;
+        if abort_after == Some(checkpoint.chunks_done - resumed_chunks) {
+            // Test hook: die like `kill -9` right after a checkpoint.
+            std::process::abort();
+        }
+    }
+    bar.finish_and_clear();
+
+    assemble_parts(&staging, chunks_total, exp, &grid, opts.cells)?;
+    let summary = checkpoint.summary;
+    let wall = started.elapsed();
+    match opts.shard {
+        None => write_summary_and_manifest(&staging, exp, &grid, &summary, wall, None)?,
+        Some(s) => {
+            let state = ShardState {
+                config_hash: config_hash.clone(),
+                shard: (s.index, s.count),
+                histories: (range.start, range.end),
+                cells: shard_cells,
+                wall_seconds: wall.as_secs_f64(),
+                config: exp.resolved_json(),
+                summary,
+            };
+            write_json(&staging.join("state.json"), &state)?;
+        }
+    }
+    std::fs::remove_file(staging.join("checkpoint.json")).ok();
+    let files = publish(&staging, &layout)?;
+    Ok(RunReport {
+        dir: layout.dir,
+        cells: shard_cells,
+        histories: costed.len(),
+        wall,
+        files,
+        resumed_chunks,
+    })
+}
+
+/// Makes the staging folder ready: refuses to touch an unfinished run unless resuming, and
+/// returns the checkpoint to continue from.
+fn prepare_staging(
+    staging: &Path,
+    config_hash: &str,
+    shard: Option<(usize, usize)>,
+    chunks_total: usize,
+    grid: &Grid,
+    resume: bool,
+) -> Result<Checkpoint> {
+    let fresh = Checkpoint {
+        config_hash: config_hash.to_string(),
+        shard,
+        chunks_total,
+        chunks_done: 0,
+        summary: Summary::new(grid),
+    };
+    let path = staging.join("checkpoint.json");
+    let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: unreadable checkpoint; delete {} to start over",
+                path.display(),
+                staging.display()
+            )
+        })?),
+        Err(_) => None,
+    };
+    match previous {
+        Some(p) if !resume => bail!(
+            "{} holds an unfinished run ({} of {} chunks done); run again with --resume to finish it, or delete that folder to start over",
+            staging.display(),
+            p.chunks_done,
+            p.chunks_total
+        ),
+        Some(p) if p.config_hash != config_hash || p.shard != shard || p.chunks_total != chunks_total => bail!(
+            "{} holds an unfinished run of a different experiment or shard (config hash {}, this one {}); it cannot be resumed with this one — delete that folder to start over",
+            staging.display(),
+            p.config_hash,
+            config_hash
+        ),
+        Some(p) => Ok(p),
+        None => {
+            if staging.exists() {
+                std::fs::remove_dir_all(staging).with_context(|| format!("{}: cannot clear", staging.display()))?;
+            }
+            std::fs::create_dir_all(staging).with_context(|| format!("{}: cannot create", staging.display()))?;
+            Ok(fresh)
+        }
+    }
+}
+
+fn save_checkpoint(staging: &Path, c: &Checkpoint) -> Result<()> {
+    write_json(&staging.join("checkpoint.json"), c)
+}
+
+/// Writes JSON through a temporary file and a rename, so a reader never sees half of it.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    let text = serde_json::to_string_pretty(value)? + "\n";
+    std::fs::write(&tmp, text).with_context(|| format!("{}: cannot write", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
+}
+
+fn part_name(k: usize, ext: &str) -> String {
+    format!("part-{k:06}.{ext}")
+}
+
+/// One chunk's rows as part files (overwritten when a resumed run redoes the chunk).
+fn write_part(
+    staging: &Path,
+    k: usize,
+    exp: &Experiment,
+    grid: &Grid,
+    names: &[String],
+    rows: &[CellRow],
+) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    if exp.parquet {
+        let mut df = tables::cells_frame(grid, names, rows)?;
+        tables::write_parquet(&staging.join(part_name(k, "parquet")), &mut df)?;
+    }
+    if exp.csv {
+        let mut w = CellsCsv::create_headless(&staging.join(part_name(k, "csv")))?;
+        w.write(grid, names, rows)?;
+        w.finish()?;
+    }
+    Ok(())
+}
+
+/// Joins the part files into the final cells tables, in chunk order, and removes the parts.
+fn assemble_parts(
+    staging: &Path,
+    chunks: usize,
+    exp: &Experiment,
+    grid: &Grid,
+    cells: CellsOutput,
+) -> Result<()> {
+    if cells == CellsOutput::None {
+        return Ok(());
+    }
+    let existing = |ext: &str| -> Vec<PathBuf> {
+        (0..chunks)
+            .map(|k| staging.join(part_name(k, ext)))
+            .filter(|p| p.exists())
+            .collect()
+    };
+    if exp.parquet {
+        let parts = existing("parquet");
+        let target = staging.join("cells.parquet");
+        if parts.is_empty() {
+            let mut df = tables::cells_frame(grid, &[], &[])?;
+            tables::write_parquet(&target, &mut df)?;
+        }
+        let mut sink: Option<ParquetSink> = None;
+        for p in &parts {
+            let file =
+                std::fs::File::open(p).with_context(|| format!("{}: cannot read", p.display()))?;
+            let df = ParquetReader::new(file)
+                .finish()
+                .map_err(|e| anyhow::anyhow!("{}: cannot read Parquet: {e}", p.display()))?;
+            if sink.is_none() {
+                sink = Some(ParquetSink::create(&target, df.schema())?);
+            }
+            sink.as_mut().expect("created above").write(&df)?;
+            std::fs::remove_file(p).ok();
+        }
+        if let Some(s) = sink {
+            s.finish()?;
+        }
+    }
+    if exp.csv {
+        let target = staging.join("cells.csv");
+        let mut out = std::io::BufWriter::new(
+            std::fs::File::create(&target)
+                .with_context(|| format!("{}: cannot create", target.display()))?,
+        );
+        use std::io::Write as _;
+        writeln!(out, "{}", tables::CELL_COLUMNS.join(","))?;
+        for p in existing("csv") {
+            let mut f =
+                std::fs::File::open(&p).with_context(|| format!("{}: cannot read", p.display()))?;
+            std::io::copy(&mut f, &mut out)
+                .with_context(|| format!("{}: cannot write", target.display()))?;
+            std::fs::remove_file(&p).ok();
+        }
+        out.flush()
+            .with_context(|| format!("{}: cannot write", target.display()))?;
+    }
+    Ok(())
+}
+
+/// Writes the summary tables and the manifest into `staging`.
+pub fn write_summary_and_manifest(
+    staging: &Path,
+    exp: &Experiment,
+    grid: &Grid,
+    summary: &Summary,
+    wall: Duration,
+    shards: Option<usize>,
+) -> Result<()> {
+    let rows = summary.rows(grid);
+    if exp.parquet {
+        let mut df = tables::summary_frame(&rows)?;
+        tables::write_parquet(&staging.join("summary.parquet"), &mut df)?;
+    }
+    if exp.csv {
+        tables::write_summary_csv(&staging.join("summary.csv"), &rows)?;
+    }
+    let manifest = serde_json::json!({
+        "name": exp.file.name,
+        "seed": exp.file.seed,
+        "config": exp.resolved_json(),
+        "config_hash": exp.config_hash(),
+        "source": exp.origin,
+        "cells": grid.cells(),
+        "histories": grid.histories,
+        "shards": shards,
+        "grid": {
+            "histories": grid.histories,
+            "replicates": grid.replicates,
+            "false_negative": exp.false_negative,
+            "false_positive": exp.false_positive,
+            "strategies": grid.labels,
+            "keep_recent": exp.keep_recent,
+            "budgets": grid.budgets,
+        },
+        "version": env!("CARGO_PKG_VERSION"),
+        "wall_seconds": wall.as_secs_f64(),
+    });
+    write_json(&staging.join("manifest.json"), &manifest)
+}
+
+/// Moves the staged files to their final places and removes the staging folder.
+fn publish(staging: &Path, layout: &Layout) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for (name, to) in layout.destinations() {
+        let from = staging.join(name);
+        if !from.exists() {
+            continue;
+        }
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("{}: cannot create", parent.display()))?;
+        }
+        std::fs::rename(&from, &to)
+            .with_context(|| format!("{}: cannot move into place", to.display()))?;
+        files.push(to);
+    }
+    std::fs::remove_dir_all(staging).ok();
+    Ok(files)
+}
+
+fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} cells ({per_sec}, ETA {eta})",
+        )
+        .expect("valid template"),
+    );
+    bar
+}
+
+/// `CTXLAB_ABORT_AFTER_CHUNKS=k` makes the process abort after k checkpoints: how the tests
+/// kill a sweep at a known point.
+fn test_abort_hook() -> Option<usize> {
+    std::env::var("CTXLAB_ABORT_AFTER_CHUNKS")
+        .ok()?
+        .parse()
+        .ok()
+}
