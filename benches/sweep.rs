@@ -90,10 +90,7 @@ false_positive = [0.0, 0.05]
     let (cells, secs) = best_of_three(|| {
         run::run(
             &exp,
-            &run::RunOptions {
-                threads: None,
-                quiet: true,
-            },
+            &run::RunOptions::default(),
         )
         .expect("sweep runs")
         .cells

@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod noise;
 pub mod report;
 pub mod rng;
+pub mod session;
 pub mod strategy;
 pub mod summariser;
 pub mod sweep;

@@ -5,6 +5,7 @@ pub mod args;
 pub mod generate;
 pub mod inspect;
 pub mod merge;
+pub mod session;
 pub mod sweep;
 pub mod table;
 
@@ -33,6 +34,8 @@ pub enum Command {
     Merge(merge::MergeArgs),
     /// One strategy at one budget on one history, record by record: what became of each.
     Inspect(inspect::InspectArgs),
+    /// A session turn by turn: a scripted usage trace, or a history replayed with compaction.
+    Session(Box<session::SessionArgs>),
 }
 
 impl Command {
@@ -43,6 +46,7 @@ impl Command {
             Command::Generate(a) => generate::run(a),
             Command::Inspect(a) => inspect::run(a),
             Command::Merge(a) => merge::run(a),
+            Command::Session(a) => session::run(*a),
         }
     }
 }

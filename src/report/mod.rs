@@ -2,4 +2,5 @@
 
 pub mod inspect;
 pub mod numbers;
+pub mod session;
 pub mod table;

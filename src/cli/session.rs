@@ -1,0 +1,306 @@
+//! `ctxlab session`: a scripted usage trace (`--usage`) or a history replayed turn by turn.
+
+use crate::cost::CostModel;
+use crate::history::{load_jsonl, CostedHistory, History, Kind};
+use crate::noise::{self, NoiseLevel};
+use crate::report::session as out;
+use crate::rng;
+use crate::session::{
+    self, parse_usage, run_script, Invalid, Layers, SessionConfig, SessionScratch, Trace,
+};
+use crate::strategy::Strategy;
+use anyhow::{anyhow, bail, Result};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct SessionArgs {
+    /// A JSONL history to replay turn by turn (leave it out and give --usage for a scripted trace).
+    #[arg(required_unless_present = "usage", conflicts_with = "usage")]
+    pub history: Option<PathBuf>,
+    /// Scripted trace: the usage (input + output) of each agent call, e.g. 400,650,800; an item
+    /// may be written input+output, e.g. 300+100.
+    #[arg(long)]
+    pub usage: Option<String>,
+    /// The context window, in units of the cost model.
+    #[arg(long)]
+    pub window: u64,
+    /// Compact when usage ≥ window × ratio; a number in (0, 1].
+    #[arg(long, allow_hyphen_values = true)]
+    pub ratio: f64,
+    /// Do not reset usage after a compaction (the forgotten reset: a compaction storm).
+    #[arg(long)]
+    pub no_reset: bool,
+    /// A fruitless compaction within this many agent calls of the previous one is a storm.
+    #[arg(long, default_value_t = 2)]
+    pub storm_turns: u32,
+    /// Stop compacting after this many fruitless compactions in a row (default: never stop).
+    #[arg(long)]
+    pub max_consecutive: Option<u32>,
+    /// The strategy spec a replay compacts with, e.g. `recent` or `required(fill=skip)`.
+    #[arg(long)]
+    pub strategy: Option<String>,
+    /// Replay: a compaction's capacity as a share of the window (default 0.3).
+    #[arg(long, allow_hyphen_values = true)]
+    pub target: Option<f64>,
+    /// Replay: `keep_recent` for a strategy whose spec does not set it.
+    #[arg(long)]
+    pub keep_recent: Option<usize>,
+    /// Replay: probability that a record is written to notes (flagged ones at twice the rate).
+    #[arg(long, allow_hyphen_values = true)]
+    pub note_rate: Option<String>,
+    /// Replay: cost model, chars, bytes or approx-tokens (default approx-tokens: windows and
+    /// prices are in tokens).
+    #[arg(long)]
+    pub cost: Option<CostModel>,
+    /// Replay: which history of the file, when it holds several.
+    #[arg(long)]
+    pub history_name: Option<String>,
+    /// Replay: the seed of the session's draws (summaries, notes, label noise).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Replay: P(flag off | required), the label noise strategies and notes see.
+    #[arg(long, allow_hyphen_values = true)]
+    pub false_negative: Option<String>,
+    /// Replay: P(flag on | not required).
+    #[arg(long, allow_hyphen_values = true)]
+    pub false_positive: Option<String>,
+    /// Replay: input price per million units (default 3).
+    #[arg(long, allow_hyphen_values = true)]
+    pub price_input: Option<f64>,
+    /// Replay: output price per million units (default 15).
+    #[arg(long, allow_hyphen_values = true)]
+    pub price_output: Option<f64>,
+    /// Replay: cache reads as a multiple of the input price (default 0.1).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cache_read_factor: Option<f64>,
+    /// Replay: cache writes as a multiple of the input price (default 1.25).
+    #[arg(long, allow_hyphen_values = true)]
+    pub cache_write_factor: Option<f64>,
+    /// Replay: trigger on the history budget layer (above 0.8 of its share) instead of usage.
+    #[arg(long)]
+    pub layers: bool,
+    /// Replay with --layers: units reserved for output (default a tenth of the window).
+    #[arg(long)]
+    pub reserved_output: Option<u64>,
+    /// Replay with --layers: system, work, knowledge and history shares in percent.
+    #[arg(long)]
+    pub layer_shares: Option<String>,
+    /// text, csv (one row per agent call) or metrics (one CSV row of session metrics; replay only).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Csv,
+    Metrics,
+}
+
+pub fn run(a: SessionArgs) -> Result<()> {
+    match (&a.usage, &a.history) {
+        (Some(usage), None) => scripted(&a, usage),
+        (None, Some(path)) => replay(&a, path.clone()),
+        _ => bail!("give either a HISTORY to replay or --usage for a scripted trace"),
+    }
+}
+
+/// `Invalid` with the key spelt as the command-line flag.
+fn flag_error(e: Invalid) -> anyhow::Error {
+    anyhow!("--{}: {}", e.key.replace('_', "-"), e.message)
+}
+
+fn base_config(a: &SessionArgs) -> SessionConfig {
+    SessionConfig {
+        window: a.window,
+        ratio: a.ratio,
+        reset: !a.no_reset,
+        storm_turns: a.storm_turns,
+        max_consecutive: a.max_consecutive,
+        ..SessionConfig::default()
+    }
+}
+
+fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
+    let replay_only = [
+        ("--strategy", a.strategy.is_some()),
+        ("--target", a.target.is_some()),
+        ("--keep-recent", a.keep_recent.is_some()),
+        ("--note-rate", a.note_rate.is_some()),
+        ("--cost", a.cost.is_some()),
+        ("--history-name", a.history_name.is_some()),
+        ("--seed", a.seed.is_some()),
+        ("--false-negative", a.false_negative.is_some()),
+        ("--false-positive", a.false_positive.is_some()),
+        ("--price-input", a.price_input.is_some()),
+        ("--price-output", a.price_output.is_some()),
+        ("--cache-read-factor", a.cache_read_factor.is_some()),
+        ("--cache-write-factor", a.cache_write_factor.is_some()),
+        ("--layers", a.layers),
+        ("--reserved-output", a.reserved_output.is_some()),
+        ("--layer-shares", a.layer_shares.is_some()),
+    ];
+    let given: Vec<&str> = replay_only
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(f, _)| *f)
+        .collect();
+    if !given.is_empty() {
+        bail!(
+            "{} only appl{} when replaying a HISTORY: a scripted trace (--usage) has no context to compact",
+            given.join(", "),
+            if given.len() == 1 { "ies" } else { "y" }
+        );
+    }
+    if a.format == Format::Metrics {
+        bail!("--format metrics needs a HISTORY to replay; a scripted trace prints text or csv");
+    }
+    let cfg = base_config(a);
+    cfg.validate().map_err(flag_error)?;
+    let usage = parse_usage(usage).map_err(|e| anyhow!("--usage: {e}"))?;
+    let outcome = run_script(&cfg, &usage);
+    match a.format {
+        Format::Csv => print!("{}", out::script_csv(&outcome)),
+        _ => print!("{}", out::script_text(&cfg, &outcome)),
+    }
+    Ok(())
+}
+
+fn probability(flag: &str, text: &Option<String>) -> Result<f64> {
+    match text {
+        None => Ok(0.0),
+        Some(t) => crate::cli::args::rate(t).map_err(|e| anyhow!("{flag}: {e}")),
+    }
+}
+
+fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
+    // Check every argument before reading anything.
+    let spec = a.strategy.as_deref().ok_or_else(|| {
+        anyhow!("--strategy is required when replaying a HISTORY, e.g. --strategy recent")
+    })?;
+    let strategy = Strategy::parse(spec).map_err(|e| anyhow!("--strategy: {e}"))?;
+    let mut cfg = base_config(a);
+    if let Some(t) = a.target {
+        cfg.target = t;
+    }
+    cfg.keep_recent = a.keep_recent;
+    cfg.note_rate = probability("--note-rate", &a.note_rate)?;
+    let level = NoiseLevel::new(
+        probability("--false-negative", &a.false_negative)?,
+        probability("--false-positive", &a.false_positive)?,
+    );
+    let prices = &mut cfg.prices;
+    for (v, slot) in [
+        (a.price_input, &mut prices.input),
+        (a.price_output, &mut prices.output),
+        (a.cache_read_factor, &mut prices.cache_read_factor),
+        (a.cache_write_factor, &mut prices.cache_write_factor),
+    ] {
+        if let Some(v) = v {
+            *slot = v;
+        }
+    }
+    if !a.layers && (a.reserved_output.is_some() || a.layer_shares.is_some()) {
+        bail!("--reserved-output and --layer-shares only apply with --layers");
+    }
+    if a.layers {
+        let mut layers = Layers::new(a.reserved_output.unwrap_or(a.window / 10));
+        if let Some(text) = &a.layer_shares {
+            layers.shares = layer_shares(text)?;
+        }
+        cfg.layers = Some(layers);
+    }
+    cfg.validate().map_err(flag_error)?;
+
+    let histories = load_jsonl(&path)?;
+    let history = pick(&path, &histories, a.history_name.as_deref())?;
+    if !history
+        .records
+        .iter()
+        .any(|r| matches!(r.kind, Kind::Assistant | Kind::ToolCall))
+    {
+        bail!(
+            "{}: history {:?} has no `assistant` or `tool_call` records: a session needs model calls (records without `kind` are notes)",
+            path.display(),
+            history.name
+        );
+    }
+    let costed = CostedHistory::new(history, a.cost.unwrap_or(CostModel::ApproxTokens));
+    let seed = a.seed.unwrap_or(0);
+    let flags = noise::flags(&costed.truth, level, seed, 0, 0);
+    let mut trace = Trace::default();
+    let metrics = session::simulate_with(
+        &costed,
+        &flags,
+        &strategy,
+        &cfg,
+        rng::key(&[seed]),
+        &mut SessionScratch::default(),
+        Some(&mut trace),
+    );
+    let label = strategy.label();
+    let text = match a.format {
+        Format::Text => out::replay_text(
+            &out::ReplayHeader {
+                history: &costed.name,
+                records: costed.len(),
+                cost_model: costed.model.as_str(),
+                strategy: &label,
+            },
+            &cfg,
+            &trace,
+            &metrics,
+        ),
+        Format::Csv => out::calls_csv(&trace),
+        Format::Metrics => out::metrics_csv(&costed.name, &label, &cfg, &metrics),
+    };
+    print!("{text}");
+    Ok(())
+}
+
+fn layer_shares(text: &str) -> Result<[f64; 4]> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    let bad = || {
+        anyhow!(
+            "--layer-shares: {text:?} should be four percentages (system, work, knowledge, history), e.g. 8,22,30,40"
+        )
+    };
+    if parts.len() != 4 {
+        return Err(bad());
+    }
+    let mut shares = [0.0; 4];
+    for (s, p) in shares.iter_mut().zip(&parts) {
+        *s = p.trim_end_matches('%').parse().map_err(|_| bad())?;
+    }
+    Ok(shares)
+}
+
+fn pick<'h>(
+    path: &std::path::Path,
+    histories: &'h [History],
+    name: Option<&str>,
+) -> Result<&'h History> {
+    let names = || {
+        histories
+            .iter()
+            .map(|h| format!("{:?}", h.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (name, histories.len()) {
+        (None, 1) => Ok(&histories[0]),
+        (None, n) => bail!(
+            "{}: holds {n} histories ({}); choose one with --history-name",
+            path.display(),
+            names()
+        ),
+        (Some(name), _) => histories.iter().find(|h| h.name == name).ok_or_else(|| {
+            anyhow!(
+                "{}: no history named {name:?} (it holds {})",
+                path.display(),
+                names()
+            )
+        }),
+    }
+}

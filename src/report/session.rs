@@ -1,0 +1,323 @@
+//! `ctxlab session`: scripted traces and history replays as text or CSV.
+
+use super::numbers::{fraction, opt_fraction, percent};
+use crate::session::{ScriptOutcome, SessionConfig, SessionMetrics, Trace};
+use std::fmt::Write as _;
+
+/// The header of a scripted trace's CSV, one row per agent call.
+pub const SCRIPT_CSV_HEADER: &str = "call,usage,cumulative,compaction_before";
+
+/// The header of a replay's per-call CSV: the scripted columns first, then the replay's own.
+pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,required_present,required_appeared";
+
+/// The header of a replay's one-row metrics CSV.
+pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,over_window_calls,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need";
+
+fn reset_words(cfg: &SessionConfig) -> &'static str {
+    if cfg.reset {
+        "usage resets after a compaction"
+    } else {
+        "usage is NOT reset after a compaction"
+    }
+}
+
+pub fn script_csv(out: &ScriptOutcome) -> String {
+    let mut s = String::from(SCRIPT_CSV_HEADER);
+    s.push('\n');
+    for r in &out.rows {
+        let _ = writeln!(
+            s,
+            "{},{},{},{}",
+            r.call, r.usage, r.cumulative, r.compaction_before
+        );
+    }
+    s
+}
+
+pub fn script_text(cfg: &SessionConfig, out: &ScriptOutcome) -> String {
+    let mut s = format!(
+        "window {} × ratio {} → trigger {}; {}\n\n",
+        cfg.window,
+        cfg.ratio,
+        out.trigger,
+        reset_words(cfg)
+    );
+    let width = out
+        .rows
+        .iter()
+        .map(|r| r.cumulative.to_string().len())
+        .max()
+        .unwrap_or(0)
+        .max("cumulative".len());
+    let _ = writeln!(s, "call  {:>8}  {:>width$}", "usage", "cumulative");
+    let _ = writeln!(s, "----  {:>8}  {:>width$}", "-----", "-".repeat(width));
+    let mut previous = 0;
+    for r in &out.rows {
+        if r.compaction_before {
+            let _ = writeln!(
+                s,
+                "      compaction (usage {previous} ≥ {}){}",
+                out.trigger,
+                if r.storm { " — storm" } else { "" }
+            );
+        }
+        let _ = writeln!(s, "{:>4}  {:>8}  {:>width$}", r.call, r.usage, r.cumulative);
+        previous = r.cumulative;
+    }
+    let _ = writeln!(
+        s,
+        "\n{} agent calls + {} compaction{} = {} model calls; {} storm{}",
+        out.rows.len(),
+        out.compactions,
+        plural(out.compactions),
+        out.model_calls,
+        out.storms,
+        plural(out.storms)
+    );
+    if out.guard_tripped {
+        let _ = writeln!(
+            s,
+            "guard: compaction stopped after {} fruitless compactions in a row",
+            cfg.max_consecutive.unwrap_or(0)
+        );
+    }
+    if out.due_after_last {
+        let _ = writeln!(
+            s,
+            "usage {previous} ≥ {} after the last call: the next call would compact first",
+            out.trigger
+        );
+    }
+    s
+}
+
+fn plural(n: u32) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+pub fn calls_csv(trace: &Trace) -> String {
+    let mut s = String::from(CALLS_CSV_HEADER);
+    s.push('\n');
+    for c in &trace.calls {
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{}",
+            c.call,
+            c.usage(),
+            c.cumulative,
+            c.compaction_before,
+            c.input,
+            c.output,
+            c.cache_read,
+            c.cache_write,
+            c.required_present,
+            c.required_appeared
+        );
+    }
+    s
+}
+
+pub fn metrics_csv(
+    history: &str,
+    strategy: &str,
+    cfg: &SessionConfig,
+    m: &SessionMetrics,
+) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(METRICS_CSV_HEADER.split(','))
+        .expect("in-memory write");
+    w.write_record([
+        history.to_string(),
+        strategy.to_string(),
+        cfg.window.to_string(),
+        cfg.ratio.to_string(),
+        cfg.trigger().to_string(),
+        m.records.to_string(),
+        m.calls.to_string(),
+        m.compactions.to_string(),
+        m.failed_compactions.to_string(),
+        m.model_calls.to_string(),
+        m.storms.to_string(),
+        m.guard_tripped.to_string(),
+        m.over_window_calls.to_string(),
+        m.input_tokens.to_string(),
+        m.cache_read_tokens.to_string(),
+        m.cache_write_tokens.to_string(),
+        m.output_tokens.to_string(),
+        fraction(m.cost),
+        m.peak_input.to_string(),
+        m.final_context.to_string(),
+        m.noted.to_string(),
+        m.required_total.to_string(),
+        m.required_verbatim.to_string(),
+        m.required_any.to_string(),
+        opt_fraction(m.retention_end),
+        opt_fraction(m.retention_any_end),
+        opt_fraction(m.retention_at_need),
+    ])
+    .expect("in-memory write");
+    String::from_utf8(w.into_inner().expect("in-memory write")).expect("utf-8")
+}
+
+/// What describes the replay on its first lines.
+pub struct ReplayHeader<'a> {
+    pub history: &'a str,
+    pub records: usize,
+    pub cost_model: &'a str,
+    pub strategy: &'a str,
+}
+
+pub fn replay_text(
+    head: &ReplayHeader,
+    cfg: &SessionConfig,
+    trace: &Trace,
+    m: &SessionMetrics,
+) -> String {
+    let mut s = format!(
+        "history {:?}: {} records ({}), strategy {}\nwindow {} × ratio {} → trigger {}; {}\n",
+        head.history,
+        head.records,
+        head.cost_model,
+        head.strategy,
+        cfg.window,
+        cfg.ratio,
+        cfg.trigger(),
+        reset_words(cfg)
+    );
+    match &cfg.layers {
+        Some(l) => {
+            let _ = writeln!(
+                s,
+                "budget layers: usable {} (reserved output {}), history budget {:.0}, compact above {} of it, down to {}",
+                l.usable(cfg.window),
+                l.reserved_output,
+                l.history_budget(cfg.window),
+                percent(l.trigger_fill),
+                percent(l.target_fill)
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "a compaction leaves at most {} ({} of the window) before notes",
+                cfg.capacity(),
+                percent(cfg.target)
+            );
+        }
+    }
+    if cfg.note_rate > 0.0 {
+        let _ = writeln!(
+            s,
+            "notes: rate {} (flagged records at twice the rate)",
+            cfg.note_rate
+        );
+    }
+    s.push('\n');
+    let headings = [
+        "call",
+        "input",
+        "output",
+        "cumulative",
+        "cache read",
+        "cache write",
+        "required",
+    ];
+    let rows: Vec<[String; 7]> = trace
+        .calls
+        .iter()
+        .map(|c| {
+            [
+                c.call.to_string(),
+                c.input.to_string(),
+                c.output.to_string(),
+                c.cumulative.to_string(),
+                c.cache_read.to_string(),
+                c.cache_write.to_string(),
+                format!("{}/{}", c.required_present, c.required_appeared),
+            ]
+        })
+        .collect();
+    let mut widths = headings.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, c) in widths.iter_mut().zip(row) {
+            *w = (*w).max(c.len());
+        }
+    }
+    let line = |cols: &[String]| {
+        let mut l = String::new();
+        for (c, w) in cols.iter().zip(widths) {
+            let _ = write!(l, "{c:>w$}  ");
+        }
+        l.trim_end().to_string() + "\n"
+    };
+    s += &line(&headings.map(String::from));
+    s += &line(&widths.map(|w| "-".repeat(w)));
+    let mut compactions = trace.compactions.iter().peekable();
+    for (row, call) in rows.iter().zip(&trace.calls) {
+        while let Some(c) = compactions.next_if(|c| c.before_call == call.call) {
+            let what = if c.failed {
+                format!(
+                    "compaction FAILED: the strategy cannot fit capacity {}; context {} kept",
+                    c.capacity, c.input
+                )
+            } else {
+                format!(
+                    "compaction: context {} → {} (capacity {}), summary output {}, required present {}",
+                    c.input, c.context_after, c.capacity, c.output, c.required_present
+                )
+            };
+            let mut flags = String::new();
+            if c.fruitless {
+                flags += ", fruitless";
+            }
+            if c.storm {
+                flags += ", STORM";
+            }
+            let _ = writeln!(s, "      {what}{flags}");
+        }
+        s += &line(row);
+    }
+    let opt = |x: Option<f64>| x.map(percent).unwrap_or_else(|| "n/a".into());
+    let _ = writeln!(
+        s,
+        "\n{} agent calls + {} compaction{} ({} failed) = {} model calls; {} storm{}{}",
+        m.calls,
+        m.compactions,
+        plural(m.compactions),
+        m.failed_compactions,
+        m.model_calls,
+        m.storms,
+        plural(m.storms),
+        if m.guard_tripped {
+            "; the guard stopped compaction"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        s,
+        "billed: input {} (cache read {}, cache write {}), output {}; cost {:.6}",
+        m.input_tokens, m.cache_read_tokens, m.cache_write_tokens, m.output_tokens, m.cost
+    );
+    let _ = writeln!(
+        s,
+        "peak input {}, final context {}, calls over the window {}, records noted {}",
+        m.peak_input, m.final_context, m.over_window_calls, m.noted
+    );
+    let _ = writeln!(
+        s,
+        "required at the end: {}/{} verbatim ({}), {}/{} in any form ({}); retention at need {}",
+        m.required_verbatim,
+        m.required_total,
+        opt(m.retention_end),
+        m.required_any,
+        m.required_total,
+        opt(m.retention_any_end),
+        opt(m.retention_at_need)
+    );
+    s
+}

@@ -1,0 +1,236 @@
+//! What a session runs with: the window and trigger, what a compaction aims for, notes, storm
+//! detection, prices and (optionally) budget layers. Checked once, before anything runs.
+
+use super::layers::Layers;
+use std::fmt;
+
+/// A bad configuration value: the key as a config file spells it, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub key: &'static str,
+    pub message: String,
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
+pub(crate) fn invalid(key: &'static str, message: impl Into<String>) -> Invalid {
+    Invalid {
+        key,
+        message: message.into(),
+    }
+}
+
+/// Prices per million units of the cost model (tokens under `approx-tokens`).
+///
+/// Defaults: 3 per million input and 15 per million output, the list price of a common
+/// mid-sized model in US dollars; cache reads bill 0.1× and cache writes 1.25× the input
+/// price, as a common provider charges for a five-minute prompt cache.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read_factor: f64,
+    pub cache_write_factor: f64,
+}
+
+impl Default for Prices {
+    fn default() -> Self {
+        Prices {
+            input: 3.0,
+            output: 15.0,
+            cache_read_factor: 0.1,
+            cache_write_factor: 1.25,
+        }
+    }
+}
+
+impl Prices {
+    fn validate(&self) -> Result<(), Invalid> {
+        for (key, v) in [
+            ("price_input", self.input),
+            ("price_output", self.output),
+            ("cache_read_factor", self.cache_read_factor),
+            ("cache_write_factor", self.cache_write_factor),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(invalid(
+                    key,
+                    format!("{v} is not a price: expected a number ≥ 0"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a session runs. `Default` gives the lesson's window 2000 and ratio 0.7 with every
+/// option at its documented default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionConfig {
+    /// The context window, in units of the cost model.
+    pub window: u64,
+    /// Compact when usage ≥ `window × ratio`; in (0, 1].
+    pub ratio: f64,
+    /// Reset usage to 0 after a compaction; `false` reproduces the forgotten reset (a storm).
+    pub reset: bool,
+    /// The strategy's capacity at a compaction, as a share of the window (0.3 by default):
+    /// `floor(window × target)`. Notes read back come on top of it.
+    pub target: f64,
+    /// `keep_recent` for strategies whose spec does not set it (`None`: the strategy's default).
+    pub keep_recent: Option<usize>,
+    /// Probability that a record is written to notes when it appears (flagged records at twice
+    /// the rate, see [`super::notes`]); 0 disables notes.
+    pub note_rate: f64,
+    /// A fruitless compaction within this many agent calls of the previous compaction is a storm.
+    pub storm_turns: u32,
+    /// Stop compacting for the rest of the session after this many fruitless compactions in a
+    /// row (`None`: never stop, as the harnesses did before they added the guard).
+    pub max_consecutive: Option<u32>,
+    pub prices: Prices,
+    /// Trigger on the history layer's fill instead of the usage counter.
+    pub layers: Option<Layers>,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig {
+            window: 2000,
+            ratio: 0.7,
+            reset: true,
+            target: 0.3,
+            keep_recent: None,
+            note_rate: 0.0,
+            storm_turns: 2,
+            max_consecutive: None,
+            prices: Prices::default(),
+            layers: None,
+        }
+    }
+}
+
+impl SessionConfig {
+    /// A checked configuration with the given window and ratio and every other option at its
+    /// default.
+    pub fn new(window: u64, ratio: f64) -> Result<Self, Invalid> {
+        let cfg = SessionConfig {
+            window,
+            ratio,
+            ..SessionConfig::default()
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Checks every value; the first bad one is reported.
+    pub fn validate(&self) -> Result<(), Invalid> {
+        if self.window == 0 {
+            return Err(invalid("window", "must be at least 1"));
+        }
+        check_share("ratio", self.ratio)?;
+        check_share("target", self.target)?;
+        if !(0.0..=1.0).contains(&self.note_rate) {
+            return Err(invalid(
+                "note_rate",
+                format!(
+                    "{} is out of range: expected a probability from 0 to 1",
+                    self.note_rate
+                ),
+            ));
+        }
+        if self.storm_turns == 0 {
+            return Err(invalid("storm_turns", "must be at least 1 (agent calls)"));
+        }
+        if self.max_consecutive == Some(0) {
+            return Err(invalid(
+                "max_consecutive",
+                "must be at least 1 (leave it out for no guard)",
+            ));
+        }
+        self.prices.validate()?;
+        if let Some(layers) = &self.layers {
+            layers.validate(self.window)?;
+        }
+        Ok(())
+    }
+
+    /// The usage at which the session compacts: `window × ratio`, rounded up to a whole unit
+    /// (usage is whole, so `usage ≥ window × ratio` is `usage ≥ ceil(window × ratio)`). A product
+    /// within floating-point noise of a whole number is that number: 2000 × 0.7 is 1400.
+    pub fn trigger(&self) -> u64 {
+        threshold(self.window, self.ratio)
+    }
+
+    /// The strategy's capacity at a compaction (counter mode): `floor(window × target)`.
+    pub fn capacity(&self) -> u64 {
+        let x = self.window as f64 * self.target;
+        let r = x.round();
+        if (x - r).abs() <= 1e-9 * x.max(1.0) {
+            r as u64
+        } else {
+            x.floor() as u64
+        }
+    }
+}
+
+fn check_share(key: &'static str, v: f64) -> Result<(), Invalid> {
+    if v.is_finite() && v > 0.0 && v <= 1.0 {
+        Ok(())
+    } else {
+        Err(invalid(
+            key,
+            format!("{v} is out of range: expected a number in (0, 1], e.g. 0.7"),
+        ))
+    }
+}
+
+/// `ceil(window × ratio)`, with products within floating-point noise of a whole number taken
+/// as that number.
+pub fn threshold(window: u64, ratio: f64) -> u64 {
+    let x = window as f64 * ratio;
+    let r = x.round();
+    if (x - r).abs() <= 1e-9 * x.max(1.0) {
+        r as u64
+    } else {
+        x.ceil() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triggers_round_up_but_ignore_float_noise() {
+        assert_eq!(threshold(2000, 0.7), 1400);
+        assert_eq!(threshold(6000, 0.75), 4500);
+        assert_eq!(threshold(10, 0.33), 4); // 3.3 → usage 4 is the first at or over it
+        assert_eq!(threshold(1, 0.1), 1);
+        assert_eq!(SessionConfig::default().capacity(), 600);
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let bad = |f: fn(&mut SessionConfig)| {
+            let mut c = SessionConfig::default();
+            f(&mut c);
+            c.validate().unwrap_err()
+        };
+        assert_eq!(bad(|c| c.window = 0).key, "window");
+        assert_eq!(bad(|c| c.ratio = 0.0).key, "ratio");
+        assert_eq!(bad(|c| c.ratio = 1.5).key, "ratio");
+        assert_eq!(bad(|c| c.ratio = f64::NAN).key, "ratio");
+        assert_eq!(bad(|c| c.target = 0.0).key, "target");
+        assert_eq!(bad(|c| c.note_rate = -0.1).key, "note_rate");
+        assert_eq!(bad(|c| c.storm_turns = 0).key, "storm_turns");
+        assert_eq!(bad(|c| c.max_consecutive = Some(0)).key, "max_consecutive");
+        assert_eq!(bad(|c| c.prices.input = -1.0).key, "price_input");
+        assert!(SessionConfig::new(2000, 1.0).is_ok());
+        assert!(bad(|c| c.ratio = 2.0).to_string().contains("(0, 1]"));
+    }
+}

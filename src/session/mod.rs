@@ -1,0 +1,236 @@
+//! Sessions: compaction over time. A history is replayed as an agent loop and a trigger
+//! decides when to compact, with any strategy.
+//!
+//! # The loop
+//!
+//! - **Turns.** Each `assistant` record is one agent model call (a `tool_call` record right
+//!   after an assistant record or another tool call belongs to the same call; one that follows
+//!   anything else is a call of its own). The call's input is the current context, its cost
+//!   under the history's cost model; its output is the call's records, joined like any
+//!   records. Every other record (system, user, tool results, ...) is appended to the context
+//!   when it appears; records before the first call are the initial context.
+//! - **Usage.** After each agent call the usage counter grows by that call's input + output.
+//! - **The check** sits after a turn's tool results are appended and before the next agent
+//!   call (there is none before the first call, nor after the last): when usage ≥
+//!   `ceil(window × ratio)` (or, with [`Layers`], when the history layer is over its fill) the
+//!   session compacts.
+//! - **A compaction** applies the strategy to the current context, an ordered list of entries —
+//!   original records, placeholders, summaries — each with a cost, kind, tool and flag (a
+//!   placeholder is never flagged; a summary is flagged when it still carries a flagged
+//!   record), under the capacity `floor(window × target)` (with layers: the other layers as
+//!   they are plus the history layer's target). The context is **replaced** by the result, then
+//!   the notes, if any, are read back after it; usage is reset to 0 (`reset = false` leaves it,
+//!   the forgotten reset). The compaction is itself a model call: its input is the context
+//!   being compacted, its output the summaries written (0 for strategies that write none). It
+//!   is billed but does not count towards usage. A strategy that cannot meet the capacity
+//!   (infeasible) leaves the context and the counter as they were: a failed, fruitless
+//!   compaction, tried again at the next check.
+//! - **Summaries.** A summary carries the records it replaced, each kept with the
+//!   strategy's draw ([`Context::summary_kept`](crate::strategy::Context)). A summary that is
+//!   summarised again puts every record it still carries through the strategy's
+//!   [`Summariser`] once more (`Summariser::keeps` on the stream `rng::key(&[stream,
+//!   compaction_index])`, indexed by record), so loss compounds; a summary that is dropped
+//!   loses all it carried. The strategy itself draws from `rng::key(&[that stream,
+//!   rng::tag::SUMMARY])`, so its draws and the session's are unrelated.
+//! - **Notes, storms, prefix cache, layers**: see [`notes`], [`trigger`], [`cache`], [`layers`].
+//!
+//! # Retention
+//!
+//! A required record is **present** at a moment when the context holds it verbatim (its own
+//! entry, or the notes read back) or paraphrased (a summary that still carries it); verbatim
+//! presence alone is what `retention_end` counts, any form what `retention_any_end` counts,
+//! both over all required records of the history, at the end of the session.
+//!
+//! **Retention at need** asks whether a required record was there when later calls needed it.
+//! For every agent call k and every required record r that appeared before call k (appended to
+//! the context before the call's input was sent, including just before it), the pair (r, k)
+//! scores 1 if r is present in any form in call k's input. Retention at need is the mean over
+//! all such pairs (pooled: records that appeared early weigh more because more calls needed
+//! them); `None` when there is no pair.
+
+pub mod cache;
+pub mod config;
+mod context;
+pub mod layers;
+pub mod notes;
+mod replay;
+pub mod trace;
+pub mod trigger;
+
+pub use config::{Invalid, Prices, SessionConfig};
+pub use context::{Entry, Origin};
+pub use layers::{Layer, Layers};
+pub use replay::SessionScratch;
+pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
+
+use crate::history::CostedHistory;
+use crate::strategy::{Context, Outcome, Strategy, View};
+use crate::summariser::Summariser;
+
+/// What a session compacts with. [`Strategy`] is the one the project uses; the trait keeps the
+/// session independent of the strategy catalogue (and lets tests plug in a rule of their own).
+pub trait Compactor {
+    /// Builds the compacted context for `view` under `capacity` (see [`Strategy::apply`]).
+    fn compact(
+        &self,
+        view: View,
+        capacity: u64,
+        keep_recent: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome;
+
+    /// The summariser behind the compactor's summaries, applied again to what an older summary
+    /// carries when it is summarised once more (`None`: the default summariser, should a
+    /// summary ever appear).
+    fn summariser(&self) -> Option<Summariser>;
+
+    /// The `keep_recent` in force when the session's configuration gives `axis`.
+    fn keep_recent(&self, axis: Option<usize>) -> usize;
+}
+
+impl Compactor for Strategy {
+    fn compact(
+        &self,
+        view: View,
+        capacity: u64,
+        keep_recent: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        self.apply(view, capacity, keep_recent, stream, out)
+    }
+
+    fn summariser(&self) -> Option<Summariser> {
+        Strategy::summariser(self)
+    }
+
+    fn keep_recent(&self, axis: Option<usize>) -> usize {
+        self.effective_keep_recent(axis)
+    }
+}
+
+/// The measures of one session.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SessionMetrics {
+    pub records: u32,
+    /// Agent model calls.
+    pub calls: u32,
+    /// Compactions run, failed ones included.
+    pub compactions: u32,
+    /// Compactions whose strategy was infeasible (the context was left as it was).
+    pub failed_compactions: u32,
+    /// Agent calls plus compaction calls.
+    pub model_calls: u32,
+    pub storms: u32,
+    /// Whether `max_consecutive` stopped compaction.
+    pub guard_tripped: bool,
+    /// Agent calls whose input + output exceeded the window.
+    pub over_window_calls: u32,
+    /// Input units of every model call (`cache_read + cache_write`).
+    pub input_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub output_tokens: u64,
+    /// Billed cost under the configured [`Prices`].
+    pub cost: f64,
+    /// The largest agent-call input.
+    pub peak_input: u64,
+    /// The context's cost at the end.
+    pub final_context: u64,
+    /// The usage counter at the end.
+    pub final_usage: u64,
+    /// Records written to notes.
+    pub noted: u32,
+    pub required_total: u32,
+    /// Required records present verbatim at the end (their own entry or the notes).
+    pub required_verbatim: u32,
+    /// Required records present in any form at the end.
+    pub required_any: u32,
+    pub retention_end: Option<f64>,
+    pub retention_any_end: Option<f64>,
+    /// Present-in-any-form over (required record, later agent call) pairs; see the module
+    /// documentation.
+    pub retention_at_need: Option<f64>,
+}
+
+/// One agent call of a replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallRow {
+    /// 1-based agent call number.
+    pub call: u32,
+    pub input: u64,
+    pub output: u64,
+    /// The usage counter after the call.
+    pub cumulative: u64,
+    /// Whether a compaction ran just before this call.
+    pub compaction_before: bool,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    /// Required records present in any form in this call's input, of those appeared so far.
+    pub required_present: u32,
+    pub required_appeared: u32,
+}
+
+impl CallRow {
+    /// The call's input + output.
+    pub fn usage(&self) -> u64 {
+        self.input + self.output
+    }
+}
+
+/// One compaction of a replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactionRow {
+    /// The agent call it ran before (1-based).
+    pub before_call: u32,
+    /// The compaction call's input (the context being compacted) and output (summaries).
+    pub input: u64,
+    pub output: u64,
+    /// The capacity the strategy was given.
+    pub capacity: u64,
+    /// The context's cost after the compaction (notes included).
+    pub context_after: u64,
+    pub cache_read: u64,
+    pub failed: bool,
+    pub fruitless: bool,
+    pub storm: bool,
+    /// Required records present in any form after the compaction.
+    pub required_present: u32,
+}
+
+/// What happened call by call, for people reading one session.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    pub calls: Vec<CallRow>,
+    pub compactions: Vec<CompactionRow>,
+}
+
+/// Replays `history` with `flags` (what strategies and the notes see) as one session.
+///
+/// `stream` keys every random draw of the session (summaries, notes): give each session its
+/// own, e.g. `rng::key(&[seed, history, replicate])`. The configuration must have passed
+/// [`SessionConfig::validate`]. Allocation-free once `scratch` has grown.
+pub fn simulate(
+    history: &CostedHistory,
+    flags: &[bool],
+    strategy: &Strategy,
+    cfg: &SessionConfig,
+    stream: u64,
+    scratch: &mut SessionScratch,
+) -> SessionMetrics {
+    replay::run(history, flags, strategy, cfg, stream, scratch, None)
+}
+
+/// [`simulate`] with any [`Compactor`], optionally recording every call and compaction.
+pub fn simulate_with<C: Compactor + ?Sized>(
+    history: &CostedHistory,
+    flags: &[bool],
+    compactor: &C,
+    cfg: &SessionConfig,
+    stream: u64,
+    scratch: &mut SessionScratch,
+    trace: Option<&mut Trace>,
+) -> SessionMetrics {
+    replay::run(history, flags, compactor, cfg, stream, scratch, trace)
+}

@@ -1,0 +1,635 @@
+//! Replaying a history as an agent loop (see the module documentation of [`super`] for the
+//! rules). One [`Run`] lives for one session; everything that grows with the history is in
+//! [`SessionScratch`], reused from session to session.
+
+use super::cache::{Billing, Prefix};
+use super::config::SessionConfig;
+use super::context::{Entry, Origin, PlaceholderCost, NONE};
+use super::layers::Layer;
+use super::trigger::Trigger;
+use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
+use crate::history::{CostedHistory, Kind};
+use crate::rng;
+use crate::strategy::{Context, Item, Outcome, View};
+
+const VERBATIM: u8 = 1;
+const PARAPHRASED: u8 = 2;
+
+/// Buffers a session reuses: hand the same scratch to every session a worker runs, and the
+/// replay stops allocating once they have grown to the largest history.
+#[derive(Debug, Default)]
+pub struct SessionScratch {
+    entries: Vec<Entry>,
+    next: Vec<Entry>,
+    /// `cum[i]`: the summed cost of `entries[..=i]` (separators excluded).
+    cum: Vec<u64>,
+    /// Per record: the summary carrying it, or [`NONE`].
+    in_summary: Vec<u32>,
+    /// Per record: whether that summary still carries its information.
+    kept: Vec<bool>,
+    /// Per record: written to notes.
+    noted: Vec<bool>,
+    /// Per record: [`VERBATIM`] / [`PARAPHRASED`] presence, recounted after a compaction.
+    mark: Vec<u8>,
+    /// Per summary id: what it became at this compaction, whether it survived, whether it
+    /// carries a flagged record (its flag in the strategy's view).
+    remap: Vec<u32>,
+    alive: Vec<bool>,
+    summary_flag: Vec<bool>,
+    /// The context as the strategy sees it (notes excluded), and which entry each view index is.
+    view_costs: Vec<u64>,
+    /// Text lengths in chars (what `mask(min_chars)` compares); stand-ins count as 0.
+    view_chars: Vec<u64>,
+    view_kinds: Vec<Kind>,
+    view_tools: Vec<Option<String>>,
+    view_mask: Vec<u64>,
+    view_flags: Vec<bool>,
+    view_map: Vec<u32>,
+    /// Tool-name buffers not in use by `view_tools`, so a slot that goes from no tool to a
+    /// tool does not allocate.
+    spare_tools: Vec<String>,
+    ctx: Context,
+}
+
+/// Copies `tool` into `slot`, reusing buffers (the slot's own, or one from `spare`).
+fn set_tool(slot: &mut Option<String>, tool: &Option<String>, spare: &mut Vec<String>) {
+    match (slot.as_mut(), tool) {
+        (Some(buf), Some(name)) => buf.clone_from(name),
+        (Some(_), None) => spare.extend(slot.take()),
+        (None, Some(name)) => {
+            let mut buf = spare.pop().unwrap_or_default();
+            buf.clone_from(name);
+            *slot = Some(buf);
+        }
+        (None, None) => {}
+    }
+}
+
+/// Whether record `r` starts an agent call: an assistant record always does; a tool call does
+/// unless it follows an assistant record or another tool call (then it is part of that
+/// call's output).
+fn starts_call(kinds: &[Kind], r: usize) -> bool {
+    match kinds[r] {
+        Kind::Assistant => true,
+        Kind::ToolCall => r == 0 || !matches!(kinds[r - 1], Kind::Assistant | Kind::ToolCall),
+        _ => false,
+    }
+}
+
+/// The layer of an entry (the rules are in [`super::layers`]); `turn_start` is the first
+/// record of the newest turn.
+fn layer_of(kinds: &[Kind], turn_start: usize, origin: Origin) -> Layer {
+    match origin {
+        Origin::Record(r) | Origin::Placeholder(r) => match kinds[r as usize] {
+            Kind::System => Layer::System,
+            Kind::Note => Layer::Knowledge,
+            _ if r as usize >= turn_start => Layer::Work,
+            _ => Layer::History,
+        },
+        Origin::Notes(_) => Layer::Knowledge,
+        Origin::Summary(_) | Origin::SummaryPlaceholder(_) => Layer::History,
+    }
+}
+
+pub(super) fn run<C: Compactor + ?Sized>(
+    history: &CostedHistory,
+    flags: &[bool],
+    compactor: &C,
+    cfg: &SessionConfig,
+    stream: u64,
+    scratch: &mut SessionScratch,
+    trace: Option<&mut Trace>,
+) -> SessionMetrics {
+    assert_eq!(flags.len(), history.len(), "one flag per record");
+    debug_assert!(cfg.validate().is_ok(), "validate the configuration first");
+    let n = history.len();
+    let s = scratch;
+    s.entries.clear();
+    s.cum.clear();
+    for (v, init) in [(&mut s.kept, false), (&mut s.noted, false)] {
+        v.clear();
+        v.resize(n, init);
+    }
+    s.in_summary.clear();
+    s.in_summary.resize(n, NONE);
+    s.remap.clear();
+    s.alive.clear();
+    s.summary_flag.clear();
+    let mut run = Run {
+        h: history,
+        flags,
+        compactor,
+        cfg,
+        stream,
+        notes_stream: notes::stream(stream),
+        s,
+        trace,
+        trigger: Trigger::new(cfg),
+        prefix: Prefix::default(),
+        billing: Billing::default(),
+        layer_used: [0; 4],
+        turn_start: 0,
+        appeared: 0,
+        notes_count: 0,
+        notes_cost: 0,
+        notes_upto: 0,
+        summaries: 0,
+        calls: 0,
+        compacted: false,
+        failed: 0,
+        over_window: 0,
+        peak_input: 0,
+        appeared_required: 0,
+        present_required: 0,
+        need_pairs: 0,
+        need_hits: 0,
+    };
+    let kinds = &history.kinds;
+    let mut r = 0;
+    while r < n {
+        if starts_call(kinds, r) {
+            let mut end = r + 1;
+            while end < n && kinds[end] == Kind::ToolCall {
+                end += 1;
+            }
+            if run.calls > 0 {
+                run.check(run.calls + 1);
+            }
+            run.agent_call(r, end);
+            r = end;
+        } else {
+            run.append(r);
+            r += 1;
+        }
+    }
+    run.finish()
+}
+
+struct Run<'a, C: ?Sized> {
+    h: &'a CostedHistory,
+    flags: &'a [bool],
+    compactor: &'a C,
+    cfg: &'a SessionConfig,
+    stream: u64,
+    notes_stream: u64,
+    s: &'a mut SessionScratch,
+    trace: Option<&'a mut Trace>,
+    trigger: Trigger,
+    prefix: Prefix,
+    billing: Billing,
+    /// Use of each [`Layer`], kept up to date whether or not layers trigger.
+    layer_used: [u64; 4],
+    /// The first record of the newest turn (the last agent call's output).
+    turn_start: usize,
+    /// Records appended so far: `0..appeared`.
+    appeared: usize,
+    notes_count: u32,
+    notes_cost: u64,
+    /// Records before this index were appended when the notes in the context were read back.
+    notes_upto: usize,
+    /// Summaries created so far (their ids are `0..summaries`).
+    summaries: u32,
+    calls: u32,
+    /// A compaction ran since the last agent call.
+    compacted: bool,
+    failed: u32,
+    over_window: u32,
+    peak_input: u64,
+    appeared_required: u32,
+    present_required: u32,
+    need_pairs: u64,
+    need_hits: u64,
+}
+
+impl<C: Compactor + ?Sized> Run<'_, C> {
+    /// The cost of the first `m` entries, separators included.
+    fn prefix_cost(&self, m: usize) -> u64 {
+        match m {
+            0 => 0,
+            m => self.s.cum[m - 1] + self.h.separator * (m as u64 - 1),
+        }
+    }
+
+    fn context_cost(&self) -> u64 {
+        self.prefix_cost(self.s.entries.len())
+    }
+
+    fn layer_of(&self, origin: Origin) -> Layer {
+        layer_of(&self.h.kinds, self.turn_start, origin)
+    }
+
+    fn push(&mut self, e: Entry) {
+        let gap = if self.s.entries.is_empty() {
+            0
+        } else {
+            self.h.separator
+        };
+        self.layer_used[self.layer_of(e.origin) as usize] += e.cost + gap;
+        let sum = self.s.cum.last().copied().unwrap_or(0) + e.cost;
+        self.s.cum.push(sum);
+        self.s.entries.push(e);
+    }
+
+    /// Record `r` appears: appended verbatim, perhaps noted.
+    fn append(&mut self, r: usize) {
+        let cost = self.h.costs[r];
+        self.push(Entry {
+            origin: Origin::Record(r as u32),
+            cost,
+        });
+        self.appeared = r + 1;
+        if self.h.truth[r] {
+            self.appeared_required += 1;
+            self.present_required += 1;
+        }
+        if notes::noted(self.cfg.note_rate, self.flags[r], self.notes_stream, r) {
+            self.s.noted[r] = true;
+            self.notes_cost += cost
+                + if self.notes_count > 0 {
+                    self.h.separator
+                } else {
+                    0
+                };
+            self.notes_count += 1;
+        }
+    }
+
+    /// The agent call whose output is records `a..b`.
+    fn agent_call(&mut self, a: usize, b: usize) {
+        let call = self.calls + 1;
+        let input = self.context_cost();
+        let cached = self.prefix.call(self.s.entries.len());
+        let read = self.prefix_cost(cached);
+        let output = self.h.costs[a..b].iter().sum::<u64>() + self.h.separator * (b - a - 1) as u64;
+        self.billing.call(input, read, output);
+        self.trigger.add_call(input + output);
+        if input + output > self.cfg.window {
+            self.over_window += 1;
+        }
+        self.peak_input = self.peak_input.max(input);
+        self.need_pairs += u64::from(self.appeared_required);
+        self.need_hits += u64::from(self.present_required);
+        self.calls = call;
+        let compaction_before = std::mem::take(&mut self.compacted);
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.calls.push(CallRow {
+                call,
+                input,
+                output,
+                cumulative: self.trigger.usage,
+                compaction_before,
+                cache_read: read,
+                cache_write: input - read,
+                required_present: self.present_required,
+                required_appeared: self.appeared_required,
+            });
+        }
+        // A new turn: the previous one is history now.
+        self.layer_used[Layer::History as usize] += self.layer_used[Layer::Work as usize];
+        self.layer_used[Layer::Work as usize] = 0;
+        self.turn_start = a;
+        for r in a..b {
+            self.append(r);
+        }
+    }
+
+    /// The check before agent call `before_call`.
+    fn check(&mut self, before_call: u32) {
+        if !self.trigger.allowed() {
+            return;
+        }
+        let due = match &self.cfg.layers {
+            Some(l) => l.over(self.layer_used[Layer::History as usize], self.cfg.window),
+            None => self.trigger.over(),
+        };
+        if due {
+            self.compact(before_call);
+        }
+    }
+
+    /// Fills the strategy's view of the context: every entry but the notes (the fresh read-back,
+    /// a superset, replaces them). Returns the view's length and cost.
+    fn build_view(&mut self) -> (usize, u64) {
+        let s = &mut *self.s;
+        let h = self.h;
+        s.view_costs.clear();
+        s.view_chars.clear();
+        s.view_kinds.clear();
+        s.view_mask.clear();
+        s.view_flags.clear();
+        s.view_map.clear();
+        let mut len = 0usize;
+        for (i, e) in s.entries.iter().enumerate() {
+            let (kind, tool, mask, flag) = match e.origin {
+                Origin::Record(r) => {
+                    let r = r as usize;
+                    (h.kinds[r], &h.tools[r], h.mask_costs[r], self.flags[r])
+                }
+                // A stand-in carries nothing, so it is never flagged; masking it again
+                // changes nothing.
+                Origin::Placeholder(r) => {
+                    (h.kinds[r as usize], &h.tools[r as usize], e.cost, false)
+                }
+                Origin::Summary(id) => (Kind::Summary, &None, e.cost, s.summary_flag[id as usize]),
+                Origin::SummaryPlaceholder(_) => (Kind::Summary, &None, e.cost, false),
+                Origin::Notes(_) => continue,
+            };
+            s.view_costs.push(e.cost);
+            s.view_chars.push(match e.origin {
+                Origin::Record(r) => h.chars[r as usize],
+                _ => 0,
+            });
+            s.view_kinds.push(kind);
+            s.view_mask.push(mask);
+            s.view_flags.push(flag);
+            s.view_map.push(i as u32);
+            if len == s.view_tools.len() {
+                s.view_tools.push(None);
+            }
+            set_tool(&mut s.view_tools[len], tool, &mut s.spare_tools);
+            len += 1;
+        }
+        let cost = s.view_costs.iter().sum::<u64>() + h.separator * (len as u64).saturating_sub(1);
+        (len, cost)
+    }
+
+    /// Compacts just before agent call `before_call`.
+    fn compact(&mut self, before_call: u32) {
+        let index = self.trigger.compactions;
+        let stream = rng::key(&[self.stream, u64::from(index)]);
+        let input = self.context_cost();
+        let cached = self.prefix.call(self.s.entries.len());
+        let read = self.prefix_cost(cached);
+        let (len, view_cost) = self.build_view();
+        let capacity = match &self.cfg.layers {
+            None => self.cfg.capacity(),
+            // Leave the other layers as they are and bring history down to its target.
+            Some(l) => {
+                view_cost.saturating_sub(self.layer_used[Layer::History as usize])
+                    + l.history_target(self.cfg.window)
+            }
+        };
+        let keep_recent = self.compactor.keep_recent(self.cfg.keep_recent);
+        let outcome = {
+            let s = &mut *self.s;
+            let view = View {
+                costs: &s.view_costs,
+                chars: &s.view_chars,
+                kinds: &s.view_kinds,
+                tools: &s.view_tools[..len],
+                mask_costs: &s.view_mask,
+                clear_cost: self.h.clear_cost,
+                separator: self.h.separator,
+                flags: &s.view_flags,
+            };
+            let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
+            self.compactor
+                .compact(view, capacity, keep_recent, strategy_stream, &mut s.ctx)
+        };
+        self.compacted = true;
+        let (output, fruitless) = if outcome == Outcome::Infeasible {
+            // Nothing is replaced and nothing reset: the harness tries again next turn.
+            self.failed += 1;
+            (0, true)
+        } else {
+            let output = self.replace(stream);
+            self.trigger.reset_usage();
+            let fruitless = match &self.cfg.layers {
+                Some(l) => l.over(self.layer_used[Layer::History as usize], self.cfg.window),
+                None => self.trigger.still_over(self.context_cost()),
+            };
+            (output, fruitless)
+        };
+        self.billing.call(input, read, output);
+        let storm = self.trigger.record(before_call, fruitless);
+        let context_after = self.context_cost();
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.compactions.push(CompactionRow {
+                before_call,
+                input,
+                output,
+                capacity,
+                context_after,
+                cache_read: read,
+                failed: outcome == Outcome::Infeasible,
+                fruitless,
+                storm,
+                required_present: self.present_required,
+            });
+        }
+    }
+
+    /// Replaces the context with the strategy's result (in `ctx`, over the view) followed by
+    /// the notes read back; returns the cost of the summaries written (the compaction call's
+    /// output).
+    fn replace(&mut self, stream: u64) -> u64 {
+        let h = self.h;
+        let s = &mut *self.s;
+        let existing = self.summaries as usize;
+        s.remap.clear();
+        s.remap.resize(existing, NONE);
+        s.alive.clear();
+        s.alive.resize(existing, false);
+        s.next.clear();
+
+        let mut known = 0u64;
+        let mut placeholders = 0u64;
+        let mut mask_sum = 0u64;
+        for item in &s.ctx.items {
+            match *item {
+                Item::Verbatim(j) => known += s.view_costs[j],
+                Item::Placeholder(j) => {
+                    placeholders += 1;
+                    mask_sum += s.view_mask[j];
+                }
+                Item::Summary { cost, .. } => known += cost,
+            }
+        }
+        let gaps = h.separator * (s.ctx.items.len() as u64).saturating_sub(1);
+        let placeholder_cost = PlaceholderCost::infer(
+            s.ctx.cost.saturating_sub(known + gaps),
+            placeholders,
+            mask_sum,
+            h.clear_cost,
+        );
+
+        let mut output = 0u64;
+        let mut nth_placeholder = 0u64;
+        for item in &s.ctx.items {
+            let entry = match *item {
+                Item::Verbatim(j) => {
+                    let e = s.entries[s.view_map[j] as usize];
+                    if let Origin::Summary(id) = e.origin {
+                        s.alive[id as usize] = true;
+                    }
+                    e
+                }
+                Item::Placeholder(j) => {
+                    let e = s.entries[s.view_map[j] as usize];
+                    let cost = placeholder_cost.cost(nth_placeholder, s.view_mask[j]);
+                    nth_placeholder += 1;
+                    let origin = match e.origin {
+                        Origin::Record(r) | Origin::Placeholder(r) => Origin::Placeholder(r),
+                        Origin::Summary(id) | Origin::SummaryPlaceholder(id) => {
+                            Origin::SummaryPlaceholder(id)
+                        }
+                        Origin::Notes(_) => unreachable!("notes are not in the view"),
+                    };
+                    Entry { origin, cost }
+                }
+                Item::Summary { first, end, cost } => {
+                    let id = self.summaries;
+                    self.summaries += 1;
+                    s.remap.push(NONE);
+                    s.alive.push(true);
+                    for j in first..end {
+                        match s.entries[s.view_map[j] as usize].origin {
+                            Origin::Record(r) => {
+                                s.in_summary[r as usize] = id;
+                                s.kept[r as usize] = s.ctx.summary_kept[j];
+                            }
+                            Origin::Summary(old) => s.remap[old as usize] = id,
+                            // Stand-ins carry nothing; notes are not in the view.
+                            _ => {}
+                        }
+                    }
+                    output += cost;
+                    Entry {
+                        origin: Origin::Summary(id),
+                        cost,
+                    }
+                }
+            };
+            s.next.push(entry);
+        }
+        if self.notes_count > 0 {
+            s.next.push(Entry {
+                origin: Origin::Notes(self.notes_count),
+                cost: self.notes_cost,
+            });
+            self.notes_upto = self.appeared;
+        }
+
+        // What the prompt cache can still serve: the entries before the first change.
+        let common = s
+            .entries
+            .iter()
+            .zip(&s.next)
+            .take_while(|(a, b)| a == b)
+            .count();
+        std::mem::swap(&mut s.entries, &mut s.next);
+        s.cum.clear();
+        let mut sum = 0;
+        for e in &s.entries {
+            sum += e.cost;
+            s.cum.push(sum);
+        }
+        self.prefix.replaced(common);
+
+        // Records of a summary that was summarised again go through the summariser once more;
+        // records of a summary that was dropped are gone.
+        let summariser = self.compactor.summariser().unwrap_or_default();
+        s.summary_flag.clear();
+        s.summary_flag.resize(self.summaries as usize, false);
+        for r in 0..self.appeared {
+            let id = s.in_summary[r];
+            if id == NONE {
+                continue;
+            }
+            let id = match s.remap[id as usize] {
+                NONE if s.alive[id as usize] => id,
+                NONE => {
+                    s.in_summary[r] = NONE;
+                    s.kept[r] = false;
+                    continue;
+                }
+                new => {
+                    s.in_summary[r] = new;
+                    s.kept[r] = s.kept[r] && summariser.keeps(self.flags[r], stream, r as u64);
+                    new
+                }
+            };
+            if s.kept[r] && self.flags[r] {
+                s.summary_flag[id as usize] = true;
+            }
+        }
+        self.recount();
+        output
+    }
+
+    /// Recomputes which records are present and each layer's use from the entries.
+    fn recount(&mut self) {
+        let s = &mut *self.s;
+        s.mark.clear();
+        s.mark.resize(self.appeared, 0);
+        self.layer_used = [0; 4];
+        for i in 0..s.entries.len() {
+            let e = s.entries[i];
+            let gap = if i == 0 { 0 } else { self.h.separator };
+            self.layer_used[layer_of(&self.h.kinds, self.turn_start, e.origin) as usize] +=
+                e.cost + gap;
+            match e.origin {
+                Origin::Record(r) => s.mark[r as usize] |= VERBATIM,
+                Origin::Notes(_) => {
+                    for r in 0..self.notes_upto {
+                        if s.noted[r] {
+                            s.mark[r] |= VERBATIM;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut present = 0;
+        for r in 0..self.appeared {
+            if s.in_summary[r] != NONE && s.kept[r] {
+                s.mark[r] |= PARAPHRASED;
+            }
+            if self.h.truth[r] && s.mark[r] != 0 {
+                present += 1;
+            }
+        }
+        self.present_required = present;
+    }
+
+    fn finish(mut self) -> SessionMetrics {
+        self.recount();
+        let s = &*self.s;
+        let mut verbatim = 0u32;
+        let mut any = 0u32;
+        for r in 0..self.appeared {
+            if self.h.truth[r] {
+                verbatim += u32::from(s.mark[r] & VERBATIM != 0);
+                any += u32::from(s.mark[r] != 0);
+            }
+        }
+        let required_total = self.h.truth.iter().filter(|&&t| t).count() as u32;
+        let share = |part: u32| (required_total > 0).then(|| part as f64 / required_total as f64);
+        SessionMetrics {
+            records: self.h.len() as u32,
+            calls: self.calls,
+            compactions: self.trigger.compactions,
+            failed_compactions: self.failed,
+            model_calls: self.calls + self.trigger.compactions,
+            storms: self.trigger.storms,
+            guard_tripped: self.trigger.guard_tripped,
+            over_window_calls: self.over_window,
+            input_tokens: self.billing.input,
+            cache_read_tokens: self.billing.cache_read,
+            cache_write_tokens: self.billing.cache_write,
+            output_tokens: self.billing.output,
+            cost: self.billing.cost(&self.cfg.prices),
+            peak_input: self.peak_input,
+            final_context: self.context_cost(),
+            final_usage: self.trigger.usage,
+            noted: s.noted.iter().filter(|&&x| x).count() as u32,
+            required_total,
+            required_verbatim: verbatim,
+            required_any: any,
+            retention_end: share(verbatim),
+            retention_any_end: share(any),
+            retention_at_need: (self.need_pairs > 0)
+                .then(|| self.need_hits as f64 / self.need_pairs as f64),
+        }
+    }
+}
