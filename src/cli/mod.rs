@@ -2,6 +2,7 @@
 //! library so `main.rs` is only dispatch.
 
 pub mod args;
+pub mod plot;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -21,12 +22,15 @@ pub struct Cli {
 pub enum Command {
     /// Every strategy at every budget on one history, as a table.
     Table(table::TableArgs),
+    /// Redraw the charts and report.md of a sweep's results folder from its tables.
+    Plot(plot::PlotArgs),
 }
 
 impl Command {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Table(a) => table::run(a),
+            Command::Plot(a) => plot::run(a),
         }
     }
 }
