@@ -87,24 +87,13 @@ fn default_formats() -> Vec<String> {
     vec!["parquet".into(), "csv".into()]
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChartsFile {
-    /// The budget (percent) at which retention is drawn against noise.
-    #[serde(default = "default_noise_budget")]
-    pub noise_budget: f64,
-}
-
-impl Default for ChartsFile {
-    fn default() -> Self {
-        ChartsFile {
-            noise_budget: default_noise_budget(),
-        }
-    }
-}
-
-fn default_noise_budget() -> f64 {
-    50.0
+    /// The budget (percent) at which retention is drawn against noise; it must be one of the
+    /// swept budgets. Absent: 50, or the swept budget nearest to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise_budget: Option<f64>,
 }
 
 /// Where the histories come from, checked.
@@ -322,14 +311,10 @@ fn validate(
         1.0,
         "a rate",
     )?;
-    check_all(
-        origin,
-        "charts.noise_budget",
-        &[file.charts.noise_budget],
-        0.0,
-        100.0,
-        "a percentage",
-    )?;
+    if let Some(b) = file.charts.noise_budget {
+        crate::report::charts::check_noise_budget(b, &s.budgets)
+            .map_err(|m| err("charts.noise_budget", m))?;
+    }
     let (mut parquet, mut csv) = (false, false);
     non_empty(origin, "output.formats", file.output.formats.len())?;
     for (i, f) in file.output.formats.iter().enumerate() {
