@@ -2,6 +2,8 @@
 //! library so `main.rs` is only dispatch.
 
 pub mod args;
+pub mod calibrate;
+pub mod import;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -21,12 +23,18 @@ pub struct Cli {
 pub enum Command {
     /// Every strategy at every budget on one history, as a table.
     Table(table::TableArgs),
+    /// Turn real agent transcripts into ctxlab histories (JSONL), labelled by rules.
+    Import(import::ImportArgs),
+    /// Compare a cost model's context sizes with those the transcripts record.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 impl Command {
     pub fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Table(a) => table::run(a),
+            Command::Import(a) => import::run(a),
+            Command::Calibrate(a) => calibrate::run(a),
         }
     }
 }
