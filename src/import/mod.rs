@@ -120,10 +120,6 @@ impl Problems {
         }
     }
 
-    pub fn skips(&self) -> bool {
-        self.skip
-    }
-
     /// Records a problem with one line: an error when strict, a skipped line otherwise.
     pub(crate) fn line(&mut self, e: InputError) -> Result<(), InputError> {
         if self.skip {
