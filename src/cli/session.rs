@@ -240,12 +240,13 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
         Some(&mut trace),
     );
     let label = strategy.label();
+    let cost_model = costed.model.to_string();
     let text = match a.format {
         Format::Text => out::replay_text(
             &out::ReplayHeader {
                 history: &costed.name,
                 records: costed.len(),
-                cost_model: costed.model.as_str(),
+                cost_model: &cost_model,
                 strategy: &label,
             },
             &cfg,
