@@ -659,3 +659,41 @@ fn sessions_are_deterministic_and_scratch_reuse_changes_nothing() {
     assert_eq!(m1, m2);
     assert!(m1.compactions > 0);
 }
+
+#[test]
+fn raw_never_compacts_while_recent_does() {
+    // Six turns of an assistant record (10 chars) and a tool result (100 chars).
+    let mut records = vec![Record::new(1, "t".repeat(50))
+        .kind(Kind::User)
+        .required(true)];
+    for t in 0..6u64 {
+        records.push(Record::new(2 + 2 * t, "a".repeat(10)).kind(Kind::Assistant));
+        records.push(
+            Record::new(3 + 2 * t, "o".repeat(100))
+                .kind(Kind::ToolResult)
+                .tool("bash"),
+        );
+    }
+    let h = CostedHistory::new(&History::new("h", records), CostModel::Chars);
+    let c = cfg(600, 0.5, true);
+    let mut scratch = SessionScratch::default();
+    let run = |spec: &str, scratch: &mut SessionScratch| {
+        simulate(
+            &h,
+            &h.truth,
+            &Strategy::parse(spec).unwrap(),
+            &c,
+            7,
+            scratch,
+        )
+    };
+    let raw = run("raw", &mut scratch);
+    let recent = run("recent", &mut scratch);
+    assert_eq!(raw.calls, 6);
+    assert_eq!(raw.compactions, 0);
+    assert!(
+        recent.compactions > 0,
+        "the usage trigger (300) is crossed by the third call"
+    );
+    assert!(raw.input_tokens > recent.input_tokens);
+}

@@ -500,3 +500,26 @@ fn oracle_ignores_keep_recent() {
     s.apply(View::new(&h, &h.truth), 40, 3, 0, &mut ctx);
     assert_eq!(ctx.items, vec![V(2), V(3), V(4)]);
 }
+
+// ---------------------------------------------------------------- raw
+
+#[test]
+fn raw_keeps_everything_or_is_infeasible() {
+    // 10 + 20 + 30 and two separators = 62.
+    let h = notes(&[10, 20, 30], &[0]);
+    let (o, ctx, m) = run(&h, "raw", 62);
+    assert_eq!(o, Outcome::Feasible);
+    assert_eq!(ctx.items, vec![V(0), V(1), V(2)]);
+    assert_eq!(
+        (m.used, m.reduction, m.required_retention),
+        (62, Some(0.0), Some(1.0))
+    );
+    let (o, ctx, _) = run(&h, "raw", 61);
+    assert_eq!(o, Outcome::Infeasible);
+    assert!(ctx.items.is_empty());
+    assert!(Strategy::parse("raw(keep_recent=2)")
+        .unwrap_err()
+        .contains("no parameters"));
+    assert!(!Strategy::parse("raw").unwrap().compacts());
+    assert!(Strategy::parse("recent").unwrap().compacts());
+}

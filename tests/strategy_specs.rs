@@ -38,6 +38,8 @@ const CASES: &[(&str, &str)] = &[
     ("amortized(keep_first=2)", "amortized(keep_first=2)"),
     ("oracle", "oracle"),
     ("oracle()", "oracle"),
+    ("raw", "raw"),
+    ("raw()", "raw"),
 ];
 
 #[test]
@@ -103,6 +105,7 @@ fn defaults_of_keep_recent_follow_the_field() {
         "clear_tool_uses",
         "amortized",
         "oracle",
+        "raw",
     ] {
         assert_eq!(k(spec), 0, "{spec}");
     }
@@ -120,7 +123,7 @@ fn defaults_of_keep_recent_follow_the_field() {
 #[test]
 fn bad_specs_fail_with_a_clear_message() {
     let cases = [
-        ("newest", "unknown strategy `newest`, expected one of recent, required, pinned, mask, clear_tool_uses, summary, amortized, oracle"),
+        ("newest", "unknown strategy `newest`, expected one of raw, recent, required, pinned, mask, clear_tool_uses, summary, amortized, oracle"),
         ("mask(min_char=3)", "strategy `mask`: unknown parameter `min_char` (known: keep_recent, min_chars)"),
         ("mask(min_chars=-1)", "parameter `min_chars` expects a whole number ≥ 0, found `-1`"),
         ("pinned(keep_first=1.5)", "parameter `keep_first` expects a whole number ≥ 0, found `1.5`"),
@@ -135,6 +138,7 @@ fn bad_specs_fail_with_a_clear_message() {
         ("summary(summary_size=100, summary_max=50)", "not both"),
         ("oracle(keep_recent=2)", "strategy `oracle`: unknown parameter `keep_recent` (it takes no parameters"),
         ("oracle(x=1)", "unknown parameter `x`"),
+        ("raw(keep_recent=1)", "strategy `raw`: unknown parameter `keep_recent` (it takes no parameters"),
     ];
     for (spec, needle) in cases {
         let err = Strategy::parse(spec).expect_err(spec);

@@ -2,14 +2,14 @@
 //! library so `main.rs` is only dispatch.
 
 pub mod args;
+pub mod calibrate;
 pub mod generate;
+pub mod import;
 pub mod inspect;
 pub mod merge;
 pub mod plot;
 pub mod session;
 pub mod sweep;
-pub mod calibrate;
-pub mod import;
 pub mod table;
 
 use clap::{Parser, Subcommand};

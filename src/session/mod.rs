@@ -87,6 +87,12 @@ pub trait Compactor {
 
     /// The `keep_recent` in force when the session's configuration gives `axis`.
     fn keep_recent(&self, axis: Option<usize>) -> usize;
+
+    /// Whether the compactor ever compacts; a session under one that does not (`raw`) never
+    /// triggers, so it shows what the run costs without compaction.
+    fn compacts(&self) -> bool {
+        true
+    }
 }
 
 impl Compactor for Strategy {
@@ -107,6 +113,10 @@ impl Compactor for Strategy {
 
     fn keep_recent(&self, axis: Option<usize>) -> usize {
         self.effective_keep_recent(axis)
+    }
+
+    fn compacts(&self) -> bool {
+        Strategy::compacts(self)
     }
 }
 

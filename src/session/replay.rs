@@ -295,7 +295,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
 
     /// The check before agent call `before_call`.
     fn check(&mut self, before_call: u32) {
-        if !self.trigger.allowed() {
+        if !self.trigger.allowed() || !self.compactor.compacts() {
             return;
         }
         let due = match &self.cfg.layers {

@@ -59,13 +59,27 @@ pub enum Overflow {
 /// The rule of a strategy, with its own parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Rule {
-    Recent { fill: Fill },
-    Required { fill: Fill, overflow: Overflow },
-    Pinned { keep_first: usize },
-    Mask { min_chars: u64 },
+    /// No compaction: the whole history verbatim, infeasible when it does not fit. In a
+    /// session it never compacts (the baseline a harness without compaction pays).
+    Raw,
+    Recent {
+        fill: Fill,
+    },
+    Required {
+        fill: Fill,
+        overflow: Overflow,
+    },
+    Pinned {
+        keep_first: usize,
+    },
+    Mask {
+        min_chars: u64,
+    },
     ClearToolUses(ClearToolUses),
     Summary(Summary),
-    Amortized { keep_first: usize },
+    Amortized {
+        keep_first: usize,
+    },
     Oracle,
 }
 
@@ -81,6 +95,7 @@ pub struct Strategy {
 
 /// The strategy names [`Strategy::from_spec`] knows.
 pub const NAMES: &[&str] = &[
+    "raw",
     "recent",
     "required",
     "pinned",
@@ -98,6 +113,11 @@ impl Strategy {
     }
 
     pub fn from_spec(spec: &Spec) -> Result<Strategy, String> {
+        if let ("raw", Some((key, _))) = (spec.name.as_str(), spec.params.first()) {
+            return Err(format!(
+                "strategy `raw`: unknown parameter `{key}` (it takes no parameters: it keeps everything)"
+            ));
+        }
         if let ("oracle", Some((key, _))) = (spec.name.as_str(), spec.params.first()) {
             return Err(format!(
                 "strategy `oracle`: unknown parameter `{key}` (it takes no parameters, not even \
@@ -129,6 +149,7 @@ impl Strategy {
                 keep_first: keep_first(&mut p)?,
             },
             "oracle" => Rule::Oracle,
+            "raw" => Rule::Raw,
             other => {
                 return Err(format!(
                     "unknown strategy `{other}`, expected one of {}",
@@ -150,6 +171,7 @@ impl Strategy {
             Rule::Summary(_) => "summary",
             Rule::Amortized { .. } => "amortized",
             Rule::Oracle => "oracle",
+            Rule::Raw => "raw",
         }
     }
 
@@ -179,7 +201,7 @@ impl Strategy {
             }
             Rule::ClearToolUses(c) => c.push_params(&mut params),
             Rule::Summary(s) => s.push_params(&mut params),
-            Rule::Oracle => {}
+            Rule::Oracle | Rule::Raw => {}
         }
         let mut label = self.name().to_string();
         if !params.is_empty() {
@@ -209,6 +231,12 @@ impl Strategy {
         matches!(self.rule, Rule::Oracle)
     }
 
+    /// Whether the strategy ever changes a context: `raw` does not, so a session under it never
+    /// compacts.
+    pub fn compacts(&self) -> bool {
+        !matches!(self.rule, Rule::Raw)
+    }
+
     /// The simulated summariser of a summarising strategy, so a session can apply recall again
     /// to what an earlier summary carries (summarising a summary compounds loss).
     pub fn summariser(&self) -> Option<Summariser> {
@@ -234,6 +262,7 @@ impl Strategy {
             Rule::Mask { min_chars } => mask::apply(view, capacity, keep_recent, *min_chars, out),
             Rule::Summary(s) => s.apply(view, capacity, keep_recent, stream, out),
             Rule::Oracle => oracle::apply(view, capacity, out),
+            Rule::Raw => keep_everything(view, capacity, out),
             _ => self.apply_with_pinned_tail(view, capacity, keep_recent, out),
         };
         if outcome == Outcome::Infeasible {
@@ -287,11 +316,22 @@ impl Strategy {
             Rule::Pinned { keep_first } => pinned::apply(view, capacity, keep_first, out),
             Rule::Amortized { keep_first } => amortized::apply(view, capacity, keep_first, out),
             Rule::ClearToolUses(ref c) => c.apply(view, capacity, out),
-            Rule::Mask { .. } | Rule::Summary(_) | Rule::Oracle => {
+            Rule::Mask { .. } | Rule::Summary(_) | Rule::Oracle | Rule::Raw => {
                 unreachable!("applied without a pinned tail")
             }
         }
     }
+}
+
+/// `raw`: every record verbatim, or infeasible.
+fn keep_everything(view: View, capacity: u64, out: &mut Context) -> Outcome {
+    if view.span_cost(0..view.len()) > capacity {
+        return Outcome::Infeasible;
+    }
+    for (i, &cost) in view.costs.iter().enumerate() {
+        out.push(Item::Verbatim(i), cost, view.separator);
+    }
+    Outcome::Feasible
 }
 
 fn fill(p: &mut spec::Params) -> Result<Fill, String> {
