@@ -88,12 +88,9 @@ false_positive = [0.0, 0.05]
     let out = std::env::temp_dir().join("ctxlab-bench-noise");
     exp.output_dir = out.clone();
     let (cells, secs) = best_of_three(|| {
-        run::run(
-            &exp,
-            &run::RunOptions::default(),
-        )
-        .expect("sweep runs")
-        .cells
+        run::run(&exp, &run::RunOptions::default())
+            .expect("sweep runs")
+            .cells
     });
     println!(
         "{:<44} {:>12} {:>14.0}   ({secs:.2} s wall, Parquet + CSV written)",

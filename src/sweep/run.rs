@@ -12,7 +12,7 @@ use super::config::{Experiment, Source};
 use super::grid::Grid;
 use super::shard::Shard;
 use super::summary::Summary;
-use super::tables::{self, CellsCsv, ParquetSink};
+use super::tables::{self, CellsCsv, Names, ParquetSink};
 use crate::error::InputError;
 use crate::history::{self, generate, CostedHistory, History};
 use anyhow::{bail, Context as _, Result};
@@ -96,6 +96,48 @@ pub struct ShardState {
     pub wall_seconds: f64,
     pub config: serde_json::Value,
     pub summary: Summary,
+}
+
+/// Where a run's histories come from. Generated histories are made on demand, one at a time,
+/// so memory does not grow with their number; loaded ones are read (and checked) up front.
+pub enum HistorySource {
+    Generated(generate::GenerateConfig),
+    Loaded(Vec<History>),
+}
+
+impl HistorySource {
+    pub fn open(exp: &Experiment) -> Result<HistorySource, InputError> {
+        HistorySource::from_source(&exp.source)
+    }
+
+    pub fn from_source(source: &Source) -> Result<HistorySource, InputError> {
+        Ok(match source {
+            Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
+            Source::Files(_) => HistorySource::Loaded(load_source(source)?),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            HistorySource::Generated(cfg) => cfg.count as usize,
+            HistorySource::Loaded(h) => h.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// History `i`'s name and costs (its texts are dropped once costed).
+    pub fn costed(&self, i: usize, cost: crate::cost::CostModel) -> (String, CostedHistory) {
+        match self {
+            HistorySource::Generated(cfg) => {
+                let h = generate::generate_one(cfg, i as u32);
+                (h.name.clone(), CostedHistory::new(&h, cost))
+            }
+            HistorySource::Loaded(all) => (all[i].name.clone(), CostedHistory::new(&all[i], cost)),
+        }
+    }
 }
 
 /// The experiment's histories, generated or loaded.
@@ -194,18 +236,13 @@ pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
     let config_hash = exp.config_hash();
-    let histories = load_histories(exp)?;
+    let source = HistorySource::open(exp)?;
+    let total = source.len();
     let range = match opts.shard {
-        Some(s) => s.histories(histories.len()),
-        None => 0..histories.len(),
+        Some(s) => s.histories(total),
+        None => 0..total,
     };
-    let grid = Grid::new(exp, histories.len());
-    let names: Vec<String> = histories.iter().map(|h| h.name.clone()).collect();
-    let costed: Vec<CostedHistory> = histories[range.clone()]
-        .par_iter()
-        .map(|h| CostedHistory::new(h, exp.cost))
-        .collect();
-    drop(histories);
+    let grid = Grid::new(exp, total);
 
     let layout = Layout {
         dir: exp.output_dir.clone(),
@@ -213,7 +250,7 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     };
     let staging = layout.staging();
     let per_chunk = (opts.chunk_cells.max(1) / grid.cells_per_history().max(1)).max(1);
-    let chunks_total = costed.len().div_ceil(per_chunk);
+    let chunks_total = range.len().div_ceil(per_chunk);
     let shard_key = opts.shard.map(|s| (s.index, s.count));
     let mut checkpoint = prepare_staging(
         &staging,
@@ -225,38 +262,46 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     )?;
     let resumed_chunks = checkpoint.chunks_done;
 
-    let shard_cells = (costed.len() * grid.cells_per_history()) as u64;
+    let shard_cells = (range.len() * grid.cells_per_history()) as u64;
     let bar = progress_bar(shard_cells, opts.quiet, "cells");
     bar.inc(
         (resumed_chunks * per_chunk * grid.cells_per_history()).min(shard_cells as usize) as u64,
     );
     let abort_after = test_abort_hook();
     let mut rows: Vec<CellRow> = Vec::new();
-    for (k, chunk) in costed.chunks(per_chunk).enumerate().skip(resumed_chunks) {
-        let base = range.start + k * per_chunk;
-        let parts: Vec<Vec<CellRow>> = chunk
-            .par_iter()
-            .enumerate()
-            .map_init(Scratch::default, |scratch, (j, h)| {
+    for k in resumed_chunks..chunks_total {
+        let start = range.start + k * per_chunk;
+        let end = (start + per_chunk).min(range.end);
+        // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
+        let parts: Vec<(String, Vec<CellRow>)> = (start..end)
+            .into_par_iter()
+            .map_init(Scratch::default, |scratch, i| {
+                let (name, costed) = source.costed(i, exp.cost);
                 let mut out = Vec::with_capacity(grid.cells_per_history());
-                evaluate_history(&grid, base + j, h, scratch, &mut out);
+                evaluate_history(&grid, i, &costed, scratch, &mut out);
                 bar.inc(out.len() as u64);
-                out
+                (name, out)
             })
             .collect();
         rows.clear();
-        for p in &parts {
-            checkpoint.summary.add(&grid, p);
+        let mut names = Vec::with_capacity(parts.len());
+        for (name, p) in parts {
+            checkpoint.summary.add(&grid, &p);
             let kept = match opts.cells {
                 CellsOutput::All => true,
                 CellsOutput::Sample => p.first().is_some_and(|r| r.history % 100 == 0),
                 CellsOutput::None => false,
             };
             if kept {
-                rows.extend_from_slice(p);
+                rows.extend_from_slice(&p);
             }
+            names.push(name);
         }
-        write_part(&staging, k, exp, &grid, &names, &rows)?;
+        let names = Names {
+            base: start,
+            names: &names,
+        };
+        write_part(&staging, k, exp, &grid, names, &rows)?;
         checkpoint.chunks_done = k + 1;
         save_checkpoint(&staging, &checkpoint)?;
         if abort_after == Some(checkpoint.chunks_done - resumed_chunks) {
@@ -289,7 +334,7 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     Ok(RunReport {
         dir: layout.dir,
         cells: shard_cells,
-        histories: costed.len(),
+        histories: range.len(),
         wall,
         files,
         resumed_chunks,
@@ -370,7 +415,7 @@ fn write_part(
     k: usize,
     exp: &Experiment,
     grid: &Grid,
-    names: &[String],
+    names: Names,
     rows: &[CellRow],
 ) -> Result<()> {
     if rows.is_empty() {
@@ -409,7 +454,14 @@ fn assemble_parts(
         let parts = existing("parquet");
         let target = staging.join("cells.parquet");
         if parts.is_empty() {
-            let mut df = tables::cells_frame(grid, &[], &[])?;
+            let mut df = tables::cells_frame(
+                grid,
+                Names {
+                    base: 0,
+                    names: &[],
+                },
+                &[],
+            )?;
             tables::write_parquet(&target, &mut df)?;
         }
         let mut sink: Option<ParquetSink> = None;

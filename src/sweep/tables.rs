@@ -65,8 +65,21 @@ where
     Column::new(name.into(), values)
 }
 
+/// The names of a run of consecutive histories, starting at index `base`.
+#[derive(Debug, Clone, Copy)]
+pub struct Names<'a> {
+    pub base: usize,
+    pub names: &'a [String],
+}
+
+impl<'a> Names<'a> {
+    pub fn get(&self, history: u32) -> &'a str {
+        &self.names[history as usize - self.base]
+    }
+}
+
 /// The cells of a batch as a DataFrame (columns in [`CELL_COLUMNS`] order).
-pub fn cells_frame(grid: &Grid, names: &[String], rows: &[CellRow]) -> Result<DataFrame> {
+pub fn cells_frame(grid: &Grid, names: Names, rows: &[CellRow]) -> Result<DataFrame> {
     let feasible = |r: &CellRow| r.metrics.feasible;
     let opt_u64 = |f: fn(&CellRow) -> u64| -> Vec<Option<u64>> {
         rows.iter().map(|r| feasible(r).then(|| f(r))).collect()
@@ -75,7 +88,7 @@ pub fn cells_frame(grid: &Grid, names: &[String], rows: &[CellRow]) -> Result<Da
         col(
             "history",
             rows.iter()
-                .map(|r| names[r.history as usize].as_str())
+                .map(|r| names.get(r.history))
                 .collect::<Vec<_>>(),
         ),
         col(
@@ -277,14 +290,14 @@ impl CellsCsv {
         })
     }
 
-    pub fn write(&mut self, grid: &Grid, names: &[String], rows: &[CellRow]) -> Result<()> {
+    pub fn write(&mut self, grid: &Grid, names: Names, rows: &[CellRow]) -> Result<()> {
         use std::fmt::Write as _;
         for r in rows {
             let m = &r.metrics;
             let level = grid.levels[r.level as usize];
             let b = &mut self.buf;
             let o = &mut self.out;
-            o.write_field(&names[r.history as usize])?;
+            o.write_field(names.get(r.history))?;
             field(o, b, |b| write!(b, "{}", r.replicate))?;
             o.write_field(fraction(level.false_negative))?;
             o.write_field(fraction(level.false_positive))?;

@@ -13,8 +13,9 @@ use super::eval::{evaluate_history, Scratch, SessionRow};
 use super::grid::SessionGrid;
 use super::summary::SessionSummary;
 use super::tables;
-use crate::history::CostedHistory;
-use crate::sweep::run::{load_source, progress_bar, publish, thread_pool, write_json, CellsOutput};
+use crate::sweep::run::{
+    progress_bar, publish, thread_pool, write_json, CellsOutput, HistorySource,
+};
 use crate::sweep::tables::write_parquet;
 use anyhow::{Context as _, Result};
 use rayon::prelude::*;
@@ -71,14 +72,8 @@ pub fn run(exp: &SessionExperiment, opts: &SessionRunOptions) -> Result<SessionR
 
 fn run_in_pool(exp: &SessionExperiment, opts: &SessionRunOptions) -> Result<SessionRunReport> {
     let started = Instant::now();
-    let histories = load_source(&exp.source)?;
-    let grid = SessionGrid::new(exp, histories.len());
-    let names: Vec<String> = histories.iter().map(|h| h.name.clone()).collect();
-    let costed: Vec<CostedHistory> = histories
-        .par_iter()
-        .map(|h| CostedHistory::new(h, exp.cost))
-        .collect();
-    drop(histories);
+    let source = HistorySource::from_source(&exp.source)?;
+    let grid = SessionGrid::new(exp, source.len());
 
     let dir = exp.output_dir.clone();
     let staging = dir.join(".partial-sessions");
@@ -90,21 +85,24 @@ fn run_in_pool(exp: &SessionExperiment, opts: &SessionRunOptions) -> Result<Sess
         .with_context(|| format!("{}: cannot create", staging.display()))?;
 
     let bar = progress_bar(grid.sessions(), opts.quiet, "sessions");
-    let parts: Vec<Vec<SessionRow>> = costed
-        .par_iter()
-        .enumerate()
-        .map_init(Scratch::default, |scratch, (index, history)| {
+    // Histories are costed (or generated) one per task; only their rows are kept.
+    let parts: Vec<(String, Vec<SessionRow>)> = (0..source.len())
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, index| {
+            let (name, history) = source.costed(index, exp.cost);
             let mut out = Vec::with_capacity(grid.sessions_per_history());
-            evaluate_history(&grid, index, history, scratch, &mut out);
+            evaluate_history(&grid, index, &history, scratch, &mut out);
             bar.inc(out.len() as u64);
-            out
+            (name, out)
         })
         .collect();
     bar.finish_and_clear();
 
     let mut summary = SessionSummary::new(&grid);
     let mut rows: Vec<SessionRow> = Vec::new();
-    for (index, part) in parts.into_iter().enumerate() {
+    let mut names: Vec<String> = Vec::with_capacity(parts.len());
+    for (index, (name, part)) in parts.into_iter().enumerate() {
+        names.push(name);
         summary.add(&grid, &part);
         let kept = match opts.rows {
             CellsOutput::All => true,
@@ -135,7 +133,7 @@ fn run_in_pool(exp: &SessionExperiment, opts: &SessionRunOptions) -> Result<Sess
     Ok(SessionRunReport {
         dir,
         sessions: grid.sessions(),
-        histories: costed.len(),
+        histories: grid.histories,
         wall,
         files,
     })
