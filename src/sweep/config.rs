@@ -450,7 +450,7 @@ pub(crate) fn non_empty(origin: &str, key: &str, len: usize) -> Result<(), Input
         Err(InputError::key(
             origin,
             key,
-            "must not be empty (an empty axis gives no cells)",
+            "must not be empty (an empty axis leaves nothing to run)",
         ))
     } else {
         Ok(())
