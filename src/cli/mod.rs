@@ -5,6 +5,7 @@ pub mod args;
 pub mod generate;
 pub mod inspect;
 pub mod merge;
+pub mod plot;
 pub mod session;
 pub mod sweep;
 pub mod table;
@@ -36,6 +37,8 @@ pub enum Command {
     Inspect(inspect::InspectArgs),
     /// A session turn by turn: a scripted usage trace, or a history replayed with compaction.
     Session(Box<session::SessionArgs>),
+    /// Redraw the charts and report.md of a sweep's results folder from its tables.
+    Plot(plot::PlotArgs),
 }
 
 impl Command {
@@ -47,6 +50,7 @@ impl Command {
             Command::Inspect(a) => inspect::run(a),
             Command::Merge(a) => merge::run(a),
             Command::Session(a) => session::run(*a),
+            Command::Plot(a) => plot::run(a),
         }
     }
 }

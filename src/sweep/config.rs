@@ -88,24 +88,13 @@ fn default_formats() -> Vec<String> {
     vec!["parquet".into(), "csv".into()]
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChartsFile {
-    /// The budget (percent) at which retention is drawn against noise.
-    #[serde(default = "default_noise_budget")]
-    pub noise_budget: f64,
-}
-
-impl Default for ChartsFile {
-    fn default() -> Self {
-        ChartsFile {
-            noise_budget: default_noise_budget(),
-        }
-    }
-}
-
-fn default_noise_budget() -> f64 {
-    50.0
+    /// The budget (percent) at which retention is drawn against noise; it must be one of the
+    /// swept budgets. Absent: 50, or the swept budget nearest to it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub noise_budget: Option<f64>,
 }
 
 /// Where the histories come from, checked.
@@ -308,14 +297,10 @@ fn validate(
     };
     check_rates(origin, "sweep.false_negative", &s.false_negative)?;
     check_rates(origin, "sweep.false_positive", &s.false_positive)?;
-    check_all(
-        origin,
-        "charts.noise_budget",
-        &[file.charts.noise_budget],
-        0.0,
-        100.0,
-        "a percentage",
-    )?;
+    if let Some(b) = file.charts.noise_budget {
+        crate::report::charts::check_noise_budget(b, &s.budgets)
+            .map_err(|m| InputError::key(origin, "charts.noise_budget", m))?;
+    }
     let (parquet, csv) = formats(origin, &file.output)?;
     let output_dir = output_dir(&file.output, &file.name);
     Ok(Experiment {

@@ -44,6 +44,18 @@ impl Grid {
         }
     }
 
+    /// The distinct `keep_recent` values in force over all strategies, ascending.
+    pub fn effective_keep_recent(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .strategies
+            .iter()
+            .flat_map(|s| self.keep_recent.iter().map(|&k| s.effective_keep_recent(k)))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Cells for one history and one replicate.
     pub fn cells_per_replicate(&self) -> usize {
         self.levels.len() * self.strategies.len() * self.keep_recent.len() * self.budgets.len()

@@ -103,6 +103,7 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
         }
     }
     std::fs::remove_dir_all(&staging).ok();
+    files.extend(super::run::draw_charts(&exp, dir)?);
     Ok(MergeReport {
         shards: count,
         cells: grid.cells(),

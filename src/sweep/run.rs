@@ -330,7 +330,10 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         }
     }
     std::fs::remove_file(staging.join("checkpoint.json")).ok();
-    let files = publish(&staging, &layout.destinations())?;
+    let mut files = publish(&staging, &layout.destinations())?;
+    if opts.shard.is_none() {
+        files.extend(draw_charts(exp, &layout.dir)?);
+    }
     Ok(RunReport {
         dir: layout.dir,
         cells: shard_cells,
@@ -534,13 +537,24 @@ pub fn write_summary_and_manifest(
             "false_negative": exp.false_negative,
             "false_positive": exp.false_positive,
             "strategies": grid.labels,
-            "keep_recent": exp.keep_recent,
+            // The values in force: the axis, or each strategy's own default when it is absent.
+            "keep_recent": grid.effective_keep_recent(),
             "budgets": grid.budgets,
         },
         "version": env!("CARGO_PKG_VERSION"),
         "wall_seconds": wall.as_secs_f64(),
     });
     write_json(&staging.join("manifest.json"), &manifest)
+}
+
+/// Draws the charts and the report from the published summary (they read `summary.parquet`,
+/// so a run that writes only CSV has none).
+pub fn draw_charts(exp: &Experiment, dir: &Path) -> Result<Vec<PathBuf>> {
+    if !exp.parquet {
+        eprintln!("note: no charts: they are drawn from summary.parquet; add \"parquet\" to output.formats");
+        return Ok(Vec::new());
+    }
+    crate::report::render_all(dir)
 }
 
 /// Moves the staged files to their final places, in the order given (the mark of completion

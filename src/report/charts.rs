@@ -1,0 +1,526 @@
+//! The charts of a sweep, drawn from its summary table: what each chart shows, and
+//! [`render_all`], which redraws every chart and the Markdown report of a results folder.
+//!
+//! - `retention_vs_reduction`: required retention against reduction, one point per budget,
+//!   one panel per noise level.
+//! - `retention_vs_noise`: required retention against the false-negative rate at one budget
+//!   (`config.charts.noise_budget`), one panel per false-positive rate.
+//! - `feasibility`: the share of feasible cells against the budget, one panel per noise level.
+//!
+//! Each is written as PNG and SVG into `RESULTS_DIR/charts/`.
+
+use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use super::labels;
+use super::manifest::{Manifest, NoiseBudget, DEFAULT_NOISE_BUDGET};
+use super::markdown;
+use super::numbers;
+use super::palette;
+use super::publish::{self, OutputFile};
+use super::summary_grid::SummaryGrid;
+use super::summary_table::{read_summary, SummaryRow};
+use crate::error::InputError;
+use anyhow::Context as _;
+use std::path::{Path, PathBuf};
+
+/// The folder inside a results folder that holds the charts.
+pub const CHARTS_DIR: &str = "charts";
+/// The report's file name inside a results folder.
+pub const REPORT_FILE: &str = "report.md";
+
+/// A results folder's tables, read and checked.
+pub struct Inputs {
+    pub summary_path: PathBuf,
+    pub manifest_path: PathBuf,
+    pub rows: Vec<SummaryRow>,
+    pub manifest: Manifest,
+}
+
+impl Inputs {
+    /// Reads `summary.parquet` and `manifest.json` from a results folder.
+    pub fn read(results_dir: &Path) -> Result<Inputs, InputError> {
+        if !results_dir.is_dir() {
+            return Err(InputError::File {
+                path: results_dir.into(),
+                message: "not a folder: expected a results folder written by `ctxlab sweep`".into(),
+            });
+        }
+        let summary_path = results_dir.join("summary.parquet");
+        let manifest_path = results_dir.join("manifest.json");
+        let rows = read_summary(&summary_path)?;
+        let manifest = Manifest::read(&manifest_path)?;
+        Ok(Inputs {
+            summary_path,
+            manifest_path,
+            rows,
+            manifest,
+        })
+    }
+
+    /// The rows on the sweep's axes, strategies in the experiment's order.
+    pub fn grid(&self) -> Result<SummaryGrid<'_>, InputError> {
+        SummaryGrid::new(
+            &self.rows,
+            &self.manifest.grid.strategies,
+            &self.summary_path,
+        )
+    }
+}
+
+/// Reads the tables of `results_dir`, draws every chart (PNG and SVG) into
+/// `results_dir/charts/` and writes `results_dir/report.md`.
+///
+/// Everything is rendered in memory first and then written under temporary names and renamed
+/// into place, so on any error nothing is written. Returns the paths written: for each chart
+/// its PNG then its SVG, then the report.
+pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let inputs = Inputs::read(results_dir)?;
+    let grid = inputs.grid()?;
+    let noise = NoiseChoice::resolve(&grid, &inputs.manifest, &inputs.manifest_path)?;
+    let figures = figures(&grid, &inputs.manifest, &noise);
+
+    let mut files = Vec::new();
+    for figure in &figures {
+        let png = figure
+            .to_png()
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("drawing {}.png", figure.stem))?;
+        let svg = figure
+            .to_svg()
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("drawing {}.svg", figure.stem))?;
+        files.push(OutputFile {
+            relative: Path::new(CHARTS_DIR).join(format!("{}.png", figure.stem)),
+            bytes: png,
+        });
+        files.push(OutputFile {
+            relative: Path::new(CHARTS_DIR).join(format!("{}.svg", figure.stem)),
+            bytes: svg.into_bytes(),
+        });
+    }
+    let report = markdown::report(&grid, &inputs.manifest, &noise, &figures);
+    files.push(OutputFile {
+        relative: REPORT_FILE.into(),
+        bytes: report.into_bytes(),
+    });
+    Ok(publish::write_all(results_dir, &files)?)
+}
+
+/// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so
+/// a budget the sweep will not compute fails at once rather than after the run.
+pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), String> {
+    if budgets.contains(&noise_budget) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} is not one of the sweep's budgets ({}): the retention-against-noise chart \
+             needs one of them",
+            numbers::budget(noise_budget),
+            budget_list(budgets)
+        ))
+    }
+}
+
+fn budget_list(budgets: &[f64]) -> String {
+    budgets
+        .iter()
+        .map(|&b| numbers::budget(b))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The budget of the retention-against-noise chart.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NoiseChoice {
+    /// Index into the grid's budgets.
+    pub budget_index: usize,
+    pub budget: f64,
+    /// True when the experiment set no budget and 50 % was not in the sweep, so the nearest
+    /// budget stands in (and the chart says so).
+    pub substituted: bool,
+}
+
+impl NoiseChoice {
+    /// A configured budget must be one of the sweep's; without one, 50 % or the nearest.
+    pub fn resolve(
+        grid: &SummaryGrid,
+        manifest: &Manifest,
+        manifest_path: &Path,
+    ) -> Result<NoiseChoice, InputError> {
+        let budgets = &grid.budgets;
+        match manifest.noise_budget(manifest_path)? {
+            NoiseBudget::Configured(b) => match budgets.iter().position(|&x| x == b) {
+                Some(i) => Ok(NoiseChoice {
+                    budget_index: i,
+                    budget: b,
+                    substituted: false,
+                }),
+                None => Err(InputError::key(
+                    manifest_path.display().to_string(),
+                    "config.charts.noise_budget",
+                    check_noise_budget(b, budgets).expect_err("not among the budgets"),
+                )),
+            },
+            NoiseBudget::Default => {
+                // Ties go to the larger budget: the nearer to a roomy context.
+                let i = (0..budgets.len())
+                    .min_by(|&a, &b| {
+                        let da = (budgets[a] - DEFAULT_NOISE_BUDGET).abs();
+                        let db = (budgets[b] - DEFAULT_NOISE_BUDGET).abs();
+                        da.total_cmp(&db).then(b.cmp(&a))
+                    })
+                    .expect("a summary has at least one budget");
+                Ok(NoiseChoice {
+                    budget_index: i,
+                    budget: budgets[i],
+                    substituted: budgets[i] != DEFAULT_NOISE_BUDGET,
+                })
+            }
+        }
+    }
+}
+
+/// Which noise rate the retention-against-noise chart puts on its x axis; the other rate
+/// splits it into panels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoiseAxis {
+    FalseNegative,
+    FalsePositive,
+}
+
+impl NoiseAxis {
+    /// The false-negative rate, unless only the false-positive rate varies.
+    pub fn choose(grid: &SummaryGrid) -> NoiseAxis {
+        if grid.false_negatives.len() < 2 && grid.false_positives.len() >= 2 {
+            NoiseAxis::FalsePositive
+        } else {
+            NoiseAxis::FalseNegative
+        }
+    }
+
+    /// (rates along the x axis, rates of the panels).
+    pub fn rates<'g>(&self, grid: &'g SummaryGrid) -> (&'g [f64], &'g [f64]) {
+        match self {
+            NoiseAxis::FalseNegative => (&grid.false_negatives, &grid.false_positives),
+            NoiseAxis::FalsePositive => (&grid.false_positives, &grid.false_negatives),
+        }
+    }
+
+    /// The noise level at `x` along the axis in the panel of rate `panel`.
+    pub fn level(&self, grid: &SummaryGrid, x: f64, panel: f64) -> Option<usize> {
+        match self {
+            NoiseAxis::FalseNegative => grid.noise_index(x, panel),
+            NoiseAxis::FalsePositive => grid.noise_index(panel, x),
+        }
+    }
+
+    /// The panel title for the other rate.
+    pub fn panel_title(&self, panel: f64) -> String {
+        match self {
+            NoiseAxis::FalseNegative => format!("FP {}", labels::rate(panel)),
+            NoiseAxis::FalsePositive => format!("FN {}", labels::rate(panel)),
+        }
+    }
+}
+
+const FLAG_NOISE: &str = "FN = P(flag off | required), FP = P(flag on | not required).";
+const RETENTION_LABEL: &str = "required retention (fraction of required records kept)";
+const REDUCTION_LABEL: &str =
+    "reduction = 1 − used / total (fraction of the history's cost removed)";
+const BUDGET_LABEL: &str = "budget (% of each history's total cost)";
+const FEASIBLE_LABEL: &str = "feasible share (fraction of cells whose context fits the budget)";
+const MEAN_BAND: &str = "95 % interval of the mean";
+const DODGED: &str = "Series are offset slightly along x so that equal values stay visible.";
+/// The step between neighbouring series' offsets, as a share of the x axis' span.
+const DODGE: f64 = 0.01;
+/// The largest spread of all offsets together, as a share of the x axis' span.
+const DODGE_SPREAD: f64 = 0.05;
+const WILSON_BAND: &str = "95 % interval (Wilson)";
+
+/// The three figures, in the order they are written and reported.
+pub fn figures(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoice) -> Vec<Figure> {
+    vec![
+        retention_vs_reduction(grid, manifest),
+        retention_vs_noise(grid, manifest, noise),
+        feasibility(grid, manifest),
+    ]
+}
+
+fn style(grid: &SummaryGrid, s: usize) -> LineStyle {
+    let series = &grid.series[s];
+    LineStyle {
+        colour: palette::colour(series.strategy_index),
+        marker: palette::marker(series.strategy_index, series.keep_recent_index),
+        dash: palette::dash(series.keep_recent_index),
+    }
+}
+
+fn legend(grid: &SummaryGrid) -> (String, Vec<LegendEntry>) {
+    let title = if grid.shows_keep_recent() {
+        "strategy · keep_recent"
+    } else {
+        "strategy"
+    };
+    let entries = (0..grid.series.len())
+        .map(|s| LegendEntry {
+            label: grid.series_label(s),
+            style: style(grid, s),
+        })
+        .collect();
+    (title.to_string(), entries)
+}
+
+/// Panels per row for one panel per noise level: one row per false-positive rate when the
+/// levels form a full grid of at most four false-negative rates, else rows of up to four.
+fn noise_columns(grid: &SummaryGrid) -> usize {
+    let n = grid.noise_levels.len();
+    let fns = grid.false_negatives.len();
+    if fns * grid.false_positives.len() == n && (2..=4).contains(&fns) {
+        fns
+    } else {
+        n.clamp(1, 4)
+    }
+}
+
+/// One panel per noise level, one line per series, one point per budget: `point` turns a
+/// series' row into its point (or a gap).
+fn budget_panels(
+    grid: &SummaryGrid,
+    point: impl Fn(usize, &SummaryRow) -> Option<Point>,
+) -> Vec<Panel> {
+    (0..grid.noise_levels.len())
+        .map(|n| Panel {
+            title: grid.noise_levels[n].label(),
+            lines: (0..grid.series.len())
+                .map(|s| Line {
+                    style: style(grid, s),
+                    points: (0..grid.budgets.len())
+                        .map(|b| point(s, grid.get(s, n, b)?))
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+fn source(manifest: &Manifest) -> String {
+    format!(
+        "Experiment “{}”: {} histories × {} replicates, seed {}.",
+        manifest.name, manifest.grid.histories, manifest.grid.replicates, manifest.seed
+    )
+}
+
+fn retention_vs_reduction(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
+    let panels = budget_panels(grid, |_, row| retention_point(row));
+    let (legend_title, legend) = legend(grid);
+    Figure {
+        stem: "retention_vs_reduction",
+        title: "Required retention against reduction, by flag noise".into(),
+        subtitle: format!(
+            "One point per budget ({} %): means over feasible cells; bands: {MEAN_BAND} \
+             retention. {FLAG_NOISE} {}",
+            budget_list(&grid.budgets),
+            source(manifest)
+        ),
+        x: Axis::unit(REDUCTION_LABEL),
+        y: Axis::unit(RETENTION_LABEL),
+        columns: noise_columns(grid),
+        panels,
+        legend_title,
+        legend,
+        legend_group: grid.keep_recents.len(),
+        band_label: MEAN_BAND.into(),
+    }
+}
+
+/// A point at (reduction, retention) with the retention's interval; none without both means.
+fn retention_point(row: &SummaryRow) -> Option<Point> {
+    Some(Point {
+        x: row.reduction_mean?,
+        y: row.required_retention_mean?,
+        band: retention_band(row),
+    })
+}
+
+fn retention_band(row: &SummaryRow) -> Option<(f64, f64)> {
+    Some((
+        row.required_retention_ci_low?,
+        row.required_retention_ci_high?,
+    ))
+}
+
+/// A small shift along x for series `s`, centred on the true value, so series with equal
+/// values on an axis of a few discrete values stay visible side by side.
+fn dodge(grid: &SummaryGrid, s: usize, axis: &Axis) -> f64 {
+    let count = grid.series.len() as f64;
+    let centre = (count - 1.0) / 2.0;
+    // The whole spread stays within DODGE_SPREAD of the span, inside the axes' 3 % padding.
+    let step = DODGE.min(DODGE_SPREAD / (count - 1.0).max(1.0));
+    (s as f64 - centre) * (axis.max - axis.min) * step
+}
+
+/// An axis for rates from 0 up to the largest rate swept, in steps of 0.1 (or 0.2 past 0.5).
+fn rate_axis(label: String, rates: &[f64]) -> Axis {
+    let largest = rates.iter().copied().fold(0.0, f64::max);
+    let (top, step) = if largest <= 0.5 {
+        (((largest * 10.0).ceil() / 10.0).max(0.1), 0.1)
+    } else {
+        (1.0, 0.2)
+    };
+    let steps = (top / step).round() as usize;
+    let pad = top * 0.03;
+    Axis {
+        label,
+        min: -pad,
+        max: top + pad,
+        ticks: (0..=steps).map(|i| i as f64 * step).collect(),
+    }
+}
+
+fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoice) -> Figure {
+    let axis = NoiseAxis::choose(grid);
+    let (xs, panel_rates) = axis.rates(grid);
+    let x_label = match axis {
+        NoiseAxis::FalseNegative => {
+            "false-negative rate FN (fraction of required records left unflagged)"
+        }
+        NoiseAxis::FalsePositive => "false-positive rate FP (fraction of other records flagged)",
+    };
+    let x_axis = rate_axis(x_label.into(), xs);
+    let b = noise.budget_index;
+    let panels = panel_rates
+        .iter()
+        .map(|&panel| Panel {
+            title: axis.panel_title(panel),
+            lines: (0..grid.series.len())
+                .map(|s| Line {
+                    style: style(grid, s),
+                    points: xs
+                        .iter()
+                        .map(|&x| {
+                            let row = grid.get(s, axis.level(grid, x, panel)?, b)?;
+                            Some(Point {
+                                x: x + dodge(grid, s, &x_axis),
+                                y: row.required_retention_mean?,
+                                band: retention_band(row),
+                            })
+                        })
+                        .collect(),
+                })
+                .collect(),
+        })
+        .collect();
+    let substituted = if noise.substituted {
+        format!(
+            " (the experiment sets no charts.noise_budget and {} % was not swept: nearest budget)",
+            numbers::budget(DEFAULT_NOISE_BUDGET)
+        )
+    } else {
+        String::new()
+    };
+    let (legend_title, legend) = legend(grid);
+    Figure {
+        stem: "retention_vs_noise",
+        title: format!(
+            "Required retention against flag noise at a {} % budget",
+            numbers::budget(noise.budget)
+        ),
+        subtitle: format!(
+            "Budget {} % of each history's total cost{substituted}. Points: means over feasible \
+             cells; bands: {MEAN_BAND}. {DODGED} {FLAG_NOISE} {}",
+            numbers::budget(noise.budget),
+            source(manifest)
+        ),
+        x: x_axis,
+        y: Axis::unit(RETENTION_LABEL),
+        columns: panel_rates.len().clamp(1, 4),
+        panels,
+        legend_title,
+        legend,
+        legend_group: grid.keep_recents.len(),
+        band_label: MEAN_BAND.into(),
+    }
+}
+
+/// The Wilson score interval at 95 % for `k` successes in `n` trials.
+pub fn wilson_interval(k: u64, n: u64) -> Option<(f64, f64)> {
+    if n == 0 {
+        return None;
+    }
+    let z = 1.959_963_984_540_054_f64;
+    let n = n as f64;
+    let p = (k as f64 / n).min(1.0);
+    let denominator = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denominator;
+    let half = z / denominator * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+}
+
+fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
+    let x_axis = Axis {
+        label: BUDGET_LABEL.into(),
+        min: -3.0,
+        max: 103.0,
+        ticks: (0..=5).map(|i| i as f64 * 20.0).collect(),
+    };
+    let panels = budget_panels(grid, |s, row| {
+        Some(Point {
+            x: row.budget_percent + dodge(grid, s, &x_axis),
+            y: row.feasible_share,
+            band: wilson_interval(row.n_feasible, row.n),
+        })
+    });
+    let (legend_title, legend) = legend(grid);
+    Figure {
+        stem: "feasibility",
+        title: "Feasible share by budget, by flag noise".into(),
+        subtitle: format!(
+            "A cell is infeasible when what the strategy must keep (e.g. the flagged records, \
+             or a pinned tail) exceeds the budget. Bands: Wilson 95 % interval over the cells \
+             of a group. {DODGED} {FLAG_NOISE} {}",
+            source(manifest)
+        ),
+        x: x_axis,
+        y: Axis::unit(FEASIBLE_LABEL),
+        columns: noise_columns(grid),
+        panels,
+        legend_title,
+        legend,
+        legend_group: grid.keep_recents.len(),
+        band_label: WILSON_BAND.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_hand_computation() {
+        // k = 8 of n = 10: centre (0.8 + 1.9208/10) / 1.38415 = 0.71672,
+        // half 1.95996 / 1.38415 × sqrt(0.016 + 0.0096040) = 0.22662.
+        let (low, high) = wilson_interval(8, 10).unwrap();
+        assert!((low - 0.4902).abs() < 1e-4, "{low}");
+        assert!((high - 0.9433).abs() < 1e-4, "{high}");
+        let (low, high) = wilson_interval(10, 10).unwrap();
+        assert!((low - 0.7225).abs() < 1e-4, "{low}");
+        assert!((high - 1.0).abs() < 1e-12, "{high}");
+        assert_eq!(wilson_interval(0, 0), None);
+    }
+
+    #[test]
+    fn rate_axis_ends_at_the_next_tenth() {
+        let a = rate_axis("x".into(), &[0.0, 0.1, 0.2, 0.4]);
+        assert_eq!(a.ticks.len(), 5);
+        assert!((a.ticks[4] - 0.4).abs() < 1e-12);
+        let a = rate_axis("x".into(), &[0.0, 0.7]);
+        assert_eq!(a.ticks.len(), 6);
+        assert_eq!(a.ticks[5], 1.0);
+    }
+
+    #[test]
+    fn noise_budget_must_be_swept() {
+        assert!(check_noise_budget(50.0, &[25.0, 50.0]).is_ok());
+        let e = check_noise_budget(50.0, &[25.0, 75.0]).unwrap_err();
+        assert!(e.contains("25, 75"), "{e}");
+    }
+}

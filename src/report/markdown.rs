@@ -1,0 +1,245 @@
+//! `report.md`: the experiment as run, the charts, and under each chart a table of the numbers
+//! it draws, taken from the summary table so text and picture cannot disagree.
+
+use super::charts::{NoiseAxis, NoiseChoice, CHARTS_DIR};
+use super::figure::Figure;
+use super::labels::{self, fraction3, opt_fraction3};
+use super::manifest::Manifest;
+use super::numbers;
+use super::summary_grid::SummaryGrid;
+use super::summary_table::SummaryRow;
+use std::fmt::Write as _;
+
+/// The whole report. `figures` are the charts as drawn, in the order of [`super::charts::figures`].
+pub fn report(
+    grid: &SummaryGrid,
+    manifest: &Manifest,
+    noise: &NoiseChoice,
+    figures: &[Figure],
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Report: {}\n", manifest.name);
+    let _ = writeln!(
+        out,
+        "Run with ctxlab {}. Charts and tables below are drawn from `summary.parquet` and \
+         `manifest.json` in this folder; `ctxlab plot <this folder>` redraws them.\n",
+        manifest.version
+    );
+    experiment(&mut out, grid, manifest);
+    for figure in figures {
+        let _ = writeln!(out, "## {}\n", figure.title);
+        let _ = writeln!(
+            out,
+            "![{title}]({dir}/{stem}.png)\n\nVector version: [{dir}/{stem}.svg]({dir}/{stem}.svg)\n",
+            title = figure.title,
+            dir = CHARTS_DIR,
+            stem = figure.stem
+        );
+        let _ = writeln!(out, "{}\n", figure.subtitle);
+        match figure.stem {
+            "retention_vs_reduction" => retention_vs_reduction_table(&mut out, grid),
+            "retention_vs_noise" => retention_vs_noise_table(&mut out, grid, noise),
+            "feasibility" => feasibility_table(&mut out, grid),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn list<T>(values: &[T], show: impl Fn(&T) -> String) -> String {
+    values.iter().map(show).collect::<Vec<_>>().join(", ")
+}
+
+fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
+    let g = &manifest.grid;
+    let noise_levels = g.false_negative.len() * g.false_positive.len();
+    let product = g.histories
+        * g.replicates
+        * noise_levels as u64
+        * g.strategies.len() as u64
+        * g.keep_recent.len() as u64
+        * g.budgets.len() as u64;
+    let _ = writeln!(out, "## Experiment\n");
+    let _ = writeln!(out, "| | |\n| --- | --- |");
+    let rows: Vec<(&str, String)> = vec![
+        ("experiment", manifest.name.clone()),
+        ("seed", manifest.seed.to_string()),
+        ("histories", manifest.histories.to_string()),
+        (
+            "replicates (noise draws per history)",
+            g.replicates.to_string(),
+        ),
+        (
+            "false-negative rates (FN)",
+            list(&g.false_negative, |x| format!("{x}")),
+        ),
+        (
+            "false-positive rates (FP)",
+            list(&g.false_positive, |x| format!("{x}")),
+        ),
+        ("strategies", list(&g.strategies, |s| code(s))),
+        ("keep_recent", list(&g.keep_recent, |k| k.to_string())),
+        (
+            "budgets (% of each history's total cost)",
+            list(&g.budgets, |&b| numbers::budget(b)),
+        ),
+        (
+            "grid",
+            format!(
+                "{} histories × {} replicates × {} noise levels × {} strategies × {} keep_recent × \
+                 {} budgets = {} cells",
+                g.histories,
+                g.replicates,
+                noise_levels,
+                g.strategies.len(),
+                g.keep_recent.len(),
+                g.budgets.len(),
+                product
+            ),
+        ),
+        ("cells run", manifest.cells.to_string()),
+        ("summary groups", grid.rows.len().to_string()),
+        ("run time", labels::duration(manifest.wall_seconds)),
+        ("ctxlab version", manifest.version.clone()),
+    ];
+    for (key, value) in rows {
+        let _ = writeln!(out, "| {key} | {} |", escape(&value));
+    }
+    let config = serde_json::to_string_pretty(&manifest.config)
+        .unwrap_or_else(|_| manifest.config.to_string());
+    let _ = writeln!(
+        out,
+        "\nThe resolved experiment (after overrides):\n\n```json\n{config}\n```\n"
+    );
+}
+
+fn code(s: &str) -> String {
+    format!("`{s}`")
+}
+
+/// Markdown table cells must not contain a bare `|`.
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// The leading cells naming a series: strategy, and keep_recent when it varies.
+fn series_header(grid: &SummaryGrid) -> Vec<String> {
+    let mut header = vec!["strategy".to_string()];
+    if grid.shows_keep_recent() {
+        header.push("keep_recent".into());
+    }
+    header
+}
+
+fn series_cells(grid: &SummaryGrid, s: usize) -> Vec<String> {
+    let series = &grid.series[s];
+    let mut cells = vec![escape(&code(&series.strategy))];
+    if grid.shows_keep_recent() {
+        cells.push(series.keep_recent.to_string());
+    }
+    cells
+}
+
+fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let _ = writeln!(
+        out,
+        "|{}",
+        header.iter().map(|_| " --- |").collect::<String>()
+    );
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// `mean (low–high)`, or the mean alone without an interval, or `—` without a mean.
+fn retention(row: Option<&SummaryRow>) -> String {
+    let Some(row) = row else {
+        return "—".into();
+    };
+    match (
+        row.required_retention_mean,
+        row.required_retention_ci_low,
+        row.required_retention_ci_high,
+    ) {
+        (Some(m), Some(low), Some(high)) => {
+            format!("{} ({}–{})", fraction3(m), fraction3(low), fraction3(high))
+        }
+        (m, _, _) => opt_fraction3(m),
+    }
+}
+
+fn retention_vs_reduction_table(out: &mut String, grid: &SummaryGrid) {
+    let _ = writeln!(
+        out,
+        "Each cell: mean required retention (95 % interval) / mean reduction, over the feasible \
+         cells of the group; — where no cell was feasible.\n"
+    );
+    series_by_budget_table(out, grid, |cell| {
+        match cell.and_then(|r| r.reduction_mean) {
+            Some(reduction) => format!("{} / {}", retention(cell), fraction3(reduction)),
+            None => "—".into(),
+        }
+    });
+}
+
+fn retention_vs_noise_table(out: &mut String, grid: &SummaryGrid, noise: &NoiseChoice) {
+    let _ = writeln!(
+        out,
+        "Each cell: mean required retention (95 % interval) at a {} % budget, over the feasible \
+         cells of the group; — where no cell was feasible.\n",
+        numbers::budget(noise.budget)
+    );
+    let axis = NoiseAxis::choose(grid);
+    let (xs, panels) = axis.rates(grid);
+    // Columns in the chart's order: panel by panel, along the x axis within each.
+    let levels: Vec<usize> = panels
+        .iter()
+        .flat_map(|&p| xs.iter().filter_map(move |&x| axis.level(grid, x, p)))
+        .collect();
+    let mut header = series_header(grid);
+    header.extend(levels.iter().map(|&n| grid.noise_levels[n].label()));
+    let rows: Vec<Vec<String>> = (0..grid.series.len())
+        .map(|s| {
+            let mut row = series_cells(grid, s);
+            row.extend(
+                levels
+                    .iter()
+                    .map(|&n| retention(grid.get(s, n, noise.budget_index))),
+            );
+            row
+        })
+        .collect();
+    table(out, &header, &rows);
+}
+
+fn feasibility_table(out: &mut String, grid: &SummaryGrid) {
+    let _ = writeln!(out, "Each cell: feasible share (feasible cells / cells).\n");
+    series_by_budget_table(out, grid, |cell| match cell {
+        Some(r) => format!("{} ({}/{})", fraction3(r.feasible_share), r.n_feasible, r.n),
+        None => "—".into(),
+    });
+}
+
+/// A table with a row per series and budget and a column per noise level; `show` writes a
+/// group's cell (or its absence).
+fn series_by_budget_table(
+    out: &mut String,
+    grid: &SummaryGrid,
+    show: impl Fn(Option<&SummaryRow>) -> String,
+) {
+    let mut header = series_header(grid);
+    header.push("budget %".into());
+    header.extend(grid.noise_levels.iter().map(|n| n.label()));
+    let mut rows = Vec::new();
+    for s in 0..grid.series.len() {
+        for (b, &budget) in grid.budgets.iter().enumerate() {
+            let mut row = series_cells(grid, s);
+            row.push(numbers::budget(budget));
+            row.extend((0..grid.noise_levels.len()).map(|n| show(grid.get(s, n, b))));
+            rows.push(row);
+        }
+    }
+    table(out, &header, &rows);
+}
