@@ -240,6 +240,59 @@ fn small_session_sweep_writes_every_table_with_the_grid_size() {
 }
 
 #[test]
+fn session_sweeps_draw_their_two_charts_and_plot_redraws_them() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "small.toml", SMALL);
+    let printed = run_ok(dir.path(), &["sweep", "small.toml", "-q"]);
+    let charts = dir.path().join("out/charts");
+    let mut drawn = Vec::new();
+    for stem in ctxlab::report::session_charts::STEMS {
+        let png = std::fs::read(charts.join(format!("{stem}.png"))).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png is a PNG");
+        let svg = std::fs::read_to_string(charts.join(format!("{stem}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{stem}.svg");
+        // The legend names every strategy at both windows; panels name notes and noise.
+        for label in [
+            "recent · window 1500",
+            "summary(keep_recent=4) · window 3000",
+            "notes 20 % · FN 30 % · FP 0 %",
+        ] {
+            assert!(svg.contains(label), "{stem}.svg lacks {label:?}");
+        }
+        assert!(printed.contains(&format!("charts/{stem}.png")), "{printed}");
+        drawn.push((png, svg));
+    }
+    let svg = &drawn[0].1;
+    assert!(svg.contains("Retention at need against billed tokens"));
+    assert!(drawn[1]
+        .1
+        .contains("Compactions per session against the trigger ratio"));
+
+    // `ctxlab plot` recognises a session sweep's folder and redraws the same bytes.
+    std::fs::remove_dir_all(&charts).unwrap();
+    let listed = run_ok(dir.path(), &["plot", "out"]);
+    assert_eq!(listed.lines().count(), 4, "{listed}");
+    for (stem, (png, svg)) in ctxlab::report::session_charts::STEMS.iter().zip(&drawn) {
+        assert_eq!(
+            &std::fs::read(charts.join(format!("{stem}.png"))).unwrap(),
+            png
+        );
+        assert_eq!(
+            &std::fs::read_to_string(charts.join(format!("{stem}.svg"))).unwrap(),
+            svg
+        );
+    }
+    // A damaged summary is named, and no chart is written.
+    std::fs::remove_dir_all(&charts).unwrap();
+    std::fs::write(dir.path().join("out/summary.parquet"), b"not parquet").unwrap();
+    assert_fails_with(
+        &ctxlab(dir.path(), &["plot", "out"]),
+        &["summary.parquet", "not a readable Parquet table"],
+    );
+    assert!(!charts.exists());
+}
+
+#[test]
 fn session_tables_are_byte_identical_at_one_and_two_threads() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "small.toml", SMALL);
@@ -262,6 +315,8 @@ fn session_tables_are_byte_identical_at_one_and_two_threads() {
         "sessions.csv",
         "summary.parquet",
         "summary.csv",
+        "charts/session_tokens_retention.png",
+        "charts/session_compactions.svg",
     ] {
         assert_eq!(
             std::fs::read(dir.path().join("one").join(f)).unwrap(),

@@ -1,5 +1,5 @@
-//! Running a session sweep: histories in, the sessions table, its summary, charts and a
-//! manifest out.
+//! Running a session sweep: histories in, the sessions table, its summary, a manifest and
+//! charts (`report::session_charts`) out.
 //!
 //! Histories are simulated in parallel, one history (all its sessions) per task; rows come back
 //! in history order, so the tables are the same whatever the thread count. Everything is
@@ -13,6 +13,7 @@ use super::eval::{evaluate_history, Scratch, SessionRow};
 use super::grid::SessionGrid;
 use super::summary::SessionSummary;
 use super::tables;
+use crate::report::session_charts;
 use crate::sweep::run::{
     progress_bar, publish, thread_pool, write_json, CellsOutput, HistorySource,
 };
@@ -51,17 +52,13 @@ pub struct SessionRunReport {
     pub files: Vec<PathBuf>,
 }
 
-/// The files of a session sweep, in publishing order (the manifest, the mark of completion,
-/// last).
-const OUTPUTS: [&str; 9] = [
+/// The tables of a session sweep, in publishing order (the manifest, the mark of completion,
+/// last). The charts are drawn from the published summary afterwards, as a cell sweep's are.
+const OUTPUTS: [&str; 5] = [
     "sessions.parquet",
     "sessions.csv",
     "summary.parquet",
     "summary.csv",
-    "tokens_retention.png",
-    "tokens_retention.svg",
-    "compactions.png",
-    "compactions.svg",
     "manifest.json",
 ];
 
@@ -129,7 +126,12 @@ fn run_in_pool(exp: &SessionExperiment, opts: &SessionRunOptions) -> Result<Sess
     write_manifest(&staging, exp, &grid, wall)?;
     let destinations: Vec<(&str, PathBuf)> =
         OUTPUTS.iter().map(|name| (*name, dir.join(name))).collect();
-    let files = publish(&staging, &destinations)?;
+    let mut files = publish(&staging, &destinations)?;
+    if exp.parquet {
+        files.extend(session_charts::render_all(&dir)?);
+    } else {
+        eprintln!("note: no charts: they are drawn from summary.parquet; add \"parquet\" to output.formats");
+    }
     Ok(SessionRunReport {
         dir,
         sessions: grid.sessions(),
