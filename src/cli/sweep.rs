@@ -1,6 +1,7 @@
 //! `ctxlab sweep EXPERIMENT`: the main job. A `[sweep]` table runs cells, a `[session]` table
 //! runs sessions.
 
+use crate::cli::args::given_flags;
 use crate::sweep::config::{self, AnyExperiment, Experiment};
 use crate::sweep::run::{self, CellsOutput, DEFAULT_CHUNK_CELLS};
 use crate::sweep::sessions::{self, SessionExperiment};
@@ -84,10 +85,14 @@ fn run_cells(mut exp: Experiment, shard: Option<Shard>, a: SweepArgs) -> Result<
         report.wall.as_secs_f64(),
         report.dir.display()
     );
-    for f in &report.files {
+    print_files(&report.files);
+    Ok(())
+}
+
+fn print_files(files: &[std::path::PathBuf]) {
+    for f in files {
         println!("  {}", f.display());
     }
-    Ok(())
 }
 
 fn run_sessions(mut exp: SessionExperiment, shard: Option<Shard>, a: SweepArgs) -> Result<()> {
@@ -97,17 +102,10 @@ fn run_sessions(mut exp: SessionExperiment, shard: Option<Shard>, a: SweepArgs) 
         ("--resume", a.resume),
         ("--chunk-cells", a.chunk_cells.is_some()),
     ];
-    let given: Vec<&str> = only_cells
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(f, _)| *f)
-        .collect();
-    if !given.is_empty() {
+    if let Some((flags, verb)) = given_flags(&only_cells) {
         bail!(
-            "{}: {} only appl{} to cell sweeps ([sweep]); a session sweep ([session]) runs whole",
-            a.experiment.display(),
-            given.join(", "),
-            if given.len() == 1 { "ies" } else { "y" }
+            "{}: {flags} only {verb} to cell sweeps ([sweep]); a session sweep ([session]) runs whole",
+            a.experiment.display()
         );
     }
     if let Some(out) = a.out {
@@ -129,8 +127,6 @@ fn run_sessions(mut exp: SessionExperiment, shard: Option<Shard>, a: SweepArgs) 
         report.wall.as_secs_f64(),
         report.dir.display()
     );
-    for f in &report.files {
-        println!("  {}", f.display());
-    }
+    print_files(&report.files);
     Ok(())
 }

@@ -80,22 +80,7 @@ pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
     let mut files = Vec::new();
     for figure in &figures {
-        let png = figure
-            .to_png()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("drawing {}.png", figure.stem))?;
-        let svg = figure
-            .to_svg()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("drawing {}.svg", figure.stem))?;
-        files.push(OutputFile {
-            relative: Path::new(CHARTS_DIR).join(format!("{}.png", figure.stem)),
-            bytes: png,
-        });
-        files.push(OutputFile {
-            relative: Path::new(CHARTS_DIR).join(format!("{}.svg", figure.stem)),
-            bytes: svg.into_bytes(),
-        });
+        files.extend(figure_files(figure)?);
     }
     let report = markdown::report(&grid, &inputs.manifest, &noise, &figures);
     files.push(OutputFile {
@@ -103,6 +88,23 @@ pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         bytes: report.into_bytes(),
     });
     Ok(publish::write_all(results_dir, &files)?)
+}
+
+/// A figure rendered as its two files, `charts/<stem>.png` and `charts/<stem>.svg`.
+pub(crate) fn figure_files(figure: &Figure) -> anyhow::Result<[OutputFile; 2]> {
+    let png = figure
+        .to_png()
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("drawing {}.png", figure.stem))?;
+    let svg = figure
+        .to_svg()
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("drawing {}.svg", figure.stem))?;
+    let file = |ext: &str, bytes: Vec<u8>| OutputFile {
+        relative: Path::new(CHARTS_DIR).join(format!("{}.{ext}", figure.stem)),
+        bytes,
+    };
+    Ok([file("png", png), file("svg", svg.into_bytes())])
 }
 
 /// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so

@@ -8,15 +8,14 @@
 //! Both have one panel per note rate × noise level, and are written as PNG and SVG into
 //! `RESULTS_DIR/charts/`, like a cell sweep's charts (`ctxlab plot` redraws either kind).
 
-use super::charts::{dodge_offset, CHARTS_DIR, DODGED, FLAG_NOISE, MEAN_BAND};
+use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
 use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
 use super::palette;
-use super::publish::{self, OutputFile};
+use super::publish;
 use super::summary_grid::NoiseLevel;
 use super::summary_table::{check_columns, read_frame, sweep_output_error, Type};
 use crate::error::InputError;
-use anyhow::Context as _;
 use polars::prelude::DataFrame;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -184,20 +183,7 @@ pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let rows = rows_from_frame(&read_frame(&summary_path)?, &summary_path)?;
     let mut files = Vec::new();
     for figure in figures(&rows, &manifest) {
-        let png = figure
-            .to_png()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("drawing {}.png", figure.stem))?;
-        let svg = figure
-            .to_svg()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("drawing {}.svg", figure.stem))?;
-        for (ext, bytes) in [("png", png), ("svg", svg.into_bytes())] {
-            files.push(OutputFile {
-                relative: Path::new(CHARTS_DIR).join(format!("{}.{ext}", figure.stem)),
-                bytes,
-            });
-        }
+        files.extend(figure_files(&figure)?);
     }
     Ok(publish::write_all(results_dir, &files)?)
 }
