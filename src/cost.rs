@@ -3,10 +3,16 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+use std::sync::OnceLock;
+use tiktoken_rs::CoreBPE;
 
 /// How the size of a record is counted.
+///
+/// Written and parsed as a spec: `chars`, `bytes`, `approx-tokens`, `tokens` or
+/// `tokens(encoding=cl100k_base, overhead=3)`; `Display` gives the canonical spec, which parses
+/// back to the same model (experiment files and tables use that form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
+#[serde(try_from = "String", into = "String")]
 pub enum CostModel {
     /// Unicode scalar values, as Python's `len()` counts a `str` (not UTF-8 bytes).
     #[default]
@@ -15,10 +21,87 @@ pub enum CostModel {
     Bytes,
     /// `ceil(chars / 4)` per record, a common rule of thumb for tokens.
     ApproxTokens,
+    /// Real BPE tokens of the text under `encoding`, plus `overhead` tokens per record for the
+    /// message framing a chat API adds around every message.
+    Tokens { encoding: Encoding, overhead: u32 },
 }
 
+/// A BPE vocabulary shipped inside the `tiktoken-rs` crate (no download).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Encoding {
+    /// GPT-4o and later.
+    #[default]
+    O200kBase,
+    /// GPT-4 and GPT-3.5-turbo.
+    Cl100kBase,
+}
+
+impl Encoding {
+    pub const ALL: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    /// The shared encoder, built on first use: building one parses a vocabulary of 100–200 k
+    /// entries, far too dear to repeat per record.
+    fn encoder(self) -> &'static CoreBPE {
+        static O200K: OnceLock<CoreBPE> = OnceLock::new();
+        static CL100K: OnceLock<CoreBPE> = OnceLock::new();
+        // The vocabularies are compiled into the crate, so building cannot fail on any input.
+        match self {
+            Encoding::O200kBase => O200K
+                .get_or_init(|| tiktoken_rs::o200k_base().expect("bundled o200k_base vocabulary")),
+            Encoding::Cl100kBase => CL100K.get_or_init(|| {
+                tiktoken_rs::cl100k_base().expect("bundled cl100k_base vocabulary")
+            }),
+        }
+    }
+
+    /// Number of tokens of `text`. Special-token markers such as `<|endoftext|>` that occur in a
+    /// transcript are counted as the ordinary text they are.
+    pub fn count(self, text: &str) -> u64 {
+        self.encoder().encode_ordinary(text).len() as u64
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Encoding {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Encoding::ALL
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown encoding {s:?}, expected one of {}",
+                    Encoding::ALL.map(Encoding::as_str).join(", ")
+                )
+            })
+    }
+}
+
+/// Tokens added per record under `tokens` unless `overhead=` says otherwise: OpenAI's published
+/// count for its chat format (`<|start|>`, the role, `<|message|>` … `<|end|>` around each
+/// message is 3 tokens for the models that use these encodings).
+pub const DEFAULT_TOKEN_OVERHEAD: u32 = 3;
+
 impl CostModel {
-    pub const NAMES: [&'static str; 3] = ["chars", "bytes", "approx-tokens"];
+    pub const NAMES: [&'static str; 4] = ["chars", "bytes", "approx-tokens", "tokens"];
+
+    /// `tokens` with the default encoding and overhead.
+    pub const TOKENS: CostModel = CostModel::Tokens {
+        encoding: Encoding::O200kBase,
+        overhead: DEFAULT_TOKEN_OVERHEAD,
+    };
 
     /// The cost of one text.
     pub fn cost(self, text: &str) -> u64 {
@@ -26,46 +109,130 @@ impl CostModel {
             CostModel::Chars => text.chars().count() as u64,
             CostModel::Bytes => text.len() as u64,
             CostModel::ApproxTokens => (text.chars().count() as u64).div_ceil(4),
+            CostModel::Tokens { encoding, overhead } => encoding.count(text) + overhead as u64,
         }
     }
 
     /// The cost of the gap between two records of a context. Records are joined by `"\n"`,
     /// which is one char and one byte; under `approx-tokens` the newline is folded into the
-    /// per-record rounding up, so the gap is free.
+    /// per-record rounding up, and under `tokens` into the per-record overhead (a chat API
+    /// frames messages with its own tokens, it does not join them with a newline), so the gap
+    /// is free.
     pub fn separator(self) -> u64 {
         match self {
             CostModel::Chars | CostModel::Bytes => 1,
-            CostModel::ApproxTokens => 0,
+            CostModel::ApproxTokens | CostModel::Tokens { .. } => 0,
         }
     }
 
+    /// The model's name (`tokens` whatever its parameters); `Display` gives the full spec.
     pub fn as_str(self) -> &'static str {
         match self {
             CostModel::Chars => "chars",
             CostModel::Bytes => "bytes",
             CostModel::ApproxTokens => "approx-tokens",
+            CostModel::Tokens { .. } => "tokens",
         }
     }
 }
 
 impl fmt::Display for CostModel {
+    /// The canonical spec: parameters at their default are left out, so the default token
+    /// model reads `tokens`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.as_str())?;
+        if let CostModel::Tokens { encoding, overhead } = *self {
+            let mut params = Vec::new();
+            if encoding != Encoding::default() {
+                params.push(format!("encoding={encoding}"));
+            }
+            if overhead != DEFAULT_TOKEN_OVERHEAD {
+                params.push(format!("overhead={overhead}"));
+            }
+            if !params.is_empty() {
+                write!(f, "({})", params.join(", "))?;
+            }
+        }
+        Ok(())
     }
 }
 
 impl FromStr for CostModel {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "chars" => Ok(CostModel::Chars),
-            "bytes" => Ok(CostModel::Bytes),
-            "approx-tokens" => Ok(CostModel::ApproxTokens),
-            _ => Err(format!(
-                "unknown cost model {s:?}, expected one of {}",
-                CostModel::NAMES.join(", ")
-            )),
+        let text = s.trim();
+        let (name, params) = match text.split_once('(') {
+            None => (text, None),
+            Some((name, rest)) => {
+                let inner = rest.strip_suffix(')').ok_or_else(|| {
+                    format!(
+                        "cost model {text:?}: expected `name(key=value, ...)` with a closing `)`"
+                    )
+                })?;
+                (name.trim(), Some(inner))
+            }
+        };
+        let model = match name {
+            "chars" => CostModel::Chars,
+            "bytes" => CostModel::Bytes,
+            "approx-tokens" => CostModel::ApproxTokens,
+            "tokens" => CostModel::TOKENS,
+            _ => {
+                return Err(format!(
+                    "unknown cost model {name:?}, expected one of {}",
+                    CostModel::NAMES.join(", ")
+                ))
+            }
+        };
+        let Some(params) = params else {
+            return Ok(model);
+        };
+        let CostModel::Tokens {
+            mut encoding,
+            mut overhead,
+        } = model
+        else {
+            return Err(format!("cost model {text:?}: `{name}` takes no parameters"));
+        };
+        for part in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = part.split_once('=').ok_or_else(|| {
+                format!("cost model {text:?}: parameter {part:?} should read `key=value`")
+            })?;
+            let value = value.trim().trim_matches('"');
+            match key.trim() {
+                "encoding" => {
+                    encoding = value
+                        .parse()
+                        .map_err(|e| format!("cost model {text:?}: {e}"))?
+                }
+                "overhead" => {
+                    overhead = value.parse().map_err(|_| {
+                        format!(
+                            "cost model {text:?}: `overhead` expects a whole number ≥ 0 of tokens per record, found {value:?}"
+                        )
+                    })?
+                }
+                other => {
+                    return Err(format!(
+                        "cost model {text:?}: unknown parameter `{other}` (known: encoding, overhead)"
+                    ))
+                }
+            }
         }
+        Ok(CostModel::Tokens { encoding, overhead })
+    }
+}
+
+impl TryFrom<String> for CostModel {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl From<CostModel> for String {
+    fn from(m: CostModel) -> String {
+        m.to_string()
     }
 }
 
@@ -113,5 +280,88 @@ mod tests {
             .parse::<CostModel>()
             .unwrap_err()
             .contains("expected one of"));
+    }
+
+    #[test]
+    fn token_specs_parse_back_and_leave_defaults_out() {
+        assert_eq!("tokens".parse::<CostModel>().unwrap(), CostModel::TOKENS);
+        let m: CostModel = " tokens( encoding = cl100k_base , overhead=0 )"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            m,
+            CostModel::Tokens {
+                encoding: Encoding::Cl100kBase,
+                overhead: 0
+            }
+        );
+        assert_eq!(m.to_string(), "tokens(encoding=cl100k_base, overhead=0)");
+        assert_eq!(m.to_string().parse::<CostModel>().unwrap(), m);
+        assert_eq!(CostModel::TOKENS.to_string(), "tokens");
+        assert_eq!(
+            "tokens(encoding=o200k_base, overhead=3)"
+                .parse::<CostModel>()
+                .unwrap()
+                .to_string(),
+            "tokens"
+        );
+        assert_eq!(
+            "tokens(overhead=7)"
+                .parse::<CostModel>()
+                .unwrap()
+                .to_string(),
+            "tokens(overhead=7)"
+        );
+        // Serde uses the same spec, so experiment files write `cost = "tokens(overhead=4)"`.
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(json, "\"tokens(encoding=cl100k_base, overhead=0)\"");
+        assert_eq!(serde_json::from_str::<CostModel>(&json).unwrap(), m);
+        assert_eq!(
+            serde_json::from_str::<CostModel>("\"approx-tokens\"").unwrap(),
+            CostModel::ApproxTokens
+        );
+    }
+
+    #[test]
+    fn bad_token_specs_say_what_was_expected() {
+        let cases = [
+            (
+                "tokens(encoding=p50k)",
+                "expected one of o200k_base, cl100k_base",
+            ),
+            ("tokens(overhead=-1)", "whole number"),
+            (
+                "tokens(size=3)",
+                "unknown parameter `size` (known: encoding, overhead)",
+            ),
+            ("tokens(overhead)", "key=value"),
+            ("tokens(overhead=3", "closing"),
+            ("chars(x=1)", "takes no parameters"),
+        ];
+        for (spec, what) in cases {
+            let err = spec.parse::<CostModel>().unwrap_err();
+            assert!(err.contains(what), "{spec}: {err}");
+        }
+    }
+
+    #[test]
+    fn tokens_count_bpe_tokens_plus_the_overhead() {
+        // Counts published in OpenAI's tiktoken cookbook for these strings and encodings.
+        let o200k = |t| Encoding::O200kBase.count(t);
+        let cl100k = |t| Encoding::Cl100kBase.count(t);
+        assert_eq!(cl100k("tiktoken is great!"), 6);
+        assert_eq!(o200k("tiktoken is great!"), 6);
+        assert_eq!(cl100k("antidisestablishmentarianism"), 6);
+        assert_eq!(cl100k("2 + 2 = 4"), 7);
+        assert_eq!(cl100k("お誕生日おめでとう"), 9);
+        assert_eq!(o200k("お誕生日おめでとう"), 8);
+        assert_eq!(o200k(""), 0);
+        // A special-token marker inside a transcript is ordinary text, several tokens long.
+        assert!(o200k("<|endoftext|>") > 1);
+        let m = CostModel::TOKENS;
+        assert_eq!(m.cost("お誕生日おめでとう"), 8 + 3);
+        assert_eq!(m.cost(""), 3);
+        assert_eq!(m.separator(), 0);
+        assert_eq!(joined_cost(m, ["tiktoken is great!", ""]), 6 + 3 + 3);
     }
 }

@@ -3,10 +3,12 @@
 //! Data flows one way: histories → costs → (noise → flags) → strategy → context → metrics →
 //! tables, charts and reports.
 
+pub mod calibrate;
 pub mod cli;
 pub mod cost;
 pub mod error;
 pub mod history;
+pub mod import;
 pub mod metrics;
 pub mod noise;
 pub mod report;

@@ -8,6 +8,8 @@ pub mod merge;
 pub mod plot;
 pub mod session;
 pub mod sweep;
+pub mod calibrate;
+pub mod import;
 pub mod table;
 
 use clap::{Parser, Subcommand};
@@ -39,6 +41,10 @@ pub enum Command {
     Session(Box<session::SessionArgs>),
     /// Redraw the charts and report.md of a sweep's results folder from its tables.
     Plot(plot::PlotArgs),
+    /// Turn real agent transcripts into ctxlab histories (JSONL), labelled by rules.
+    Import(import::ImportArgs),
+    /// Compare a cost model's context sizes with those the transcripts record.
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 impl Command {
@@ -51,6 +57,8 @@ impl Command {
             Command::Merge(a) => merge::run(a),
             Command::Session(a) => session::run(*a),
             Command::Plot(a) => plot::run(a),
+            Command::Import(a) => import::run(a),
+            Command::Calibrate(a) => calibrate::run(a),
         }
     }
 }

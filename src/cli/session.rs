@@ -1,7 +1,7 @@
 //! `ctxlab session`: a scripted usage trace (`--usage`) or a history replayed turn by turn.
 
 use crate::cost::CostModel;
-use crate::history::{load_jsonl, CostedHistory, History, Kind};
+use crate::history::{load_jsonl, CostedHistory, Kind};
 use crate::noise::{self, NoiseLevel};
 use crate::report::session as out;
 use crate::rng;
@@ -207,7 +207,7 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     cfg.validate().map_err(flag_error)?;
 
     let histories = load_jsonl(&path)?;
-    let history = pick(&path, &histories, a.history_name.as_deref())?;
+    let history = super::args::choose_history(&path, &histories, a.history_name.as_deref())?;
     if !history
         .records
         .iter()
@@ -233,12 +233,13 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
         Some(&mut trace),
     );
     let label = strategy.label();
+    let cost_model = costed.model.to_string();
     let text = match a.format {
         Format::Text => out::replay_text(
             &out::ReplayHeader {
                 history: &costed.name,
                 records: costed.len(),
-                cost_model: costed.model.as_str(),
+                cost_model: &cost_model,
                 strategy: &label,
             },
             &cfg,
@@ -267,33 +268,4 @@ fn layer_shares(text: &str) -> Result<[f64; 4]> {
         *s = p.trim_end_matches('%').parse().map_err(|_| bad())?;
     }
     Ok(shares)
-}
-
-fn pick<'h>(
-    path: &std::path::Path,
-    histories: &'h [History],
-    name: Option<&str>,
-) -> Result<&'h History> {
-    let names = || {
-        histories
-            .iter()
-            .map(|h| format!("{:?}", h.name))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    match (name, histories.len()) {
-        (None, 1) => Ok(&histories[0]),
-        (None, n) => bail!(
-            "{}: holds {n} histories ({}); choose one with --history-name",
-            path.display(),
-            names()
-        ),
-        (Some(name), _) => histories.iter().find(|h| h.name == name).ok_or_else(|| {
-            anyhow!(
-                "{}: no history named {name:?} (it holds {})",
-                path.display(),
-                names()
-            )
-        }),
-    }
 }

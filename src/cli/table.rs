@@ -19,7 +19,7 @@ pub struct TableArgs {
     /// Strategy specs, e.g. `recent,required,required(fill=skip)`.
     #[arg(long, default_value = "recent,required")]
     pub strategies: String,
-    /// Cost model: chars, bytes or approx-tokens.
+    /// Cost model: chars, bytes, approx-tokens or tokens (e.g. `tokens(encoding=cl100k_base)`).
     #[arg(long, default_value = "chars")]
     pub cost: CostModel,
     /// Which history of the file, when it holds several.

@@ -9,31 +9,9 @@ use polars::prelude::*;
 use std::fs::File;
 use std::path::Path;
 
-/// One group of cells: a strategy × keep_recent × budget × noise level.
-///
-/// Means are over the group's feasible cells, so they are `None` when no cell was feasible
-/// (or, for the retentions, when no cell had a required record to keep).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SummaryRow {
-    pub strategy: String,
-    pub keep_recent: u64,
-    pub budget_percent: f64,
-    pub false_negative: f64,
-    pub false_positive: f64,
-    pub n: u64,
-    pub n_feasible: u64,
-    pub feasible_share: f64,
-    pub reduction_mean: Option<f64>,
-    pub reduction_sd: Option<f64>,
-    pub required_retention_mean: Option<f64>,
-    pub required_retention_sd: Option<f64>,
-    pub required_retention_ci_low: Option<f64>,
-    pub required_retention_ci_high: Option<f64>,
-    pub retention_any_mean: Option<f64>,
-    pub retention_any_ci_low: Option<f64>,
-    pub retention_any_ci_high: Option<f64>,
-    pub exact_mean: Option<f64>,
-}
+/// One group of cells: a strategy × keep_recent × budget × noise level (the sweep's own row
+/// type, read back).
+pub use crate::sweep::summary::SummaryRow;
 
 /// The type a column must have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 use super::cell::CellRow;
 use super::grid::Grid;
 use super::summary::SummaryRow;
-use crate::report::numbers::{budget, fraction};
+use crate::report::numbers::{budget, fraction, write_fraction};
 use anyhow::{Context as _, Result};
 use polars::prelude::{
     Column, DataFrame, NamedFrom, ParquetCompression, ParquetWriter, Schema, Series,
@@ -292,6 +292,7 @@ impl CellsCsv {
 
     pub fn write(&mut self, grid: &Grid, names: Names, rows: &[CellRow]) -> Result<()> {
         use std::fmt::Write as _;
+        let budgets: Vec<String> = grid.budgets.iter().map(|&b| budget(b)).collect();
         for r in rows {
             let m = &r.metrics;
             let level = grid.levels[r.level as usize];
@@ -299,22 +300,22 @@ impl CellsCsv {
             let o = &mut self.out;
             o.write_field(names.get(r.history))?;
             field(o, b, |b| write!(b, "{}", r.replicate))?;
-            o.write_field(fraction(level.false_negative))?;
-            o.write_field(fraction(level.false_positive))?;
+            opt_fraction(o, b, Some(level.false_negative))?;
+            opt_fraction(o, b, Some(level.false_positive))?;
             o.write_field(&grid.labels[r.strategy as usize])?;
             field(o, b, |b| write!(b, "{}", r.keep_recent))?;
-            o.write_field(budget(grid.budgets[r.budget as usize]))?;
+            o.write_field(&budgets[r.budget as usize])?;
             field(o, b, |b| write!(b, "{}", r.capacity))?;
             field(o, b, |b| write!(b, "{}", r.total))?;
-            opt(o, m.feasible.then_some(m.used))?;
-            opt_fraction(o, m.reduction)?;
+            opt(o, b, m.feasible.then_some(m.used))?;
+            opt_fraction(o, b, m.reduction)?;
             field(o, b, |b| write!(b, "{}", m.required_total))?;
-            opt(o, m.feasible.then_some(m.required_kept))?;
-            opt_fraction(o, m.required_retention)?;
-            opt_fraction(o, m.retention_any)?;
-            opt_fraction(o, m.exact)?;
-            opt(o, m.feasible.then_some(m.placeholders))?;
-            opt(o, m.feasible.then_some(m.summarised))?;
+            opt(o, b, m.feasible.then_some(m.required_kept))?;
+            opt_fraction(o, b, m.required_retention)?;
+            opt_fraction(o, b, m.retention_any)?;
+            opt_fraction(o, b, m.exact)?;
+            opt(o, b, m.feasible.then_some(m.placeholders))?;
+            opt(o, b, m.feasible.then_some(m.summarised))?;
             o.write_field(if m.feasible { "true" } else { "false" })?;
             o.write_record(None::<&[u8]>)?;
         }
@@ -339,17 +340,27 @@ fn field<W: Write>(
     Ok(())
 }
 
-fn opt<W: Write, T: std::fmt::Display>(o: &mut csv::Writer<W>, v: Option<T>) -> Result<()> {
-    match v {
-        Some(v) => o.write_field(v.to_string())?,
-        None => o.write_field("")?,
-    }
-    Ok(())
+/// An optional value (empty when `None`), formatted in the reused buffer.
+fn opt<W: Write, T: std::fmt::Display>(
+    o: &mut csv::Writer<W>,
+    buf: &mut String,
+    v: Option<T>,
+) -> Result<()> {
+    use std::fmt::Write as _;
+    field(o, buf, |b| match v {
+        Some(v) => write!(b, "{v}"),
+        None => Ok(()),
+    })
 }
 
-fn opt_fraction<W: Write>(o: &mut csv::Writer<W>, v: Option<f64>) -> Result<()> {
-    o.write_field(v.map(fraction).unwrap_or_default())?;
-    Ok(())
+/// An optional fraction, formatted in the reused buffer.
+fn opt_fraction<W: Write>(o: &mut csv::Writer<W>, buf: &mut String, v: Option<f64>) -> Result<()> {
+    field(o, buf, |b| {
+        if let Some(x) = v {
+            write_fraction(b, x);
+        }
+        Ok(())
+    })
 }
 
 /// Writes the summary as CSV.

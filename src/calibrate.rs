@@ -1,0 +1,329 @@
+//! How far to trust a cost model's counts: for every model call a transcript records, the
+//! estimated size of the context the model saw (the cost of its records, separators included)
+//! against the input size the provider reported.
+
+use crate::cost::CostModel;
+use crate::import::Run;
+use std::fmt::Write;
+
+/// One model call: estimated and recorded context size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallSize {
+    pub estimated: u64,
+    pub recorded: u64,
+}
+
+impl CallSize {
+    /// `estimated / recorded`; `None` when nothing was recorded (a zero would divide by zero).
+    pub fn ratio(&self) -> Option<f64> {
+        (self.recorded > 0).then(|| self.estimated as f64 / self.recorded as f64)
+    }
+}
+
+/// The calls of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSizes {
+    pub name: String,
+    pub calls: Vec<CallSize>,
+}
+
+/// Estimated and recorded sizes of every recorded call of a run under `model`.
+pub fn sizes(run: &Run, model: CostModel) -> RunSizes {
+    // Prefix sums: each call's context is a range of records, and contexts overlap heavily.
+    let mut prefix = Vec::with_capacity(run.history.records.len() + 1);
+    prefix.push(0u64);
+    for r in &run.history.records {
+        prefix.push(prefix.last().unwrap() + model.cost(&r.text));
+    }
+    let calls = run
+        .calls
+        .iter()
+        .map(|c| {
+            let n = (c.end - c.start) as u64;
+            CallSize {
+                estimated: prefix[c.end] - prefix[c.start]
+                    + model.separator() * n.saturating_sub(1),
+                recorded: c.recorded,
+            }
+        })
+        .collect();
+    RunSizes {
+        name: run.history.name.clone(),
+        calls,
+    }
+}
+
+/// Statistics of the ratios of a set of calls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatioStats {
+    /// Calls with a recorded size above zero.
+    pub n: usize,
+    pub recorded_mean: f64,
+    pub estimated_mean: f64,
+    pub mean: f64,
+    /// Sample standard deviation (0 for a single call).
+    pub sd: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Least-squares line `recorded ≈ fixed + slope × estimated`: `fixed` is what the provider
+    /// counts that the transcript does not hold (a system prompt or tool definitions it did
+    /// not log), `slope` the provider's tokens per estimated unit. `None` with fewer than two
+    /// distinct estimates.
+    pub fit: Option<(f64, f64)>,
+}
+
+impl RatioStats {
+    /// `None` when no call has a recorded size.
+    pub fn of<'a>(calls: impl IntoIterator<Item = &'a CallSize>) -> Option<RatioStats> {
+        let (mut n, mut est, mut rec) = (0usize, 0f64, 0f64);
+        let (mut sum, mut sum_sq) = (0f64, 0f64);
+        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut est_sq, mut est_rec) = (0f64, 0f64);
+        for c in calls {
+            let Some(r) = c.ratio() else { continue };
+            n += 1;
+            let (e, d) = (c.estimated as f64, c.recorded as f64);
+            est += e;
+            rec += d;
+            est_sq += e * e;
+            est_rec += e * d;
+            sum += r;
+            sum_sq += r * r;
+            min = min.min(r);
+            max = max.max(r);
+        }
+        if n == 0 {
+            return None;
+        }
+        let nf = n as f64;
+        let mean = sum / nf;
+        let var = if n > 1 {
+            ((sum_sq - nf * mean * mean) / (nf - 1.0)).max(0.0)
+        } else {
+            0.0
+        };
+        let sxx = est_sq - est * est / nf;
+        let fit = (n > 1 && sxx > 0.0).then(|| {
+            let slope = (est_rec - est * rec / nf) / sxx;
+            ((rec - slope * est) / nf, slope)
+        });
+        Some(RatioStats {
+            fit,
+            n,
+            recorded_mean: rec / nf,
+            estimated_mean: est / nf,
+            mean,
+            sd: var.sqrt(),
+            min,
+            max,
+        })
+    }
+}
+
+const HEADINGS: [&str; 10] = [
+    "run",
+    "calls",
+    "recorded_mean",
+    "estimated_mean",
+    "ratio_mean",
+    "ratio_sd",
+    "ratio_min",
+    "ratio_max",
+    "fit_fixed",
+    "fit_slope",
+];
+
+fn row(name: &str, stats: Option<&RatioStats>, calls: usize) -> [String; 10] {
+    match stats {
+        Some(s) => [
+            name.to_string(),
+            s.n.to_string(),
+            format!("{:.0}", s.recorded_mean),
+            format!("{:.0}", s.estimated_mean),
+            format!("{:.3}", s.mean),
+            format!("{:.3}", s.sd),
+            format!("{:.3}", s.min),
+            format!("{:.3}", s.max),
+            s.fit.map(|f| format!("{:.0}", f.0)).unwrap_or_default(),
+            s.fit.map(|f| format!("{:.3}", f.1)).unwrap_or_default(),
+        ],
+        None => [
+            name.to_string(),
+            calls.to_string(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ],
+    }
+}
+
+/// The rows of the report: one per run, then `overall` over every call of every run (each
+/// call weighs the same).
+fn rows(runs: &[RunSizes]) -> Vec<[String; 10]> {
+    let mut out: Vec<[String; 10]> = runs
+        .iter()
+        .map(|r| row(&r.name, RatioStats::of(&r.calls).as_ref(), r.calls.len()))
+        .collect();
+    let all = RatioStats::of(runs.iter().flat_map(|r| &r.calls));
+    out.push(row("overall", all.as_ref(), 0));
+    out
+}
+
+pub fn to_csv(runs: &[RunSizes]) -> String {
+    let mut out = HEADINGS.join(",") + "\n";
+    for r in rows(runs) {
+        let cells: Vec<String> = r.iter().map(|c| csv_cell(c)).collect();
+        out += &cells.join(",");
+        out.push('\n');
+    }
+    out
+}
+
+/// Every call as a CSV row: `run,call,estimated,recorded` (call numbered from 1), for plotting
+/// or fitting outside.
+pub fn calls_csv(runs: &[RunSizes]) -> String {
+    let mut out = String::from("run,call,estimated,recorded\n");
+    for r in runs {
+        for (i, c) in r.calls.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{},{},{},{}",
+                csv_cell(&r.name),
+                i + 1,
+                c.estimated,
+                c.recorded
+            );
+        }
+    }
+    out
+}
+
+fn csv_cell(c: &str) -> String {
+    if c.contains([',', '"', '\n']) {
+        format!("\"{}\"", c.replace('"', "\"\""))
+    } else {
+        c.to_string()
+    }
+}
+
+pub fn to_text(runs: &[RunSizes], model: CostModel) -> String {
+    let body = rows(runs);
+    let mut widths = HEADINGS.map(|h| h.len());
+    for r in &body {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let mut out = format!(
+        "estimated ({model}) / recorded context size per model call; a ratio below 1 means the estimate counts less than the model saw;\nfit: recorded ≈ fit_fixed + fit_slope × estimated (least squares)\n\n"
+    );
+    let line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
+            if i == 0 {
+                let _ = write!(s, "{c:<w$}  ");
+            } else {
+                let _ = write!(s, "{c:>w$}  ");
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    out += &line(&HEADINGS.map(String::from));
+    out += &line(&widths.map(|w| "-".repeat(w)));
+    for r in &body {
+        out += &line(r);
+    }
+    let silent = runs.iter().filter(|r| r.calls.is_empty()).count();
+    if silent > 0 {
+        let _ = writeln!(
+            out,
+            "\n{silent} run(s) record no input size for any model call and are left out of `overall`."
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{History, Kind, Record};
+    use crate::import::Call;
+
+    fn run() -> Run {
+        let records = vec![
+            Record::new(1, "abcd").kind(Kind::System),
+            Record::new(2, "ef").kind(Kind::User),
+            Record::new(3, "ghijkl").kind(Kind::Assistant),
+            Record::new(4, "m").kind(Kind::ToolResult),
+        ];
+        Run {
+            history: History::new("r", records),
+            failed: vec![false; 4],
+            calls: vec![
+                Call {
+                    start: 0,
+                    end: 2,
+                    recorded: 7,
+                },
+                Call {
+                    start: 0,
+                    end: 4,
+                    recorded: 16,
+                },
+                Call {
+                    start: 2,
+                    end: 4,
+                    recorded: 0,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn estimates_are_context_costs_with_separators() {
+        let s = sizes(&run(), CostModel::Chars);
+        // 4 + 2 + one gap; 4 + 2 + 6 + 1 + three gaps; 6 + 1 + one gap.
+        assert_eq!(
+            s.calls.iter().map(|c| c.estimated).collect::<Vec<_>>(),
+            vec![7, 16, 8]
+        );
+        let st = RatioStats::of(&s.calls).unwrap();
+        assert_eq!(st.n, 2); // the call with nothing recorded has no ratio
+        assert_eq!((st.mean, st.sd, st.min, st.max), (1.0, 0.0, 1.0, 1.0));
+        let a = sizes(&run(), CostModel::ApproxTokens);
+        // ceil(4/4)+ceil(2/4) = 2 against 7; 1+1+2+1 = 5 against 16.
+        let st = RatioStats::of(&a.calls).unwrap();
+        let (r1, r2) = (2.0 / 7.0, 5.0 / 16.0);
+        assert!((st.mean - (r1 + r2) / 2.0).abs() < 1e-12);
+        let sd = (((r1 - st.mean).powi(2) + (r2 - st.mean).powi(2)) / 1.0).sqrt();
+        assert!((st.sd - sd).abs() < 1e-12);
+        assert_eq!((st.min, st.max), (r1, r2));
+        // Two points (2, 7) and (5, 16): slope 9/3 = 3, fixed 7 - 3*2 = 1.
+        let (fixed, slope) = st.fit.unwrap();
+        assert!((slope - 3.0).abs() < 1e-12 && (fixed - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn reports_list_runs_then_overall() {
+        let s = vec![sizes(&run(), CostModel::Chars)];
+        let csv = to_csv(&s);
+        assert_eq!(
+            csv,
+            "run,calls,recorded_mean,estimated_mean,ratio_mean,ratio_sd,ratio_min,ratio_max,fit_fixed,fit_slope\n\
+             r,2,12,12,1.000,0.000,1.000,1.000,0,1.000\n\
+             overall,2,12,12,1.000,0.000,1.000,1.000,0,1.000\n"
+        );
+        assert_eq!(
+            calls_csv(&s),
+            "run,call,estimated,recorded\nr,1,7,7\nr,2,16,16\nr,3,8,0\n"
+        );
+        let text = to_text(&s, CostModel::Chars);
+        assert!(text.contains("estimated (chars)"), "{text}");
+        assert!(text.lines().any(|l| l.starts_with("overall ")), "{text}");
+    }
+}

@@ -1,0 +1,266 @@
+//! Claude Code sessions (JSON Lines, one event per line, discriminated by `type`).
+//!
+//! Only `user` and `assistant` lines of the main conversation give records; each content block
+//! gives one:
+//!
+//! | line, block | record |
+//! | --- | --- |
+//! | `user` text (string content or `text` block): the task, later requests | `user` |
+//! | `user` line with `isMeta: true` (harness caveats) | `note` |
+//! | `user` line with `isCompactSummary: true` | `summary`; the model's context restarts there |
+//! | `image` block | the line's kind, text `[image: <media type>]` |
+//! | `assistant` `text` block | `assistant` |
+//! | `assistant` `tool_use` block | `tool_call`, tool = `name`, text = `input` as compact JSON |
+//! | `user` `tool_result` block | `tool_result`, tool = the name of the `tool_use` with that id |
+//! | `thinking`, `redacted_thinking` blocks | none (see below) |
+//! | any other block | `note` holding the block's JSON |
+//!
+//! Left out: lines with `isSidechain: true` (a sub-agent's own conversation, a different
+//! context; its result comes back to the main thread as the `Task` tool's result), and lines of
+//! other types (`summary` titles, `system` notices): none is sent to the model. Thinking blocks
+//! are left out because the API strips them from earlier turns: they do not occupy the context
+//! of later calls.
+//!
+//! One response is written as several lines sharing `message.id`, each with one block and the
+//! same input usage: they are joined into one model call whose recorded input is
+//! `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`.
+
+use super::{image_marker, json_error, run_name, Problems, Run, RunBuilder, SeenIds, ToolIds};
+use crate::error::InputError;
+use crate::history::Kind;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::Path;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Line {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    message: Option<Message>,
+    #[serde(default)]
+    is_sidechain: Option<bool>,
+    #[serde(default)]
+    is_meta: Option<bool>,
+    #[serde(default)]
+    is_compact_summary: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    content: Value,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    input_tokens: u64,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+impl Usage {
+    fn context(&self) -> u64 {
+        self.input_tokens
+            + self.cache_creation_input_tokens.unwrap_or(0)
+            + self.cache_read_input_tokens.unwrap_or(0)
+    }
+}
+
+const EXPECTED: &str = "a Claude Code event: a JSON object with `type` and, for `user` and \
+    `assistant` lines, a `message` with `content`";
+
+/// A record of one line, checked before any is added so a bad line leaves nothing behind.
+struct Pending {
+    kind: Kind,
+    tool: Option<String>,
+    text: String,
+    failed: bool,
+}
+
+pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, InputError> {
+    let mut run = RunBuilder::new(run_name(path));
+    let mut tools = ToolIds::default();
+    let mut responses = SeenIds::default();
+    for (n, raw) in text.lines().enumerate() {
+        let line_no = n + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let line: Line = match serde_json::from_str(raw) {
+            Ok(l) => l,
+            Err(e) => {
+                problems.line(json_error(path, &e, Some(line_no), EXPECTED))?;
+                continue;
+            }
+        };
+        let is_turn = line.kind == "user" || line.kind == "assistant";
+        if !is_turn || line.is_sidechain == Some(true) {
+            continue;
+        }
+        let Some(message) = &line.message else {
+            problems.line(InputError::line(
+                path,
+                line_no,
+                format!("a `{}` line needs a `message` object", line.kind),
+            ))?;
+            continue;
+        };
+        let pending = if line.kind == "assistant" {
+            assistant_records(message, &mut tools)
+        } else {
+            user_records(&line, message, &tools)
+        };
+        let pending = match pending {
+            Ok(p) => p,
+            Err(msg) => {
+                problems.line(InputError::line(path, line_no, msg))?;
+                continue;
+            }
+        };
+        if line.kind == "assistant" {
+            let new_response = match &message.id {
+                Some(id) => responses.insert(id.clone()),
+                None => true,
+            };
+            if let (true, Some(usage)) = (new_response, &message.usage) {
+                run.call(usage.context());
+            }
+        }
+        if line.is_compact_summary == Some(true) {
+            run.restart_context();
+        }
+        for p in pending {
+            run.push_flagged(p.kind, p.tool.as_deref(), p.text, p.failed);
+        }
+    }
+    run.finish(path)
+}
+
+fn assistant_records(message: &Message, tools: &mut ToolIds) -> Result<Vec<Pending>, String> {
+    let mut out = Vec::new();
+    let blocks = match &message.content {
+        Value::String(s) => {
+            push_text(&mut out, Kind::Assistant, s);
+            return Ok(out);
+        }
+        Value::Array(blocks) => blocks,
+        other => {
+            return Err(format!(
+                "`message.content` should be a string or a list of blocks, found {other}"
+            ))
+        }
+    };
+    // Validate every block first: a tool name is declared only when the whole line is good.
+    let mut declared = Vec::new();
+    for block in blocks {
+        match block_type(block)? {
+            "text" => push_text(&mut out, Kind::Assistant, str_field(block, "text")?),
+            "thinking" | "redacted_thinking" => {}
+            "tool_use" => {
+                let id = str_field(block, "id")?;
+                let name = str_field(block, "name")?;
+                let input = block.get("input").cloned().unwrap_or(Value::Null);
+                declared.push((id.to_string(), name.to_string()));
+                out.push(Pending {
+                    kind: Kind::ToolCall,
+                    tool: Some(name.to_string()),
+                    text: input.to_string(),
+                    failed: false,
+                });
+            }
+            "image" => push_text(&mut out, Kind::Assistant, &image_marker(block)),
+            _ => out.push(note(block)),
+        }
+    }
+    for (id, name) in declared {
+        tools.declare(&id, &name);
+    }
+    Ok(out)
+}
+
+fn user_records(line: &Line, message: &Message, tools: &ToolIds) -> Result<Vec<Pending>, String> {
+    let kind = if line.is_compact_summary == Some(true) {
+        Kind::Summary
+    } else if line.is_meta == Some(true) {
+        Kind::Note
+    } else {
+        Kind::User
+    };
+    let mut out = Vec::new();
+    match &message.content {
+        Value::String(s) => push_text(&mut out, kind, s),
+        Value::Array(blocks) => {
+            for block in blocks {
+                match block_type(block)? {
+                    "text" => push_text(&mut out, kind, str_field(block, "text")?),
+                    "image" => push_text(&mut out, kind, &image_marker(block)),
+                    "tool_result" => {
+                        let id = str_field(block, "tool_use_id")?;
+                        let tool = tools.name(id).ok_or_else(|| {
+                            format!("`tool_result` refers to tool_use_id {id:?}, which no earlier `tool_use` block of the main conversation declared")
+                        })?;
+                        out.push(Pending {
+                            kind: Kind::ToolResult,
+                            tool: Some(tool.to_string()),
+                            text: super::content_text(block.get("content").unwrap_or(&Value::Null)),
+                            failed: block.get("is_error").and_then(Value::as_bool) == Some(true),
+                        });
+                    }
+                    _ => out.push(note(block)),
+                }
+            }
+        }
+        other => {
+            return Err(format!(
+                "`message.content` should be a string or a list of blocks, found {other}"
+            ))
+        }
+    }
+    Ok(out)
+}
+
+fn push_text(out: &mut Vec<Pending>, kind: Kind, text: &str) {
+    // An empty text block carries nothing the model reads.
+    if !text.is_empty() {
+        out.push(Pending {
+            kind,
+            tool: None,
+            text: text.to_string(),
+            failed: false,
+        });
+    }
+}
+
+fn note(block: &Value) -> Pending {
+    Pending {
+        kind: Kind::Note,
+        tool: None,
+        text: block.to_string(),
+        failed: false,
+    }
+}
+
+fn block_type(block: &Value) -> Result<&str, String> {
+    block
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("a content block needs a string `type`, found {block}"))
+}
+
+fn str_field<'a>(block: &'a Value, key: &str) -> Result<&'a str, String> {
+    block.get(key).and_then(Value::as_str).ok_or_else(|| {
+        format!(
+            "a `{}` block needs a string `{key}`",
+            block.get("type").and_then(Value::as_str).unwrap_or("?")
+        )
+    })
+}

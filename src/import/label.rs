@@ -1,0 +1,454 @@
+//! Label rules: real runs carry no `required` flags, so these rules derive them. Rules combine
+//! by union (a record is required when any chosen rule marks it). The README states what each
+//! marks and where it goes wrong.
+//!
+//! - `instructions`: every `system` and `user` record (the system prompt, the task, and in
+//!   interactive sessions each later request the human typed).
+//! - `errors`: every `tool_result` that reports a failure (see [`reports_failure`]).
+//! - `hindsight`: every record in which a distinctive token first appeared that a later record
+//!   written by the model (`assistant` or `tool_call`) uses again (see [`distinctive_tokens`]).
+
+use super::Run;
+use crate::history::{History, Kind, Record};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::str::FromStr;
+
+/// Which rules set `required`; all off gives a history with nothing required.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "RulesSpec", into = "String")]
+pub struct LabelRules {
+    pub instructions: bool,
+    pub errors: bool,
+    pub hindsight: bool,
+}
+
+impl LabelRules {
+    pub const NAMES: [&'static str; 3] = ["instructions", "errors", "hindsight"];
+
+    pub const ALL: LabelRules = LabelRules {
+        instructions: true,
+        errors: true,
+        hindsight: true,
+    };
+
+    pub fn is_empty(&self) -> bool {
+        !(self.instructions || self.errors || self.hindsight)
+    }
+
+    /// The records each chosen rule marks, united, in record order.
+    pub fn marks(&self, run: &Run) -> Vec<bool> {
+        let records = &run.history.records;
+        let mut marks = vec![false; records.len()];
+        if self.instructions {
+            for (m, r) in marks.iter_mut().zip(records) {
+                *m |= is_instruction(r.kind);
+            }
+        }
+        if self.errors {
+            for (i, r) in records.iter().enumerate() {
+                marks[i] |= r.kind == Kind::ToolResult
+                    && (run.failed.get(i) == Some(&true) || reports_failure(&r.text));
+            }
+        }
+        if self.hindsight {
+            for (m, h) in marks.iter_mut().zip(hindsight(&run.history)) {
+                *m |= h;
+            }
+        }
+        marks
+    }
+
+    /// The run's history with `required` set by the rules.
+    pub fn apply(&self, run: Run) -> History {
+        let marks = self.marks(&run);
+        let mut history = run.history;
+        for (r, m) in history.records.iter_mut().zip(marks) {
+            r.required = m;
+        }
+        history
+    }
+}
+
+impl fmt::Display for LabelRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let on = [self.instructions, self.errors, self.hindsight];
+        let names: Vec<&str> = Self::NAMES
+            .into_iter()
+            .zip(on)
+            .filter_map(|(n, on)| on.then_some(n))
+            .collect();
+        if names.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&names.join(","))
+        }
+    }
+}
+
+impl FromStr for LabelRules {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut rules = LabelRules::default();
+        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            match name {
+                "instructions" => rules.instructions = true,
+                "errors" => rules.errors = true,
+                "hindsight" => rules.hindsight = true,
+                "none" => {}
+                "all" => rules = LabelRules::ALL,
+                _ => {
+                    return Err(format!(
+                        "unknown label rule {name:?}, expected a comma-separated list of {} (or all, none)",
+                        Self::NAMES.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(rules)
+    }
+}
+
+/// Experiment files may write `labels = "instructions,errors"` or a list of names.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RulesSpec {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl TryFrom<RulesSpec> for LabelRules {
+    type Error = String;
+    fn try_from(spec: RulesSpec) -> Result<Self, Self::Error> {
+        match spec {
+            RulesSpec::Text(s) => s.parse(),
+            RulesSpec::List(names) => names.join(",").parse(),
+        }
+    }
+}
+
+impl From<LabelRules> for String {
+    fn from(r: LabelRules) -> String {
+        r.to_string()
+    }
+}
+
+fn is_instruction(kind: Kind) -> bool {
+    matches!(kind, Kind::System | Kind::User)
+}
+
+/// Does a tool result's text report a failure? True when any line (leading whitespace
+/// ignored) shows one of these signs:
+///
+/// 1. `<returncode>N</returncode>` with N ≠ 0 (mini-swe-agent's exit status);
+/// 2. `Traceback (most recent call last):` at the start of a line (Python);
+/// 3. a word ending in `Error` or `Exception` (dots allowed, e.g. `django.db.IntegrityError`)
+///    at the start of a line, followed by `:` or the end of the line (`ValueError: x`,
+///    `Error: x`, a bare `AssertionError`);
+/// 4. `error:`, `error[`, `fatal:` or `fatal error:` at the start of a line, or `: error:` /
+///    `: fatal error:` inside one (compilers, linkers, git);
+/// 5. `command not found`, `No such file or directory` or `Segmentation fault` anywhere;
+/// 6. pytest's verdicts: `FAILED ` or `ERROR ` at the start of a line, or a line starting with
+///    `=` that contains ` failed` or ` error` (the `=== 1 failed, 3 passed ===` summary);
+/// 7. the harness's own failure notices: `Please always provide EXACTLY ONE action`
+///    (mini-swe-agent format error), `timed out and has been killed` (mini-swe-agent timeout),
+///    `was cancelled because it took more than` (SWE-agent timeout), `Your bash command
+///    contained syntax errors` (SWE-agent).
+pub fn reports_failure(text: &str) -> bool {
+    if let Some(code) = return_code(text) {
+        if code != 0 {
+            return true;
+        }
+    }
+    const ANYWHERE: [&str; 7] = [
+        "command not found",
+        "No such file or directory",
+        "Segmentation fault",
+        "Please always provide EXACTLY ONE action",
+        "timed out and has been killed",
+        "was cancelled because it took more than",
+        "Your bash command contained syntax errors",
+    ];
+    if ANYWHERE.iter().any(|p| text.contains(p)) {
+        return true;
+    }
+    text.lines().any(|raw| {
+        let line = raw.trim_start();
+        line.starts_with("Traceback (most recent call last):")
+            || starts_with_exception(line)
+            || ["error:", "error[", "fatal:", "fatal error:"]
+                .iter()
+                .any(|p| line.starts_with(p))
+            || line.contains(": error:")
+            || line.contains(": fatal error:")
+            || line.starts_with("FAILED ")
+            || line.starts_with("ERROR ")
+            || (line.starts_with('=') && (line.contains(" failed") || line.contains(" error")))
+    })
+}
+
+/// The N of the first `<returncode>N</returncode>`.
+fn return_code(text: &str) -> Option<i64> {
+    let start = text.find("<returncode>")? + "<returncode>".len();
+    let len = text[start..].find("</returncode>")?;
+    text[start..start + len].trim().parse().ok()
+}
+
+fn starts_with_exception(line: &str) -> bool {
+    let word_len = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+        .unwrap_or(line.len());
+    let word = &line[..word_len];
+    let rest = &line[word_len..];
+    (word.ends_with("Error") || word.ends_with("Exception"))
+        && (rest.is_empty() || rest.starts_with(':'))
+}
+
+/// Hindsight marks: record i is marked when a distinctive token first appears in it, i is not
+/// an instruction record (those are the `instructions` rule's), and a later `assistant` or
+/// `tool_call` record contains the same token. A tool call whose text is JSON counts its string
+/// values only: its keys (`file_path`, `old_string`) are the tool's schema, repeated by every
+/// call, not information.
+fn hindsight(history: &History) -> Vec<bool> {
+    let records = &history.records;
+    let mut marks = vec![false; records.len()];
+    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut in_record: HashSet<String> = HashSet::new();
+    for (j, r) in records.iter().enumerate() {
+        let written_by_model = matches!(r.kind, Kind::Assistant | Kind::ToolCall);
+        record_tokens(r, &mut in_record);
+        for t in in_record.drain() {
+            match first.get(&t) {
+                Some(&i) => {
+                    if written_by_model && !is_instruction(records[i].kind) {
+                        marks[i] = true;
+                    }
+                }
+                None => {
+                    first.insert(t, j);
+                }
+            }
+        }
+    }
+    marks
+}
+
+fn record_tokens(r: &Record, out: &mut HashSet<String>) {
+    out.clear();
+    if r.kind == Kind::ToolCall {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text) {
+            let mut strings = Vec::new();
+            string_values(&v, &mut strings);
+            for s in strings {
+                out.extend(distinctive_tokens(s).map(str::to_string));
+            }
+            return;
+        }
+    }
+    out.extend(distinctive_tokens(&r.text).map(str::to_string));
+}
+
+fn string_values<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(items) => items.iter().for_each(|i| string_values(i, out)),
+        Value::Object(map) => map.values().for_each(|i| string_values(i, out)),
+        _ => {}
+    }
+}
+
+/// File extensions that make a word a file name.
+const EXTENSIONS: &[&str] = &[
+    "c", "cc", "cfg", "cmake", "cpp", "cs", "css", "csv", "cu", "go", "h", "hpp", "html", "ini",
+    "ipynb", "java", "js", "json", "jsx", "kt", "lock", "md", "mk", "php", "py", "pyi", "pyx",
+    "rb", "rs", "rst", "sh", "sql", "swift", "toml", "ts", "tsx", "txt", "xml", "yaml", "yml",
+];
+
+/// Minimum length of an identifier token.
+pub const MIN_IDENTIFIER: usize = 6;
+
+/// The distinctive tokens of a text, each as often as it occurs. A word is a maximal run of
+/// ASCII letters, digits and `_ . / -`, trimmed of leading and trailing `. / -`. A word gives:
+///
+/// - itself, when it is a **path**: it contains `/` and either has at least three segments or
+///   ends in a file name (`django/contrib/auth`, `src/lib.rs`, from `/testbed/src/lib.rs` the
+///   trimmed `testbed/src/lib.rs`);
+/// - its last segment, when that is a **file name**: `stem.ext` with a stem holding a letter
+///   and `ext` one of [`EXTENSIONS`] (`validators.py`, `STATUS.md`);
+/// - otherwise each of its parts split at `.`, `/` and `-` that is
+///   - an **identifier** of at least [`MIN_IDENTIFIER`] characters (letters, digits, `_`, not
+///     starting with a digit) with an inner `_` (between two letters or digits) or a camelCase
+///     hump (a lowercase letter followed by an uppercase one): `vsla_tensor_t`,
+///     `UsernameValidator`, not `__init__` or `setup`;
+///   - an **error code**: 1–4 capital letters then 3–5 digits (`E0308`, `TS2345`, `C0103`);
+///   - a **hex id**: 7–40 lowercase hex digits with at least one digit and one letter (git
+///     commit hashes).
+pub fn distinctive_tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-')))
+        .map(|w| w.trim_matches(|c| matches!(c, '.' | '/' | '-')))
+        .filter(|w| !w.is_empty())
+        .flat_map(word_tokens)
+}
+
+fn word_tokens(word: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let last = word.rsplit('/').next().unwrap_or(word);
+    let file = is_file_name(last);
+    if word.contains('/') {
+        let segments = word.split('/').filter(|s| !s.is_empty()).count();
+        if segments >= 3 || (segments >= 2 && file) {
+            out.push(word);
+        }
+    }
+    if file {
+        out.push(last);
+        return out;
+    }
+    for part in word.split(['.', '/', '-']) {
+        if is_identifier(part) || is_error_code(part) || is_hex_id(part) {
+            out.push(part);
+        }
+    }
+    out
+}
+
+fn is_file_name(s: &str) -> bool {
+    match s.rsplit_once('.') {
+        Some((stem, ext)) => {
+            stem.chars().any(|c| c.is_ascii_alphabetic()) && EXTENSIONS.contains(&ext)
+        }
+        None => false,
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < MIN_IDENTIFIER
+        || b[0].is_ascii_digit()
+        || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
+        return false;
+    }
+    let inner_underscore = b
+        .windows(3)
+        .any(|w| w[1] == b'_' && w[0].is_ascii_alphanumeric() && w[2].is_ascii_alphanumeric());
+    let camel = b
+        .windows(2)
+        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    inner_underscore || camel
+}
+
+fn is_error_code(s: &str) -> bool {
+    let letters = s.bytes().take_while(u8::is_ascii_uppercase).count();
+    let digits = s.len() - letters;
+    (1..=4).contains(&letters)
+        && (3..=5).contains(&digits)
+        && s.bytes().skip(letters).all(|c| c.is_ascii_digit())
+}
+
+fn is_hex_id(s: &str) -> bool {
+    (7..=40).contains(&s.len())
+        && s.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        && s.bytes().any(|c| c.is_ascii_digit())
+        && s.bytes().any(|c| c.is_ascii_alphabetic())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(text: &str) -> Vec<&str> {
+        distinctive_tokens(text).collect()
+    }
+
+    #[test]
+    fn tokens_are_paths_files_identifiers_codes_and_hashes() {
+        assert_eq!(
+            tokens("see /testbed/django/contrib/auth/validators.py."),
+            vec!["testbed/django/contrib/auth/validators.py", "validators.py"]
+        );
+        assert_eq!(
+            tokens("edit ./src/lib.rs now"),
+            vec!["src/lib.rs", "lib.rs"]
+        );
+        assert_eq!(tokens("and/or src/backends"), Vec::<&str>::new());
+        assert_eq!(tokens("src/backends/cpu/"), vec!["src/backends/cpu"]);
+        assert_eq!(
+            tokens("self._wcs.axis_correlation_matrix UsernameValidator __init__ setup"),
+            vec!["axis_correlation_matrix", "UsernameValidator"]
+        );
+        assert_eq!(
+            tokens("error[E0308]: TS2345 HTTP 404"),
+            vec!["E0308", "TS2345"]
+        );
+        assert_eq!(
+            tokens("commit 1a2b3c4d and deadbeef and 1234567"),
+            vec!["1a2b3c4d"]
+        );
+        assert_eq!(tokens("np.array e.g. get_x"), Vec::<&str>::new());
+        assert_eq!(tokens("日本語 vsla_new()"), vec!["vsla_new"]);
+    }
+
+    #[test]
+    fn failures_are_recognised_line_by_line() {
+        let yes = [
+            "<returncode>1</returncode>\n<output>\n</output>",
+            "<returncode>127</returncode>",
+            "x\nTraceback (most recent call last):\n  File \"a.py\"",
+            "  ValueError: bad value",
+            "django.db.utils.IntegrityError: UNIQUE",
+            "AssertionError",
+            "error: failed to push some refs",
+            "error[E0308]: mismatched types",
+            "fatal: not a git repository",
+            "src/a.c:3:5: error: expected ';'",
+            "bash: foo: command not found",
+            "cat: x: No such file or directory",
+            "FAILED tests/test_a.py::test_b - assert 1 == 2",
+            "===== 1 failed, 2 passed in 0.1s =====",
+            "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
+            "The last command <command>x</command> timed out and has been killed.",
+        ];
+        for t in yes {
+            assert!(reports_failure(t), "{t:?}");
+        }
+        let no = [
+            "<returncode>0</returncode>\n<output>\nall good\n</output>",
+            "warning: unused variable",
+            "raise ValueError: in a quoted line",
+            "ErrorHandler registered",
+            "the word Error appears mid-line: fine",
+            "===== 3 passed in 0.1s =====",
+            "",
+        ];
+        for t in no {
+            assert!(!reports_failure(t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn rule_lists_parse_and_print_back() {
+        let r: LabelRules = "hindsight, instructions".parse().unwrap();
+        assert_eq!(
+            r,
+            LabelRules {
+                instructions: true,
+                errors: false,
+                hindsight: true
+            }
+        );
+        assert_eq!(r.to_string(), "instructions,hindsight");
+        assert_eq!("".parse::<LabelRules>().unwrap().to_string(), "none");
+        assert_eq!("all".parse::<LabelRules>().unwrap(), LabelRules::ALL);
+        assert!("instructions,typos"
+            .parse::<LabelRules>()
+            .unwrap_err()
+            .contains("unknown label rule \"typos\""));
+        let from_list: LabelRules = serde_json::from_str(r#"["errors","hindsight"]"#).unwrap();
+        assert_eq!(from_list.to_string(), "errors,hindsight");
+        let from_text: LabelRules = serde_json::from_str(r#""errors""#).unwrap();
+        assert_eq!(serde_json::to_string(&from_text).unwrap(), r#""errors""#);
+    }
+}

@@ -1,0 +1,97 @@
+//! mini-swe-agent trajectories (`<instance_id>.traj.json`).
+//!
+//! `messages` is an OpenAI-style chat: the `system` message gives a `system` record; the
+//! first `user` message is the task (`user`); every later `user` message is what the harness
+//! sends back after running the agent's command (its output, a timeout notice or a format
+//! error), so it gives a `tool_result` of `bash`; each `assistant` message (a thought and one
+//! fenced command) gives one `assistant` record. An assistant message whose
+//! `extra.response.usage.prompt_tokens` is present records a model call on every record before
+//! it. The run is named after `instance_id`, or the file when that is missing.
+
+use super::{json_error, run_name, Run, RunBuilder};
+use crate::error::InputError;
+use crate::history::Kind;
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Deserialize)]
+struct Trajectory {
+    #[serde(default)]
+    instance_id: Option<String>,
+    messages: Vec<Message>,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    role: Role,
+    #[serde(default)]
+    content: serde_json::Value,
+    #[serde(default)]
+    extra: Option<Extra>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+enum Role {
+    System,
+    User,
+    Assistant,
+    /// Later versions answer tool calls with `tool` messages; they are observations too.
+    Tool,
+}
+
+#[derive(Deserialize)]
+struct Extra {
+    #[serde(default)]
+    response: Option<Response>,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+}
+
+const EXPECTED: &str = "a mini-swe-agent trajectory: a JSON object with `messages`, a list of \
+    `{role: system|user|assistant, content}`";
+
+pub fn parse(path: &Path, text: &str) -> Result<Run, InputError> {
+    let t: Trajectory =
+        serde_json::from_str(text).map_err(|e| json_error(path, &e, None, EXPECTED))?;
+    let name = t
+        .instance_id
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| run_name(path));
+    let mut run = RunBuilder::new(name);
+    let mut seen_task = false;
+    for m in &t.messages {
+        let text = super::content_text(&m.content);
+        match m.role {
+            Role::System => run.push(Kind::System, None, text),
+            Role::User if !seen_task => {
+                seen_task = true;
+                run.push(Kind::User, None, text);
+            }
+            Role::User | Role::Tool => run.push(Kind::ToolResult, Some("bash"), text),
+            Role::Assistant => {
+                let recorded = m
+                    .extra
+                    .as_ref()
+                    .and_then(|x| x.response.as_ref())
+                    .and_then(|r| r.usage.as_ref())
+                    .and_then(|u| u.prompt_tokens);
+                if let Some(tokens) = recorded {
+                    run.call(tokens);
+                }
+                run.push(Kind::Assistant, None, text);
+            }
+        }
+    }
+    run.finish(path)
+}

@@ -1,0 +1,411 @@
+//! Real agent transcripts as ctxlab histories: one module per transcript format, all producing
+//! [`Run`]s (a history plus what the transcript records about it: failed tool results and the
+//! real input size of each model call), then label rules and calibration work on runs.
+//!
+//! Record ids are 1-based positions. Every message or content block that reaches the model
+//! becomes one record; what is left out (thinking blocks, sub-agent lines, title lines) is
+//! listed in each format's module and in the README.
+
+pub mod claude_code;
+pub mod label;
+pub mod mini_swe_agent;
+pub mod openai_chat;
+pub mod swe_agent;
+
+pub use label::LabelRules;
+
+use crate::error::InputError;
+use crate::history::{History, Kind, Record};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// A transcript format that `ctxlab import` and experiment files (`format = "..."`) read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// mini-swe-agent `*.traj.json`: `{instance_id, messages: [{role, content, extra}]}`.
+    MiniSweAgent,
+    /// Claude Code session JSON Lines (one event per line).
+    ClaudeCode,
+    /// SWE-agent `*.traj`: `{history: [...], trajectory: [...]}`.
+    SweAgent,
+    /// OpenAI chat messages: `{"messages": [...]}` or `[...]` in a JSON file, or one message
+    /// per line in a `.jsonl` file.
+    OpenaiChat,
+}
+
+impl Format {
+    pub const ALL: [Format; 4] = [
+        Format::MiniSweAgent,
+        Format::ClaudeCode,
+        Format::SweAgent,
+        Format::OpenaiChat,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::MiniSweAgent => "mini-swe-agent",
+            Format::ClaudeCode => "claude-code",
+            Format::SweAgent => "swe-agent",
+            Format::OpenaiChat => "openai-chat",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown transcript format {s:?}, expected one of {}",
+                    Format::ALL.map(Format::as_str).join(", ")
+                )
+            })
+    }
+}
+
+/// One model call whose input size the transcript records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Call {
+    /// The records the model saw: `history.records[start..end]` (after a compaction the context
+    /// starts at the summary, not at the first record).
+    pub start: usize,
+    pub end: usize,
+    /// The input size the provider reported for this call, in its own tokens.
+    pub recorded: u64,
+}
+
+/// One imported run: its history and what the transcript says beyond the texts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub history: History,
+    /// Per record: the transcript itself marks this tool result as failed (`is_error: true`).
+    /// Text-level signs of failure are the `errors` label rule's business, not this flag's.
+    pub failed: Vec<bool>,
+    /// Model calls with a recorded input size, oldest first.
+    pub calls: Vec<Call>,
+}
+
+/// What to do with a malformed line or file.
+#[derive(Debug, Default)]
+pub struct Problems {
+    skip: bool,
+    /// The problems that were skipped (only with [`Problems::skipping`]).
+    pub skipped: Vec<InputError>,
+}
+
+impl Problems {
+    /// The first problem stops the import.
+    pub fn strict() -> Self {
+        Problems::default()
+    }
+
+    /// Problems are collected and the bad line (or file) is left out.
+    pub fn skipping() -> Self {
+        Problems {
+            skip: true,
+            skipped: Vec::new(),
+        }
+    }
+
+    /// Records a problem with one line: an error when strict, a skipped line otherwise.
+    pub(crate) fn line(&mut self, e: InputError) -> Result<(), InputError> {
+        if self.skip {
+            self.skipped.push(e);
+            Ok(())
+        } else {
+            Err(e)
+        }
+    }
+}
+
+/// Reads the runs of one transcript file (usually one run per file).
+pub fn read(path: &Path, format: Format, problems: &mut Problems) -> Result<Vec<Run>, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    let runs = match format {
+        Format::MiniSweAgent => vec![mini_swe_agent::parse(path, &text)?],
+        Format::ClaudeCode => vec![claude_code::parse(path, &text, problems)?],
+        Format::SweAgent => vec![swe_agent::parse(path, &text)?],
+        Format::OpenaiChat => vec![openai_chat::parse(path, &text, problems)?],
+    };
+    Ok(runs)
+}
+
+/// Loads one transcript file as labelled histories: what a sweep reads when an experiment
+/// file names transcripts (`files = [...]`, `format = "claude-code"`). Strict: the first
+/// malformed line or file is an error.
+pub fn load(path: &Path, format: Format, labels: &LabelRules) -> Result<Vec<History>, InputError> {
+    let runs = read(path, format, &mut Problems::strict())?;
+    Ok(runs.into_iter().map(|run| labels.apply(run)).collect())
+}
+
+/// Loads several transcript files, checking that run names are unique across them (two runs
+/// of one name would merge into one history when written to a JSONL file).
+pub fn load_files(
+    paths: &[PathBuf],
+    format: Format,
+    labels: &LabelRules,
+) -> Result<Vec<History>, InputError> {
+    let mut histories = Vec::new();
+    let mut names = Names::default();
+    for path in paths {
+        for h in load(path, format, labels)? {
+            names.claim(&h.name, path)?;
+            histories.push(h);
+        }
+    }
+    Ok(histories)
+}
+
+/// Run names seen so far and the file each came from.
+#[derive(Default)]
+pub struct Names {
+    seen: std::collections::HashMap<String, PathBuf>,
+}
+
+impl Names {
+    /// Fails when `name` was already taken by a run of another (or the same) file.
+    pub fn claim(&mut self, name: &str, path: &Path) -> Result<(), InputError> {
+        if let Some(first) = self.seen.get(name) {
+            return Err(InputError::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "a run named {name:?} was already read from {}; run names must be unique",
+                    first.display()
+                ),
+            });
+        }
+        self.seen.insert(name.to_string(), path.to_path_buf());
+        Ok(())
+    }
+}
+
+/// The name of the run a file holds: its file name without `.json`/`.jsonl` and `.traj`.
+pub fn run_name(path: &Path) -> String {
+    let file = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "run".to_string());
+    let mut name = file.as_str();
+    for suffix in [".jsonl", ".json", ".traj"] {
+        name = name.strip_suffix(suffix).unwrap_or(name);
+    }
+    if name.is_empty() {
+        file
+    } else {
+        name.to_string()
+    }
+}
+
+/// Builds a run record by record, tracking where the model's current context starts.
+pub(crate) struct RunBuilder {
+    name: String,
+    records: Vec<Record>,
+    failed: Vec<bool>,
+    calls: Vec<Call>,
+    context_start: usize,
+}
+
+impl RunBuilder {
+    pub fn new(name: impl Into<String>) -> Self {
+        RunBuilder {
+            name: name.into(),
+            records: Vec::new(),
+            failed: Vec::new(),
+            calls: Vec::new(),
+            context_start: 0,
+        }
+    }
+
+    /// Appends a record; its id is its 1-based position.
+    pub fn push(&mut self, kind: Kind, tool: Option<&str>, text: impl Into<String>) {
+        self.push_flagged(kind, tool, text, false);
+    }
+
+    pub fn push_flagged(
+        &mut self,
+        kind: Kind,
+        tool: Option<&str>,
+        text: impl Into<String>,
+        failed: bool,
+    ) {
+        let mut r = Record::new(self.records.len() as u64 + 1, text).kind(kind);
+        r.tool = tool.map(str::to_string);
+        self.records.push(r);
+        self.failed.push(failed);
+    }
+
+    /// A model call is made now, on every record of the current context.
+    pub fn call(&mut self, recorded: u64) {
+        self.calls.push(Call {
+            start: self.context_start,
+            end: self.records.len(),
+            recorded,
+        });
+    }
+
+    /// The next record starts a new context (the harness compacted: what came before is
+    /// no longer sent).
+    pub fn restart_context(&mut self) {
+        self.context_start = self.records.len();
+    }
+
+    pub fn finish(self, path: &Path) -> Result<Run, InputError> {
+        if self.records.is_empty() {
+            return Err(InputError::File {
+                path: path.to_path_buf(),
+                message: "holds no message that gives a record".into(),
+            });
+        }
+        Ok(Run {
+            history: History::new(self.name, self.records),
+            failed: self.failed,
+            calls: self.calls,
+        })
+    }
+}
+
+/// A serde_json error as one line of a file, with its column. `line_no` is the file line the
+/// text came from when a line was parsed alone; `None` for a whole JSON file, where serde_json
+/// knows the line itself.
+pub(crate) fn json_error(
+    path: &Path,
+    e: &serde_json::Error,
+    line_no: Option<usize>,
+    expected: &str,
+) -> InputError {
+    let msg = e.to_string();
+    // serde_json appends " at line L column C"; say it once, in the file:line: form.
+    let msg = match msg.rfind(" at line ") {
+        Some(at) => msg[..at].to_string(),
+        None => msg,
+    };
+    InputError::line(
+        path,
+        line_no.unwrap_or(e.line()),
+        format!("column {}: {msg}; expected {expected}", e.column()),
+    )
+}
+
+/// Text of a `content` that is either a string or a list of parts/blocks such as
+/// `{"type": "text", "text": ...}`: text parts joined by a newline, images as a short marker
+/// (their pixels are not text; see the README on how that skews token counts).
+pub(crate) fn content_text(content: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match content {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => {
+            let texts: Vec<String> = parts.iter().filter_map(part_text).collect();
+            texts.join("\n")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn part_text(part: &serde_json::Value) -> Option<String> {
+    use serde_json::Value;
+    match part {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => match o.get("type").and_then(Value::as_str) {
+            Some("text") | Some("input_text") | Some("output_text") => {
+                o.get("text").and_then(Value::as_str).map(str::to_string)
+            }
+            Some("image") | Some("image_url") | Some("input_image") => Some(image_marker(part)),
+            _ => o
+                .get("text")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| Some(part.to_string())),
+        },
+        other => Some(other.to_string()),
+    }
+}
+
+/// The text that stands for an image block: its media type, never its base64 data.
+pub(crate) fn image_marker(block: &serde_json::Value) -> String {
+    let media = block
+        .pointer("/source/media_type")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("image");
+    format!("[image: {media}]")
+}
+
+/// The text of a tool call's arguments: a JSON-encoded string in OpenAI-style APIs (kept as
+/// is), anything else as compact JSON.
+pub(crate) fn arguments_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Ids of tool calls and the tool each names, so a result can be given its tool's name.
+#[derive(Default)]
+pub(crate) struct ToolIds {
+    names: std::collections::HashMap<String, String>,
+}
+
+impl ToolIds {
+    pub fn declare(&mut self, id: &str, name: &str) {
+        self.names.insert(id.to_string(), name.to_string());
+    }
+
+    pub fn name(&self, id: &str) -> Option<&str> {
+        self.names.get(id).map(String::as_str)
+    }
+}
+
+/// Message ids already seen, for responses split over several lines.
+pub(crate) type SeenIds = HashSet<String>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_parse_back_and_name_the_choices() {
+        for f in Format::ALL {
+            assert_eq!(f.as_str().parse::<Format>().unwrap(), f);
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{f}\""));
+        }
+        let err = "claude".parse::<Format>().unwrap_err();
+        assert!(err.contains("mini-swe-agent, claude-code, swe-agent, openai-chat"));
+    }
+
+    #[test]
+    fn run_names_drop_transcript_suffixes() {
+        assert_eq!(
+            run_name(Path::new("/x/django__django-11099.traj.json")),
+            "django__django-11099"
+        );
+        assert_eq!(run_name(Path::new("a/b/6dc8.jsonl")), "6dc8");
+        assert_eq!(run_name(Path::new("run.traj")), "run");
+        assert_eq!(run_name(Path::new("chat.json")), "chat");
+    }
+
+    #[test]
+    fn content_is_text_parts_joined_with_images_as_markers() {
+        let v: serde_json::Value = serde_json::from_str(
+            r#"[{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}},{"type":"text","text":"b"}]"#,
+        )
+        .unwrap();
+        assert_eq!(content_text(&v), "a\n[image: image/png]\nb");
+        assert_eq!(content_text(&serde_json::Value::Null), "");
+        assert_eq!(content_text(&serde_json::json!("plain")), "plain");
+    }
+}
