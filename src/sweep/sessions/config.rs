@@ -445,7 +445,7 @@ layers = {}
                 "key `session.reset`: invalid type",
             ),
             (
-                &["histories.cost=tokens"],
+                &["histories.cost=furlongs"],
                 "key `histories.cost`: unknown cost model",
             ),
             (&["replicates=0"], "key `replicates`: must be at least 1"),
