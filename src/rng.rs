@@ -14,6 +14,8 @@ pub mod tag {
     pub const SUMMARY: u64 = 0x73756d6d617279;
     pub const GENERATE: u64 = 0x67656e;
     pub const NOTES: u64 = 0x6e6f746573;
+    /// A session of a session sweep (its summaries and notes).
+    pub const SESSION: u64 = 0x73657373696f6e;
 }
 
 /// The SplitMix64 finaliser: a bijective mix of 64 bits.

@@ -104,6 +104,21 @@ pub fn rate(text: &str) -> Result<f64, String> {
     }
 }
 
+/// The flags of `flags` that were given, listed, with the verb that agrees ("applies" for
+/// one, "apply" for several), for a message saying where they apply; `None` when none was.
+pub fn given_flags(flags: &[(&str, bool)]) -> Option<(String, &'static str)> {
+    let given: Vec<&str> = flags
+        .iter()
+        .filter(|(_, on)| *on)
+        .map(|(f, _)| *f)
+        .collect();
+    match given.len() {
+        0 => None,
+        1 => Some((given[0].to_string(), "applies")),
+        _ => Some((given.join(", "), "apply")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +139,18 @@ mod tests {
         assert!(budgets("abc").unwrap_err().contains("not a number"));
         assert!(budgets("").is_err());
         assert!(rate("1.3").unwrap_err().contains("from 0 to 1"));
+    }
+
+    #[test]
+    fn given_flags_are_listed_with_the_verb_agreeing() {
+        assert_eq!(given_flags(&[("--a", false)]), None);
+        assert_eq!(
+            given_flags(&[("--a", true), ("--b", false)]),
+            Some(("--a".into(), "applies"))
+        );
+        assert_eq!(
+            given_flags(&[("--a", true), ("--b", true)]),
+            Some(("--a, --b".into(), "apply"))
+        );
     }
 }

@@ -2,7 +2,7 @@
 //! they can be loaded and shared.
 
 use crate::history::{generate, write_jsonl};
-use crate::sweep::config::{self, Source};
+use crate::sweep::config::{self, AnyExperiment, Source};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{BufWriter, Write};
@@ -21,8 +21,11 @@ pub struct GenerateArgs {
 }
 
 pub fn run(a: GenerateArgs) -> Result<()> {
-    let exp = config::load(&a.experiment, &a.overrides)?;
-    let Source::Generate(cfg) = &exp.source else {
+    let source = match config::load_any(&a.experiment, &a.overrides)? {
+        AnyExperiment::Cells(exp) => exp.source,
+        AnyExperiment::Sessions(exp) => exp.source,
+    };
+    let Source::Generate(cfg) = &source else {
         bail!(
             "{}: key `histories`: has no `generate` table, so there is nothing to generate",
             a.experiment.display()

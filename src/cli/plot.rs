@@ -1,6 +1,7 @@
-//! `ctxlab plot RESULTS_DIR`: redraws the charts and the report of a sweep from its tables.
+//! `ctxlab plot RESULTS_DIR`: redraws the charts and the report of a sweep from its tables
+//! (or, for a session sweep, its charts).
 
-use crate::report::charts;
+use crate::report::{charts, session_charts};
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
@@ -12,7 +13,11 @@ pub struct PlotArgs {
 }
 
 pub fn run(a: PlotArgs) -> Result<()> {
-    let written = charts::render_all(&a.results_dir)?;
+    let written = if session_charts::is_session_results(&a.results_dir) {
+        session_charts::render_all(&a.results_dir)?
+    } else {
+        charts::render_all(&a.results_dir)?
+    };
     for path in written {
         println!("{}", path.display());
     }

@@ -141,16 +141,9 @@ fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
         ("--reserved-output", a.reserved_output.is_some()),
         ("--layer-shares", a.layer_shares.is_some()),
     ];
-    let given: Vec<&str> = replay_only
-        .iter()
-        .filter(|(_, on)| *on)
-        .map(|(f, _)| *f)
-        .collect();
-    if !given.is_empty() {
+    if let Some((flags, verb)) = crate::cli::args::given_flags(&replay_only) {
         bail!(
-            "{} only appl{} when replaying a HISTORY: a scripted trace (--usage) has no context to compact",
-            given.join(", "),
-            if given.len() == 1 { "ies" } else { "y" }
+            "{flags} only {verb} when replaying a HISTORY: a scripted trace (--usage) has no context to compact"
         );
     }
     if a.format == Format::Metrics {

@@ -80,22 +80,7 @@ pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 
     let mut files = Vec::new();
     for figure in &figures {
-        let png = figure
-            .to_png()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("drawing {}.png", figure.stem))?;
-        let svg = figure
-            .to_svg()
-            .map_err(anyhow::Error::msg)
-            .with_context(|| format!("drawing {}.svg", figure.stem))?;
-        files.push(OutputFile {
-            relative: Path::new(CHARTS_DIR).join(format!("{}.png", figure.stem)),
-            bytes: png,
-        });
-        files.push(OutputFile {
-            relative: Path::new(CHARTS_DIR).join(format!("{}.svg", figure.stem)),
-            bytes: svg.into_bytes(),
-        });
+        files.extend(figure_files(figure)?);
     }
     let report = markdown::report(&grid, &inputs.manifest, &noise, &figures);
     files.push(OutputFile {
@@ -103,6 +88,23 @@ pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
         bytes: report.into_bytes(),
     });
     Ok(publish::write_all(results_dir, &files)?)
+}
+
+/// A figure rendered as its two files, `charts/<stem>.png` and `charts/<stem>.svg`.
+pub(crate) fn figure_files(figure: &Figure) -> anyhow::Result<[OutputFile; 2]> {
+    let png = figure
+        .to_png()
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("drawing {}.png", figure.stem))?;
+    let svg = figure
+        .to_svg()
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("drawing {}.svg", figure.stem))?;
+    let file = |ext: &str, bytes: Vec<u8>| OutputFile {
+        relative: Path::new(CHARTS_DIR).join(format!("{}.{ext}", figure.stem)),
+        bytes,
+    };
+    Ok([file("png", png), file("svg", svg.into_bytes())])
 }
 
 /// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so
@@ -222,14 +224,15 @@ impl NoiseAxis {
     }
 }
 
-const FLAG_NOISE: &str = "FN = P(flag off | required), FP = P(flag on | not required).";
+pub(crate) const FLAG_NOISE: &str = "FN = P(flag off | required), FP = P(flag on | not required).";
 const RETENTION_LABEL: &str = "required retention (fraction of required records kept)";
 const REDUCTION_LABEL: &str =
     "reduction = 1 − used / total (fraction of the history's cost removed)";
 const BUDGET_LABEL: &str = "budget (% of each history's total cost)";
 const FEASIBLE_LABEL: &str = "feasible share (fraction of cells whose context fits the budget)";
-const MEAN_BAND: &str = "95 % interval of the mean";
-const DODGED: &str = "Series are offset slightly along x so that equal values stay visible.";
+pub(crate) const MEAN_BAND: &str = "95 % interval of the mean";
+pub(crate) const DODGED: &str =
+    "Series are offset slightly along x so that equal values stay visible.";
 /// The step between neighbouring series' offsets, as a share of the x axis' span.
 const DODGE: f64 = 0.01;
 /// The largest spread of all offsets together, as a share of the x axis' span.
@@ -351,7 +354,12 @@ fn retention_band(row: &SummaryRow) -> Option<(f64, f64)> {
 /// A small shift along x for series `s`, centred on the true value, so series with equal
 /// values on an axis of a few discrete values stay visible side by side.
 fn dodge(grid: &SummaryGrid, s: usize, axis: &Axis) -> f64 {
-    let count = grid.series.len() as f64;
+    dodge_offset(s, grid.series.len(), axis)
+}
+
+/// The shift along x of series `s` of `count` (see [`dodge`]).
+pub(crate) fn dodge_offset(s: usize, count: usize, axis: &Axis) -> f64 {
+    let count = count as f64;
     let centre = (count - 1.0) / 2.0;
     // The whole spread stays within DODGE_SPREAD of the span, inside the axes' 3 % padding.
     let step = DODGE.min(DODGE_SPREAD / (count - 1.0).max(1.0));

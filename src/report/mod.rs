@@ -11,6 +11,7 @@ pub mod numbers;
 pub mod palette;
 pub mod publish;
 pub mod session;
+pub mod session_charts;
 pub mod summary_grid;
 pub mod summary_table;
 pub mod table;

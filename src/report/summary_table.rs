@@ -15,7 +15,7 @@ pub use crate::sweep::summary::SummaryRow;
 
 /// The type a column must have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Type {
+pub(crate) enum Type {
     String,
     UInt64,
     Float64,
@@ -82,23 +82,32 @@ pub(crate) fn sweep_output_error(path: &Path, e: std::io::Error, what: &str) -> 
 
 /// Reads a summary table. Extra columns are ignored; missing or mistyped ones are errors.
 pub fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, InputError> {
+    rows_from_frame(&read_frame(path)?, path)
+}
+
+/// Reads a Parquet table `ctxlab sweep` wrote.
+pub(crate) fn read_frame(path: &Path) -> Result<DataFrame, InputError> {
     let file = File::open(path).map_err(|e| sweep_output_error(path, e, "summary table"))?;
-    let df = ParquetReader::new(file)
+    ParquetReader::new(file)
         .finish()
         .map_err(|e| InputError::File {
             path: path.into(),
             message: format!("not a readable Parquet table: {e}"),
-        })?;
-    rows_from_frame(&df, path)
+        })
 }
 
-/// Builds rows from a frame already read, checking every column first.
-fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<SummaryRow>, InputError> {
+/// Checks that `df` has every column of `columns` (name, type, whether nulls are allowed),
+/// finite numbers, and at least one row; the error names the file, the column and the row.
+pub(crate) fn check_columns(
+    df: &DataFrame,
+    path: &Path,
+    columns: &[(&str, Type, bool)],
+) -> Result<(), InputError> {
     let fail = |message: String| InputError::File {
         path: path.into(),
         message,
     };
-    for &(name, ty, nullable) in COLUMNS {
+    for &(name, ty, nullable) in columns {
         let column = df.column(name).map_err(|_| {
             fail(format!(
                 "column `{name}` is missing (expected type {})",
@@ -132,9 +141,16 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<SummaryRow>, Input
             }
         }
     }
+
     if df.height() == 0 {
         return Err(fail("holds no rows: nothing to draw".into()));
     }
+    Ok(())
+}
+
+/// Builds rows from a frame already read, checking every column first.
+fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<SummaryRow>, InputError> {
+    check_columns(df, path, COLUMNS)?;
 
     // The checks above make every accessor below succeed; `expect` documents that.
     let strings = |name: &str| -> Vec<String> {

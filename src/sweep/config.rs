@@ -3,6 +3,7 @@
 //! Every error names the file and the key (or the line, for TOML syntax) and says what was
 //! expected. Unknown keys are errors, so a typo never silently falls back to a default.
 
+use super::sessions::config::SessionExperiment;
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::history::generate::GenerateConfig;
@@ -27,7 +28,7 @@ pub struct ExperimentFile {
     pub charts: ChartsFile,
 }
 
-fn one() -> u32 {
+pub(crate) fn one() -> u32 {
     1
 }
 
@@ -61,7 +62,7 @@ pub struct SweepFile {
     pub false_positive: Vec<f64>,
 }
 
-fn zero_rate() -> Vec<f64> {
+pub(crate) fn zero_rate() -> Vec<f64> {
     vec![0.0]
 }
 
@@ -129,9 +130,67 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<Experiment, InputError>
 
 /// Parses experiment text; `origin` names it in errors.
 pub fn parse(origin: &str, text: &str, overrides: &[String]) -> Result<Experiment, InputError> {
-    let table: toml::Table = toml::from_str(text)
-        .map_err(|e| InputError::Invalid(format!("{origin}: {}", one_line(&e.to_string()))))?;
-    from_table(origin, table, overrides, true)
+    from_table(origin, parse_table(origin, text)?, overrides, true)
+}
+
+/// An experiment of either kind: a sweep of cells (`[sweep]`) or of sessions (`[session]`).
+#[derive(Debug, Clone)]
+pub enum AnyExperiment {
+    Cells(Experiment),
+    Sessions(SessionExperiment),
+}
+
+/// Reads, overrides and validates an experiment file of either kind.
+pub fn load_any(path: &Path, overrides: &[String]) -> Result<AnyExperiment, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    parse_any(&path.display().to_string(), &text, overrides)
+}
+
+/// Parses experiment text of either kind, dispatching on the table present after the
+/// overrides (so `--set session.windows=[...]` cannot turn a cell sweep into a session one
+/// silently: both tables present is an error).
+pub fn parse_any(
+    origin: &str,
+    text: &str,
+    overrides: &[String],
+) -> Result<AnyExperiment, InputError> {
+    let mut table = parse_table(origin, text)?;
+    apply_overrides(&mut table, overrides)?;
+    match (table.contains_key("sweep"), table.contains_key("session")) {
+        (true, true) => Err(InputError::key(
+            origin,
+            "session",
+            "an experiment has either a [sweep] table (cells) or a [session] table (sessions), not both",
+        )),
+        (false, true) => {
+            super::sessions::config::from_table(origin, table, true).map(AnyExperiment::Sessions)
+        }
+        _ => from_table(origin, table, &[], true).map(AnyExperiment::Cells),
+    }
+}
+
+fn parse_table(origin: &str, text: &str) -> Result<toml::Table, InputError> {
+    toml::from_str(text)
+        .map_err(|e| InputError::Invalid(format!("{origin}: {}", one_line(&e.to_string()))))
+}
+
+fn apply_overrides(table: &mut toml::Table, overrides: &[String]) -> Result<(), InputError> {
+    for o in overrides {
+        apply_override(table, o).map_err(|m| InputError::Invalid(format!("--set {o:?}: {m}")))?;
+    }
+    Ok(())
+}
+
+/// Deserialises a checked table, naming the key of the first mismatch (unknown field, wrong
+/// type, missing key).
+pub(crate) fn deserialize_named<T: serde::de::DeserializeOwned>(
+    origin: &str,
+    table: toml::Table,
+) -> Result<T, InputError> {
+    serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let key = e.path().to_string();
+        InputError::key(origin, key, e.into_inner().message().to_string())
+    })
 }
 
 /// Rebuilds an experiment from the resolved JSON a manifest or shard state carries, without
@@ -168,15 +227,8 @@ fn from_table(
     overrides: &[String],
     resolve_files: bool,
 ) -> Result<Experiment, InputError> {
-    for o in overrides {
-        apply_override(&mut table, o)
-            .map_err(|m| InputError::Invalid(format!("--set {o:?}: {m}")))?;
-    }
-    let file: ExperimentFile = serde_path_to_error::deserialize(toml::Value::Table(table))
-        .map_err(|e| {
-            let key = e.path().to_string();
-            InputError::key(origin, key, e.into_inner().message().to_string())
-        })?;
+    apply_overrides(&mut table, overrides)?;
+    let file: ExperimentFile = deserialize_named(origin, table)?;
     validate(origin, file, resolve_files)
 }
 
@@ -221,17 +273,79 @@ fn validate(
     file: ExperimentFile,
     resolve_files: bool,
 ) -> Result<Experiment, InputError> {
-    let err = |key: &str, msg: String| InputError::key(origin, key, msg);
-    if file.name.trim().is_empty() || file.name.contains(['/', '\\']) {
-        return Err(err(
+    check_name(origin, &file.name)?;
+    check_replicates(origin, file.replicates)?;
+    let (source, cost) = histories(origin, &file.histories, resolve_files)?;
+    let s = &file.sweep;
+    let strategies = strategies(origin, "sweep.strategies", &s.strategies)?;
+    non_empty(origin, "sweep.budgets", s.budgets.len())?;
+    check_all(
+        origin,
+        "sweep.budgets",
+        &s.budgets,
+        0.0,
+        100.0,
+        "a percentage",
+    )?;
+    let keep_recent: Vec<Option<usize>> = match &s.keep_recent {
+        None => vec![None],
+        Some(v) => {
+            non_empty(origin, "sweep.keep_recent", v.len())?;
+            no_duplicates(origin, "sweep.keep_recent", v)?;
+            v.iter().map(|&k| Some(k as usize)).collect()
+        }
+    };
+    check_rates(origin, "sweep.false_negative", &s.false_negative)?;
+    check_rates(origin, "sweep.false_positive", &s.false_positive)?;
+    if let Some(b) = file.charts.noise_budget {
+        crate::report::charts::check_noise_budget(b, &s.budgets)
+            .map_err(|m| InputError::key(origin, "charts.noise_budget", m))?;
+    }
+    let (parquet, csv) = formats(origin, &file.output)?;
+    let output_dir = output_dir(&file.output, &file.name);
+    Ok(Experiment {
+        origin: origin.to_string(),
+        source,
+        cost,
+        strategies,
+        budgets: s.budgets.clone(),
+        keep_recent,
+        false_negative: s.false_negative.clone(),
+        false_positive: s.false_positive.clone(),
+        output_dir,
+        parquet,
+        csv,
+        file,
+    })
+}
+
+pub(crate) fn check_name(origin: &str, name: &str) -> Result<(), InputError> {
+    if name.trim().is_empty() || name.contains(['/', '\\']) {
+        return Err(InputError::key(
+            origin,
             "name",
-            "expected a non-empty name without slashes (it names the results folder)".into(),
+            "expected a non-empty name without slashes (it names the results folder)",
         ));
     }
-    if file.replicates == 0 {
-        return Err(err("replicates", "must be at least 1".into()));
+    Ok(())
+}
+
+pub(crate) fn check_replicates(origin: &str, replicates: u32) -> Result<(), InputError> {
+    if replicates == 0 {
+        return Err(InputError::key(origin, "replicates", "must be at least 1"));
     }
-    let source = match (&file.histories.generate, &file.histories.files) {
+    Ok(())
+}
+
+/// Where the histories come from and their cost model, checked (`resolve_files`: expand the
+/// file patterns now and require matches).
+pub(crate) fn histories(
+    origin: &str,
+    h: &HistoriesFile,
+    resolve_files: bool,
+) -> Result<(Source, CostModel), InputError> {
+    let err = |key: &str, msg: String| InputError::key(origin, key, msg);
+    let source = match (&h.generate, &h.files) {
         (Some(g), None) => {
             g.validate()
                 .map_err(|(k, m)| err(&format!("histories.generate.{k}"), m))?;
@@ -251,15 +365,18 @@ fn validate(
             ))
         }
     };
-    let cost: CostModel = file
-        .histories
-        .cost
-        .parse()
-        .map_err(|m| err("histories.cost", m))?;
-    let s = &file.sweep;
-    non_empty(origin, "sweep.strategies", s.strategies.len())?;
-    let strategies = s
-        .strategies
+    let cost: CostModel = h.cost.parse().map_err(|m| err("histories.cost", m))?;
+    Ok((source, cost))
+}
+
+/// Strategy specs, strings or tables, parsed; `key` names the list in errors.
+pub(crate) fn strategies(
+    origin: &str,
+    key: &str,
+    specs: &[toml::Value],
+) -> Result<Vec<Strategy>, InputError> {
+    non_empty(origin, key, specs.len())?;
+    let strategies = specs
         .iter()
         .enumerate()
         .map(|(i, v)| {
@@ -271,98 +388,61 @@ fn validate(
                 )),
             };
             spec.and_then(|spec| Strategy::from_spec(&spec))
-                .map_err(|m| err(&format!("sweep.strategies[{i}]"), m))
+                .map_err(|m| InputError::key(origin, format!("{key}[{i}]"), m))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let labels: Vec<String> = strategies.iter().map(Strategy::label).collect();
-    no_duplicates(origin, "sweep.strategies", &labels)?;
-    non_empty(origin, "sweep.budgets", s.budgets.len())?;
-    check_all(
-        origin,
-        "sweep.budgets",
-        &s.budgets,
-        0.0,
-        100.0,
-        "a percentage",
-    )?;
-    let keep_recent: Vec<Option<usize>> = match &s.keep_recent {
-        None => vec![None],
-        Some(v) => {
-            non_empty(origin, "sweep.keep_recent", v.len())?;
-            no_duplicates(origin, "sweep.keep_recent", v)?;
-            v.iter().map(|&k| Some(k as usize)).collect()
-        }
-    };
-    non_empty(origin, "sweep.false_negative", s.false_negative.len())?;
-    check_all(
-        origin,
-        "sweep.false_negative",
-        &s.false_negative,
-        0.0,
-        1.0,
-        "a rate",
-    )?;
-    non_empty(origin, "sweep.false_positive", s.false_positive.len())?;
-    check_all(
-        origin,
-        "sweep.false_positive",
-        &s.false_positive,
-        0.0,
-        1.0,
-        "a rate",
-    )?;
-    if let Some(b) = file.charts.noise_budget {
-        crate::report::charts::check_noise_budget(b, &s.budgets)
-            .map_err(|m| err("charts.noise_budget", m))?;
-    }
+    no_duplicates(origin, key, &labels)?;
+    Ok(strategies)
+}
+
+/// A non-empty axis of distinct probabilities.
+pub(crate) fn check_rates(origin: &str, key: &str, rates: &[f64]) -> Result<(), InputError> {
+    non_empty(origin, key, rates.len())?;
+    check_all(origin, key, rates, 0.0, 1.0, "a rate")
+}
+
+/// Which table formats to write: (parquet, csv).
+pub(crate) fn formats(origin: &str, output: &OutputFile) -> Result<(bool, bool), InputError> {
     let (mut parquet, mut csv) = (false, false);
-    non_empty(origin, "output.formats", file.output.formats.len())?;
-    for (i, f) in file.output.formats.iter().enumerate() {
+    non_empty(origin, "output.formats", output.formats.len())?;
+    for (i, f) in output.formats.iter().enumerate() {
         match f.as_str() {
             "parquet" => parquet = true,
             "csv" => csv = true,
             other => {
-                return Err(err(
-                    &format!("output.formats[{i}]"),
+                return Err(InputError::key(
+                    origin,
+                    format!("output.formats[{i}]"),
                     format!("unknown format {other:?}, expected \"parquet\" or \"csv\""),
                 ))
             }
         }
     }
-    let output_dir = file
-        .output
-        .dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("results").join(&file.name));
-    Ok(Experiment {
-        origin: origin.to_string(),
-        source,
-        cost,
-        strategies,
-        budgets: s.budgets.clone(),
-        keep_recent,
-        false_negative: s.false_negative.clone(),
-        false_positive: s.false_positive.clone(),
-        output_dir,
-        parquet,
-        csv,
-        file,
-    })
+    Ok((parquet, csv))
 }
 
-fn non_empty(origin: &str, key: &str, len: usize) -> Result<(), InputError> {
+/// `output.dir`, or `results/<name>`.
+pub(crate) fn output_dir(output: &OutputFile, name: &str) -> PathBuf {
+    output
+        .dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("results").join(name))
+}
+
+pub(crate) fn non_empty(origin: &str, key: &str, len: usize) -> Result<(), InputError> {
     if len == 0 {
         Err(InputError::key(
             origin,
             key,
-            "must not be empty (an empty axis gives no cells)",
+            "must not be empty (an empty axis leaves nothing to run)",
         ))
     } else {
         Ok(())
     }
 }
 
-fn check_all(
+pub(crate) fn check_all(
     origin: &str,
     key: &str,
     values: &[f64],
@@ -383,7 +463,7 @@ fn check_all(
     no_duplicates(origin, key, &as_text)
 }
 
-fn no_duplicates<T: PartialEq + std::fmt::Display>(
+pub(crate) fn no_duplicates<T: PartialEq + std::fmt::Display>(
     origin: &str,
     key: &str,
     values: &[T],
@@ -425,16 +505,7 @@ impl Experiment {
     /// A fingerprint of what the experiment computes (the resolved config without the output
     /// folder): runs, shards and resumes with the same hash produce the same rows.
     pub fn config_hash(&self) -> String {
-        let mut v = self.resolved_json();
-        if let Some(o) = v.get_mut("output").and_then(|o| o.as_object_mut()) {
-            o.remove("dir");
-        }
-        // FNV-1a over the canonical JSON (serde_json sorts object keys).
-        let text = v.to_string();
-        let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-        });
-        format!("{hash:016x}")
+        config_hash(self.resolved_json())
     }
 
     /// The resolved experiment as JSON, for the manifest: the file after overrides, with
@@ -445,6 +516,19 @@ impl Experiment {
         v["output"]["dir"] = self.output_dir.display().to_string().into();
         v
     }
+}
+
+/// The fingerprint of a resolved experiment: FNV-1a over its canonical JSON (serde_json sorts
+/// object keys) without the output folder.
+pub(crate) fn config_hash(mut resolved: serde_json::Value) -> String {
+    if let Some(o) = resolved.get_mut("output").and_then(|o| o.as_object_mut()) {
+        o.remove("dir");
+    }
+    let text = resolved.to_string();
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{hash:016x}")
 }
 
 #[cfg(test)]

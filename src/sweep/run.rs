@@ -107,9 +107,13 @@ pub enum HistorySource {
 
 impl HistorySource {
     pub fn open(exp: &Experiment) -> Result<HistorySource, InputError> {
-        Ok(match &exp.source {
+        HistorySource::from_source(&exp.source)
+    }
+
+    pub fn from_source(source: &Source) -> Result<HistorySource, InputError> {
+        Ok(match source {
             Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
-            Source::Files(_) => HistorySource::Loaded(load_histories(exp)?),
+            Source::Files(_) => HistorySource::Loaded(load_source(source)?),
         })
     }
 
@@ -138,7 +142,12 @@ impl HistorySource {
 
 /// The experiment's histories, generated or loaded.
 pub fn load_histories(exp: &Experiment) -> Result<Vec<History>, InputError> {
-    let histories = match &exp.source {
+    load_source(&exp.source)
+}
+
+/// Histories from a checked source, generated or loaded; names must be unique across files.
+pub fn load_source(source: &Source) -> Result<Vec<History>, InputError> {
+    let histories = match source {
         Source::Generate(cfg) => generate::generate(cfg),
         Source::Files(files) => {
             let mut all: Vec<History> = Vec::new();
@@ -212,12 +221,16 @@ impl Layout {
 
 /// Runs the sweep (or one shard of it) and writes its tables into `exp.output_dir`.
 pub fn run(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
-    let pool = match opts.threads {
+    thread_pool(opts.threads)?.install(|| run_in_pool(exp, opts))
+}
+
+/// A pool of `threads` workers (`None`: one per core).
+pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    Ok(match threads {
         Some(0) => bail!("--threads must be at least 1"),
         Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build()?,
         None => rayon::ThreadPoolBuilder::new().build()?,
-    };
-    pool.install(|| run_in_pool(exp, opts))
+    })
 }
 
 fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
@@ -250,7 +263,7 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     let resumed_chunks = checkpoint.chunks_done;
 
     let shard_cells = (range.len() * grid.cells_per_history()) as u64;
-    let bar = progress_bar(shard_cells, opts.quiet);
+    let bar = progress_bar(shard_cells, opts.quiet, "cells");
     bar.inc(
         (resumed_chunks * per_chunk * grid.cells_per_history()).min(shard_cells as usize) as u64,
     );
@@ -317,7 +330,7 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         }
     }
     std::fs::remove_file(staging.join("checkpoint.json")).ok();
-    let mut files = publish(&staging, &layout)?;
+    let mut files = publish(&staging, &layout.destinations())?;
     if opts.shard.is_none() {
         files.extend(draw_charts(exp, &layout.dir)?);
     }
@@ -388,7 +401,7 @@ fn save_checkpoint(staging: &Path, c: &Checkpoint) -> Result<()> {
 }
 
 /// Writes JSON through a temporary file and a rename, so a reader never sees half of it.
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
+pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
     let text = serde_json::to_string_pretty(value)? + "\n";
     std::fs::write(&tmp, text).with_context(|| format!("{}: cannot write", tmp.display()))?;
@@ -544,10 +557,11 @@ pub fn draw_charts(exp: &Experiment, dir: &Path) -> Result<Vec<PathBuf>> {
     crate::report::render_all(dir)
 }
 
-/// Moves the staged files to their final places and removes the staging folder.
-fn publish(staging: &Path, layout: &Layout) -> Result<Vec<PathBuf>> {
+/// Moves the staged files to their final places, in the order given (the mark of completion
+/// last), and removes the staging folder. Files that were not staged are skipped.
+pub(crate) fn publish(staging: &Path, destinations: &[(&str, PathBuf)]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    for (name, to) in layout.destinations() {
+    for (name, to) in destinations {
         let from = staging.join(name);
         if !from.exists() {
             continue;
@@ -556,22 +570,23 @@ fn publish(staging: &Path, layout: &Layout) -> Result<Vec<PathBuf>> {
             std::fs::create_dir_all(parent)
                 .with_context(|| format!("{}: cannot create", parent.display()))?;
         }
-        std::fs::rename(&from, &to)
+        std::fs::rename(&from, to)
             .with_context(|| format!("{}: cannot move into place", to.display()))?;
-        files.push(to);
+        files.push(to.clone());
     }
     std::fs::remove_dir_all(staging).ok();
     Ok(files)
 }
 
-fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+/// A progress bar on a terminal (hidden otherwise or when `quiet`), counting `unit`.
+pub(crate) fn progress_bar(total: u64, quiet: bool, unit: &str) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template(
-            "{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} cells ({per_sec}, ETA {eta})",
+            &format!("{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} ({{per_sec}}, ETA {{eta}})"),
         )
         .expect("valid template"),
     );

@@ -62,6 +62,59 @@ impl Running {
     }
 }
 
+/// Count, sum and sum of squares of a whole-number measure (tokens, compactions), exactly.
+///
+/// [`Running`] scales by 2³², which leaves room for values up to a few million before its
+/// 128-bit sum of squares could overflow over many sessions; token counts of long sessions go
+/// past that, and need no fraction bits anyway.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub n: u64,
+    sum: u128,
+    sum_sq: u128,
+}
+
+impl Tally {
+    pub fn push(&mut self, x: u64) {
+        let x = u128::from(x);
+        self.n += 1;
+        self.sum += x;
+        self.sum_sq += x * x;
+    }
+
+    /// Adds another tally (exact, order-free).
+    pub fn merge(&mut self, other: &Tally) {
+        self.n += other.n;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+    }
+
+    pub fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum as f64 / self.n as f64)
+    }
+
+    /// Sample standard deviation, from the exact `n·Σx² − (Σx)²` (in floating point only if
+    /// that product would not fit 128 bits).
+    pub fn sd(&self) -> Option<f64> {
+        if self.n < 2 {
+            return None;
+        }
+        let n = u128::from(self.n);
+        let spread = match (n.checked_mul(self.sum_sq), self.sum.checked_mul(self.sum)) {
+            (Some(a), Some(b)) => a.saturating_sub(b) as f64,
+            _ => (n as f64 * self.sum_sq as f64 - (self.sum as f64).powi(2)).max(0.0),
+        };
+        Some((spread / (n as f64 * (n - 1) as f64)).sqrt())
+    }
+
+    /// The 95 % interval of the mean.
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        let mean = self.mean()?;
+        let half = 1.96 * self.sd()? / (self.n as f64).sqrt();
+        Some((mean - half, mean + half))
+    }
+}
+
 /// JSON has no 128-bit integers: write them as decimal strings.
 mod i128_text {
     use serde::{Deserialize, Deserializer, Serializer};
@@ -239,5 +292,33 @@ mod tests {
         }
         let json = serde_json::to_string(&whole).unwrap();
         assert_eq!(serde_json::from_str::<Running>(&json).unwrap(), whole);
+    }
+
+    #[test]
+    fn tallies_are_exact_on_large_whole_numbers() {
+        let mut t = Tally::default();
+        for x in [2u64, 4, 4, 4, 5, 5, 7, 9] {
+            t.push(x);
+        }
+        assert_eq!(t.mean(), Some(5.0));
+        assert!((t.sd().unwrap() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        // Ten thousand sessions of ten billion tokens: far past what 2³² fixed point holds.
+        let mut big = Tally::default();
+        let mut split = (Tally::default(), Tally::default());
+        for i in 0..10_000u64 {
+            let x = 10_000_000_000 + i;
+            big.push(x);
+            if i % 3 == 0 {
+                split.0.push(x)
+            } else {
+                split.1.push(x)
+            }
+        }
+        split.1.merge(&split.0);
+        assert_eq!(split.1, big);
+        assert_eq!(big.mean(), Some(10_000_004_999.5));
+        // The sd of 0..10000 is sqrt(10000 · 10001 / 12).
+        assert!((big.sd().unwrap() - (10_000.0f64 * 10_001.0 / 12.0).sqrt()).abs() < 1e-6);
+        assert_eq!(Tally::default().mean(), None);
     }
 }

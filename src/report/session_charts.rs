@@ -1,0 +1,559 @@
+//! The charts of a session sweep, drawn from its summary table with the sweep charts' figure,
+//! font and palette:
+//!
+//! - `session_tokens_retention`: retention at need against billed tokens per session, one line
+//!   per strategy (and window), one point per trigger ratio;
+//! - `session_compactions`: compactions per session against the trigger ratio.
+//!
+//! Both have one panel per note rate × noise level, and are written as PNG and SVG into
+//! `RESULTS_DIR/charts/`, like a cell sweep's charts (`ctxlab plot` redraws either kind).
+
+use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
+use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use super::labels;
+use super::palette;
+use super::publish;
+use super::summary_grid::NoiseLevel;
+use super::summary_table::{check_columns, read_frame, sweep_output_error, Type};
+use crate::error::InputError;
+use polars::prelude::DataFrame;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The charts' file names (without extension), in the order they are drawn.
+pub const STEMS: [&str; 2] = ["session_tokens_retention", "session_compactions"];
+
+/// What a session sweep's manifest says about its grid.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SessionManifest {
+    pub name: String,
+    pub seed: u64,
+    pub kind: String,
+    pub grid: SessionGridAxes,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SessionGridAxes {
+    pub histories: u64,
+    pub replicates: u64,
+    pub false_negative: Vec<f64>,
+    pub false_positive: Vec<f64>,
+    pub strategies: Vec<String>,
+    pub windows: Vec<u64>,
+    pub ratios: Vec<f64>,
+    pub note_rates: Vec<f64>,
+}
+
+impl SessionManifest {
+    fn read(path: &Path) -> Result<SessionManifest, InputError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| sweep_output_error(path, e, "manifest"))?;
+        serde_json::from_str(&text).map_err(|e| {
+            InputError::line(
+                path,
+                e.line(),
+                format!("not a session sweep's manifest: {e}"),
+            )
+        })
+    }
+
+    /// Noise levels in the sweep's order: false-negative major, then false-positive.
+    fn levels(&self) -> Vec<NoiseLevel> {
+        let g = &self.grid;
+        g.false_negative
+            .iter()
+            .flat_map(|&q| {
+                g.false_positive.iter().map(move |&p| NoiseLevel {
+                    false_negative: q,
+                    false_positive: p,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Whether `results_dir` holds a session sweep's results (its manifest says `"kind":
+/// "sessions"`).
+pub fn is_session_results(results_dir: &Path) -> bool {
+    std::fs::read_to_string(results_dir.join("manifest.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|v| v["kind"] == "sessions")
+}
+
+/// The summary columns the charts read: name, type, nulls allowed.
+const COLUMNS: &[(&str, Type, bool)] = &[
+    ("strategy", Type::String, false),
+    ("window", Type::UInt64, false),
+    ("ratio", Type::Float64, false),
+    ("note_rate", Type::Float64, false),
+    ("false_negative", Type::Float64, false),
+    ("false_positive", Type::Float64, false),
+    ("n", Type::UInt64, false),
+    ("billed_tokens_mean", Type::Float64, true),
+    ("retention_at_need_mean", Type::Float64, true),
+    ("retention_at_need_ci_low", Type::Float64, true),
+    ("retention_at_need_ci_high", Type::Float64, true),
+    ("compactions_mean", Type::Float64, true),
+    ("compactions_ci_low", Type::Float64, true),
+    ("compactions_ci_high", Type::Float64, true),
+];
+
+/// One group of the summary, as the charts need it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupRow {
+    pub strategy: String,
+    pub window: u64,
+    pub ratio: f64,
+    pub note_rate: f64,
+    pub level: NoiseLevel,
+    pub billed_tokens: Option<f64>,
+    pub retention_at_need: Option<f64>,
+    pub retention_at_need_ci: Option<(f64, f64)>,
+    pub compactions: Option<f64>,
+    pub compactions_ci: Option<(f64, f64)>,
+}
+
+fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputError> {
+    check_columns(df, path, COLUMNS)?;
+    // Checked above: every accessor succeeds.
+    let column = |name: &str| df.column(name).expect("checked column");
+    let text = |name: &str| -> Vec<String> {
+        let ca = column(name).str().expect("checked type");
+        ca.iter()
+            .map(|v| v.unwrap_or_default().to_string())
+            .collect()
+    };
+    let whole = |name: &str| -> Vec<u64> {
+        let ca = column(name).u64().expect("checked type");
+        ca.iter().map(|v| v.unwrap_or_default()).collect()
+    };
+    let real = |name: &str| -> Vec<Option<f64>> {
+        column(name).f64().expect("checked type").iter().collect()
+    };
+    let both = |a: Option<f64>, b: Option<f64>| Some((a?, b?));
+    let (strategy, window) = (text("strategy"), whole("window"));
+    let (ratio, note_rate) = (real("ratio"), real("note_rate"));
+    let (fneg, fpos) = (real("false_negative"), real("false_positive"));
+    let billed = real("billed_tokens_mean");
+    let (need, need_low, need_high) = (
+        real("retention_at_need_mean"),
+        real("retention_at_need_ci_low"),
+        real("retention_at_need_ci_high"),
+    );
+    let (comp, comp_low, comp_high) = (
+        real("compactions_mean"),
+        real("compactions_ci_low"),
+        real("compactions_ci_high"),
+    );
+    Ok((0..df.height())
+        .map(|i| GroupRow {
+            strategy: strategy[i].clone(),
+            window: window[i],
+            ratio: ratio[i].unwrap_or_default(),
+            note_rate: note_rate[i].unwrap_or_default(),
+            level: NoiseLevel {
+                false_negative: fneg[i].unwrap_or_default(),
+                false_positive: fpos[i].unwrap_or_default(),
+            },
+            billed_tokens: billed[i],
+            retention_at_need: need[i],
+            retention_at_need_ci: both(need_low[i], need_high[i]),
+            compactions: comp[i],
+            compactions_ci: both(comp_low[i], comp_high[i]),
+        })
+        .collect())
+}
+
+/// Reads the summary and manifest of a session sweep's results folder, draws both charts (PNG
+/// and SVG) and writes them into `results_dir/charts/`, all or nothing. Returns the paths
+/// written, each chart's PNG then its SVG.
+pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let manifest_path = results_dir.join("manifest.json");
+    let manifest = SessionManifest::read(&manifest_path)?;
+    if manifest.kind != "sessions" {
+        return Err(InputError::key(
+            manifest_path.display().to_string(),
+            "kind",
+            format!("{:?}: expected \"sessions\"", manifest.kind),
+        )
+        .into());
+    }
+    let summary_path = results_dir.join("summary.parquet");
+    let rows = rows_from_frame(&read_frame(&summary_path)?, &summary_path)?;
+    let mut files = Vec::new();
+    for figure in figures(&rows, &manifest) {
+        files.extend(figure_files(&figure)?);
+    }
+    Ok(publish::write_all(results_dir, &files)?)
+}
+
+/// The rows arranged on the sweep's axes.
+struct Groups<'a> {
+    manifest: &'a SessionManifest,
+    levels: Vec<NoiseLevel>,
+    rows: &'a [GroupRow],
+}
+
+impl<'a> Groups<'a> {
+    fn get(&self, s: usize, w: usize, q: usize, n: usize, l: usize) -> Option<&'a GroupRow> {
+        let g = &self.manifest.grid;
+        self.rows.iter().find(|r| {
+            r.strategy == g.strategies[s]
+                && r.window == g.windows[w]
+                && r.ratio == g.ratios[q]
+                && r.note_rate == g.note_rates[n]
+                && r.level == self.levels[l]
+        })
+    }
+
+    /// Series: every strategy at every window; a window's position picks marker and dash.
+    fn series(&self) -> Vec<(usize, usize)> {
+        let g = &self.manifest.grid;
+        (0..g.strategies.len())
+            .flat_map(|s| (0..g.windows.len()).map(move |w| (s, w)))
+            .collect()
+    }
+
+    fn style(&self, s: usize, w: usize) -> LineStyle {
+        LineStyle {
+            colour: palette::colour(s),
+            marker: palette::marker(s, w),
+            dash: palette::dash(w),
+        }
+    }
+
+    fn legend(&self) -> (String, Vec<LegendEntry>) {
+        let g = &self.manifest.grid;
+        let windows = g.windows.len() > 1;
+        let entries = self
+            .series()
+            .into_iter()
+            .map(|(s, w)| LegendEntry {
+                label: if windows {
+                    format!("{} · window {}", g.strategies[s], g.windows[w])
+                } else {
+                    g.strategies[s].clone()
+                },
+                style: self.style(s, w),
+            })
+            .collect();
+        let title = if windows {
+            "strategy · window"
+        } else {
+            "strategy"
+        };
+        (title.into(), entries)
+    }
+
+    /// Panels: note rates down, noise levels across; `line` builds one series' points.
+    fn panels(
+        &self,
+        line: impl Fn(usize, usize, usize, usize) -> Vec<Option<Point>>,
+    ) -> Vec<Panel> {
+        let g = &self.manifest.grid;
+        let mut panels = Vec::new();
+        for n in 0..g.note_rates.len() {
+            for l in 0..self.levels.len() {
+                let mut title = format!("notes {}", labels::rate(g.note_rates[n]));
+                if self.levels.len() > 1 {
+                    title = format!("{title} · {}", self.levels[l].label());
+                }
+                panels.push(Panel {
+                    title,
+                    lines: self
+                        .series()
+                        .into_iter()
+                        .map(|(s, w)| Line {
+                            style: self.style(s, w),
+                            points: line(s, w, n, l),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        panels
+    }
+
+    fn columns(&self) -> usize {
+        self.levels.len().clamp(1, 4)
+    }
+
+    fn source(&self) -> String {
+        let m = self.manifest;
+        let noise = match self.levels.as_slice() {
+            [only] => format!(" Flag noise {} throughout.", only.label()),
+            _ => String::new(),
+        };
+        format!(
+            "{FLAG_NOISE}{noise} Experiment “{}”: {} histories × {} replicates, seed {}.",
+            m.name, m.grid.histories, m.grid.replicates, m.seed
+        )
+    }
+}
+
+/// The two figures, in the order of [`STEMS`].
+pub fn figures(rows: &[GroupRow], manifest: &SessionManifest) -> Vec<Figure> {
+    let groups = Groups {
+        manifest,
+        levels: manifest.levels(),
+        rows,
+    };
+    vec![tokens_retention(&groups), compactions(&groups)]
+}
+
+fn tokens_retention(g: &Groups) -> Figure {
+    let grid = &g.manifest.grid;
+    let billed: Vec<f64> = g.rows.iter().filter_map(|r| r.billed_tokens).collect();
+    let (scale, unit) = token_scale(billed.iter().copied().fold(0.0, f64::max));
+    let lo = billed.iter().copied().fold(f64::INFINITY, f64::min) / scale;
+    let hi = billed.iter().copied().fold(0.0, f64::max) / scale;
+    let x = nice_axis(
+        format!(
+            "billed tokens per session{unit} (input + output of every model call, compactions \
+             included)"
+        ),
+        if lo.is_finite() { lo } else { 0.0 },
+        hi,
+        false,
+    );
+    let panels = g.panels(|s, w, n, l| {
+        // Points in order of tokens, so the line and its band run left to right.
+        let mut points: Vec<Point> = (0..grid.ratios.len())
+            .filter_map(|q| {
+                let row = g.get(s, w, q, n, l)?;
+                Some(Point {
+                    x: row.billed_tokens? / scale,
+                    y: row.retention_at_need?,
+                    band: row.retention_at_need_ci,
+                })
+            })
+            .collect();
+        points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        points.into_iter().map(Some).collect()
+    });
+    let (legend_title, legend) = g.legend();
+    Figure {
+        stem: STEMS[0],
+        title: "Retention at need against billed tokens, by notes and flag noise".into(),
+        subtitle: format!(
+            "One point per trigger ratio ({}), means over sessions; bands: {MEAN_BAND} \
+             retention at need (the share of required records present, in any form, at each \
+             later call). {}",
+            list(&grid.ratios),
+            g.source()
+        ),
+        x,
+        y: Axis::unit("retention at need"),
+        columns: g.columns(),
+        panels,
+        legend_title,
+        legend,
+        legend_group: grid.windows.len(),
+        band_label: MEAN_BAND.into(),
+    }
+}
+
+fn compactions(g: &Groups) -> Figure {
+    let grid = &g.manifest.grid;
+    let lo = grid.ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = grid.ratios.iter().copied().fold(0.0, f64::max);
+    let half = ((hi - lo) * 0.1).max(0.05);
+    let mut ticks = grid.ratios.clone();
+    ticks.sort_by(f64::total_cmp);
+    let x = Axis {
+        label: "trigger ratio (compact when usage ≥ window × ratio)".into(),
+        min: lo - half,
+        max: hi + half,
+        ticks,
+    };
+    let top = g
+        .rows
+        .iter()
+        .filter_map(|r| r.compactions_ci.map(|c| c.1).or(r.compactions))
+        .fold(0.0, f64::max);
+    let y = nice_axis("compactions per session (mean)".into(), 0.0, top, true);
+    let count = g.series().len();
+    let panels = g.panels(|s, w, n, l| {
+        let index = s * grid.windows.len() + w;
+        let mut points: Vec<Option<Point>> = (0..grid.ratios.len())
+            .map(|q| {
+                let row = g.get(s, w, q, n, l)?;
+                Some(Point {
+                    x: grid.ratios[q] + dodge_offset(index, count, &x),
+                    y: row.compactions?,
+                    band: row.compactions_ci,
+                })
+            })
+            .collect();
+        points.sort_by(|a, b| {
+            let key = |p: &Option<Point>| p.map_or(f64::INFINITY, |p| p.x);
+            key(a).total_cmp(&key(b))
+        });
+        points
+    });
+    let (legend_title, legend) = g.legend();
+    Figure {
+        stem: STEMS[1],
+        title: "Compactions per session against the trigger ratio".into(),
+        subtitle: format!(
+            "Means over sessions, failed and storm compactions included; bands: {MEAN_BAND}. \
+             {DODGED} {}",
+            g.source()
+        ),
+        x,
+        y,
+        columns: g.columns(),
+        panels,
+        legend_title,
+        legend,
+        legend_group: grid.windows.len(),
+        band_label: MEAN_BAND.into(),
+    }
+}
+
+/// Token counts are drawn in thousands or millions when large: (divisor, label suffix).
+fn token_scale(largest: f64) -> (f64, &'static str) {
+    if largest >= 10_000_000.0 {
+        (1e6, ", millions")
+    } else if largest >= 10_000.0 {
+        (1e3, ", thousands")
+    } else {
+        (1.0, "")
+    }
+}
+
+/// A linear axis over `[lo, hi]` (from 0 when `from_zero`) with about five ticks at round
+/// steps (1, 2, 2.5 or 5 × a power of ten), padded 3 % so marks at the ends are not cut.
+fn nice_axis(label: String, lo: f64, hi: f64, from_zero: bool) -> Axis {
+    let lo = if from_zero { 0.0 } else { lo };
+    let hi = if hi > lo { hi } else { lo + 1.0 };
+    let raw = (hi - lo) / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * magnitude);
+    let start = (lo / step).floor() * step;
+    let end = (hi / step).ceil() * step;
+    let steps = ((end - start) / step).round() as usize;
+    let pad = (end - start) * 0.03;
+    Axis {
+        label,
+        min: start - pad,
+        max: end + pad,
+        ticks: (0..=steps).map(|i| start + i as f64 * step).collect(),
+    }
+}
+
+fn list(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|v| labels::tick(*v))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_have_round_ticks_around_the_data() {
+        let a = nice_axis("x".into(), 81.5, 220.7, false);
+        assert_eq!(a.ticks, vec![50.0, 100.0, 150.0, 200.0, 250.0]);
+        assert!(a.min < 50.0 && a.max > 250.0);
+        let a = nice_axis("y".into(), 3.0, 17.2, true);
+        assert_eq!(a.ticks.first(), Some(&0.0));
+        assert_eq!(a.ticks.last(), Some(&20.0));
+        assert_eq!(a.ticks.len(), 5);
+        let flat = nice_axis("z".into(), 0.0, 0.0, true);
+        assert!(flat.max > flat.min);
+        assert_eq!(token_scale(85_000.0), (1e3, ", thousands"));
+        assert_eq!(token_scale(900.0).0, 1.0);
+    }
+
+    fn manifest() -> SessionManifest {
+        SessionManifest {
+            name: "t".into(),
+            seed: 1,
+            kind: "sessions".into(),
+            grid: SessionGridAxes {
+                histories: 4,
+                replicates: 1,
+                false_negative: vec![0.0, 0.2],
+                false_positive: vec![0.0],
+                strategies: vec!["recent".into(), "summary".into()],
+                windows: vec![8000],
+                ratios: vec![0.6, 0.9],
+                note_rates: vec![0.1],
+            },
+        }
+    }
+
+    fn row(strategy: &str, ratio: f64, fneg: f64, billed: f64, need: f64, comp: f64) -> GroupRow {
+        GroupRow {
+            strategy: strategy.into(),
+            window: 8000,
+            ratio,
+            note_rate: 0.1,
+            level: NoiseLevel {
+                false_negative: fneg,
+                false_positive: 0.0,
+            },
+            billed_tokens: Some(billed),
+            retention_at_need: Some(need),
+            retention_at_need_ci: Some((need - 0.05, need + 0.05)),
+            compactions: Some(comp),
+            compactions_ci: None,
+        }
+    }
+
+    /// Billed tokens fall as the ratio rises (fewer compactions), so points are drawn in the
+    /// reverse order of the ratios.
+    #[test]
+    fn figures_put_each_group_where_its_numbers_say() {
+        let m = manifest();
+        let mut rows = Vec::new();
+        for (s, base) in [("recent", 100_000.0), ("summary", 60_000.0)] {
+            for fneg in [0.0, 0.2] {
+                rows.push(row(s, 0.6, fneg, base + 20_000.0, 0.4 + fneg, 12.0));
+                rows.push(row(s, 0.9, fneg, base, 0.5 + fneg, 8.0));
+            }
+        }
+        let figs = figures(&rows, &m);
+        assert_eq!(figs.iter().map(|f| f.stem).collect::<Vec<_>>(), STEMS);
+        let tokens = &figs[0];
+        // One panel per note rate × noise level; one line per strategy.
+        let titles: Vec<&str> = tokens.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(
+            titles,
+            [
+                "notes 10 % · FN 0 % · FP 0 %",
+                "notes 10 % · FN 20 % · FP 0 %"
+            ]
+        );
+        let recent: Vec<(f64, f64)> = tokens.panels[1].lines[0]
+            .points
+            .iter()
+            .map(|p| (p.unwrap().x, p.unwrap().y))
+            .collect();
+        // In thousands, sorted by tokens: ratio 0.9 (100k) first, then 0.6 (120k).
+        assert_eq!(recent, [(100.0, 0.5 + 0.2), (120.0, 0.4 + 0.2)]);
+        assert!(tokens.x.label.contains("thousands"));
+        assert_eq!(tokens.x.ticks.first(), Some(&60.0));
+        assert_eq!(tokens.legend.len(), 2);
+        assert_eq!(tokens.legend[1].label, "summary");
+
+        let comp = &figs[1];
+        let summary = &comp.panels[0].lines[1].points;
+        let (a, b) = (summary[0].unwrap(), summary[1].unwrap());
+        assert_eq!((a.y, b.y), (12.0, 8.0));
+        // Offset to the right of the true ratio (second of two series), by less than 1 %.
+        assert!(a.x > 0.6 && a.x - 0.6 < 0.01 * (comp.x.max - comp.x.min));
+        assert_eq!(comp.x.ticks, [0.6, 0.9]);
+        assert_eq!(comp.y.ticks.first(), Some(&0.0));
+        assert!(comp.y.ticks.last().unwrap() >= &12.0);
+    }
+}

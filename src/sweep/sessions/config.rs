@@ -1,0 +1,467 @@
+//! Session experiment files: a `[session]` table in place of `[sweep]`, validated before
+//! anything runs, every error naming the key.
+//!
+//! The axes (`windows`, `ratios`, `strategies`, `note_rates`, `false_negative`,
+//! `false_positive`) are swept; every other key of `[session]` is a fixed option of every
+//! session. The histories, `name`, `seed`, `replicates` and `[output]` mean what they mean in a
+//! cell sweep; only `histories.cost` defaults to `approx-tokens` here, because windows and
+//! prices are in tokens.
+
+use crate::cost::CostModel;
+use crate::error::InputError;
+use crate::session::{Invalid, Layers, Prices, SessionConfig};
+use crate::strategy::Strategy;
+use crate::sweep::config::{
+    self as sweep_config, check_rates, deserialize_named, no_duplicates, non_empty, one, zero_rate,
+    HistoriesFile, OutputFile, Source,
+};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// A session experiment as written in the file (after overrides).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionExperimentFile {
+    pub name: String,
+    pub seed: u64,
+    /// Independent draws (label noise, notes, summaries) per history.
+    #[serde(default = "one")]
+    pub replicates: u32,
+    pub histories: HistoriesFile,
+    pub session: SessionFile,
+    #[serde(default)]
+    pub output: OutputFile,
+}
+
+/// The `[session]` table.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionFile {
+    /// Strategy specs, as in `sweep.strategies`.
+    pub strategies: Vec<toml::Value>,
+    /// Context windows, in units of the cost model.
+    pub windows: Vec<u64>,
+    /// Trigger ratios: compact when usage ≥ window × ratio.
+    pub ratios: Vec<f64>,
+    /// Probabilities that a record is written to notes (flagged ones at twice the rate).
+    #[serde(default = "zero_rate")]
+    pub note_rates: Vec<f64>,
+    #[serde(default = "zero_rate")]
+    pub false_negative: Vec<f64>,
+    #[serde(default = "zero_rate")]
+    pub false_positive: Vec<f64>,
+    /// A compaction's capacity as a share of the window.
+    #[serde(default = "default_target")]
+    pub target: f64,
+    /// `keep_recent` for strategies whose spec does not set it (absent: each one's default).
+    pub keep_recent: Option<u32>,
+    /// Reset usage after a compaction (`false`: the forgotten reset).
+    #[serde(default = "default_reset")]
+    pub reset: bool,
+    #[serde(default = "default_storm_turns")]
+    pub storm_turns: u32,
+    /// Stop compacting after this many fruitless compactions in a row (absent: never).
+    pub max_consecutive: Option<u32>,
+    #[serde(default)]
+    pub prices: PricesFile,
+    /// Present (even empty, `layers = {}`): trigger on the history budget layer.
+    pub layers: Option<LayersFile>,
+}
+
+/// `[session.prices]`: per million units of the cost model.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PricesFile {
+    #[serde(default = "default_price_input")]
+    pub input: f64,
+    #[serde(default = "default_price_output")]
+    pub output: f64,
+    #[serde(default = "default_cache_read_factor")]
+    pub cache_read_factor: f64,
+    #[serde(default = "default_cache_write_factor")]
+    pub cache_write_factor: f64,
+}
+
+impl Default for PricesFile {
+    fn default() -> Self {
+        let p = Prices::default();
+        PricesFile {
+            input: p.input,
+            output: p.output,
+            cache_read_factor: p.cache_read_factor,
+            cache_write_factor: p.cache_write_factor,
+        }
+    }
+}
+
+/// `[session.layers]`: the budget layers of [`Layers`].
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayersFile {
+    /// Units kept free for output (absent: a tenth of each window).
+    pub reserved_output: Option<u64>,
+    /// System, work, knowledge and history shares in percent.
+    #[serde(default = "default_shares")]
+    pub shares: [f64; 4],
+    #[serde(default = "default_trigger_fill")]
+    pub trigger_fill: f64,
+    #[serde(default = "default_target_fill")]
+    pub target_fill: f64,
+}
+
+// Defaults come from the session types themselves, so a file and `ctxlab session` agree.
+fn default_target() -> f64 {
+    SessionConfig::default().target
+}
+fn default_reset() -> bool {
+    SessionConfig::default().reset
+}
+fn default_storm_turns() -> u32 {
+    SessionConfig::default().storm_turns
+}
+fn default_price_input() -> f64 {
+    Prices::default().input
+}
+fn default_price_output() -> f64 {
+    Prices::default().output
+}
+fn default_cache_read_factor() -> f64 {
+    Prices::default().cache_read_factor
+}
+fn default_cache_write_factor() -> f64 {
+    Prices::default().cache_write_factor
+}
+fn default_shares() -> [f64; 4] {
+    Layers::new(0).shares
+}
+fn default_trigger_fill() -> f64 {
+    Layers::new(0).trigger_fill
+}
+fn default_target_fill() -> f64 {
+    Layers::new(0).target_fill
+}
+
+/// A validated session experiment, ready to run.
+#[derive(Debug, Clone)]
+pub struct SessionExperiment {
+    pub file: SessionExperimentFile,
+    pub origin: String,
+    pub source: Source,
+    pub cost: CostModel,
+    pub strategies: Vec<Strategy>,
+    pub windows: Vec<u64>,
+    pub ratios: Vec<f64>,
+    pub note_rates: Vec<f64>,
+    pub false_negative: Vec<f64>,
+    pub false_positive: Vec<f64>,
+    /// One checked configuration per (window, ratio, note rate), in that nesting order.
+    pub configs: Vec<SessionConfig>,
+    pub output_dir: PathBuf,
+    pub parquet: bool,
+    pub csv: bool,
+}
+
+/// Builds a session experiment from a parsed file with its overrides applied.
+pub(crate) fn from_table(
+    origin: &str,
+    mut table: toml::Table,
+    resolve_files: bool,
+) -> Result<SessionExperiment, InputError> {
+    // Sessions count tokens by default; an explicit `histories.cost` wins.
+    if let Some(toml::Value::Table(h)) = table.get_mut("histories") {
+        h.entry("cost")
+            .or_insert_with(|| CostModel::ApproxTokens.as_str().into());
+    }
+    let file: SessionExperimentFile = deserialize_named(origin, table)?;
+    validate(origin, file, resolve_files)
+}
+
+fn validate(
+    origin: &str,
+    file: SessionExperimentFile,
+    resolve_files: bool,
+) -> Result<SessionExperiment, InputError> {
+    sweep_config::check_name(origin, &file.name)?;
+    sweep_config::check_replicates(origin, file.replicates)?;
+    let (source, cost) = sweep_config::histories(origin, &file.histories, resolve_files)?;
+    let s = &file.session;
+    let strategies = sweep_config::strategies(origin, "session.strategies", &s.strategies)?;
+    non_empty(origin, "session.windows", s.windows.len())?;
+    no_duplicates(origin, "session.windows", &s.windows)?;
+    non_empty(origin, "session.ratios", s.ratios.len())?;
+    no_duplicates(origin, "session.ratios", &s.ratios)?;
+    // Ranges of the rate axes are checked here; ratios, windows and the fixed options by
+    // `SessionConfig::validate` below, so the rules live in one place.
+    check_rates(origin, "session.note_rates", &s.note_rates)?;
+    check_rates(origin, "session.false_negative", &s.false_negative)?;
+    check_rates(origin, "session.false_positive", &s.false_positive)?;
+    let mut configs = Vec::with_capacity(s.windows.len() * s.ratios.len() * s.note_rates.len());
+    for (w, &window) in s.windows.iter().enumerate() {
+        for (q, &ratio) in s.ratios.iter().enumerate() {
+            for (n, &note_rate) in s.note_rates.iter().enumerate() {
+                let cfg = session_config(s, window, ratio, note_rate);
+                cfg.validate()
+                    .map_err(|e| named(origin, &e, (w, q, n), window, s))?;
+                configs.push(cfg);
+            }
+        }
+    }
+    let (parquet, csv) = sweep_config::formats(origin, &file.output)?;
+    let output_dir = sweep_config::output_dir(&file.output, &file.name);
+    Ok(SessionExperiment {
+        origin: origin.to_string(),
+        source,
+        cost,
+        strategies,
+        windows: s.windows.clone(),
+        ratios: s.ratios.clone(),
+        note_rates: s.note_rates.clone(),
+        false_negative: s.false_negative.clone(),
+        false_positive: s.false_positive.clone(),
+        configs,
+        output_dir,
+        parquet,
+        csv,
+        file,
+    })
+}
+
+/// The configuration of the sessions at one (window, ratio, note rate).
+fn session_config(s: &SessionFile, window: u64, ratio: f64, note_rate: f64) -> SessionConfig {
+    SessionConfig {
+        window,
+        ratio,
+        reset: s.reset,
+        target: s.target,
+        keep_recent: s.keep_recent.map(|k| k as usize),
+        note_rate,
+        storm_turns: s.storm_turns,
+        max_consecutive: s.max_consecutive,
+        prices: Prices {
+            input: s.prices.input,
+            output: s.prices.output,
+            cache_read_factor: s.prices.cache_read_factor,
+            cache_write_factor: s.prices.cache_write_factor,
+        },
+        layers: s.layers.as_ref().map(|l| Layers {
+            reserved_output: l.reserved_output.unwrap_or(window / 10),
+            shares: l.shares,
+            trigger_fill: l.trigger_fill,
+            target_fill: l.target_fill,
+        }),
+    }
+}
+
+/// A [`SessionConfig`] error with the key as the experiment file spells it.
+fn named(
+    origin: &str,
+    e: &Invalid,
+    (w, q, n): (usize, usize, usize),
+    window: u64,
+    s: &SessionFile,
+) -> InputError {
+    let key = match e.key {
+        "window" => format!("session.windows[{w}]"),
+        "ratio" => format!("session.ratios[{q}]"),
+        "note_rate" => format!("session.note_rates[{n}]"),
+        "price_input" => "session.prices.input".into(),
+        "price_output" => "session.prices.output".into(),
+        "cache_read_factor" | "cache_write_factor" => format!("session.prices.{}", e.key),
+        "layer_shares" => "session.layers.shares".into(),
+        "reserved_output" | "trigger_fill" | "target_fill" => format!("session.layers.{}", e.key),
+        other => format!("session.{other}"),
+    };
+    let mut message = e.message.clone();
+    if e.key == "reserved_output"
+        && s.layers
+            .as_ref()
+            .is_some_and(|l| l.reserved_output.is_some())
+    {
+        message = format!("{message} (at window {window}, session.windows[{w}])");
+    }
+    InputError::key(origin, key, message)
+}
+
+impl SessionExperiment {
+    /// The resolved experiment as JSON, for the manifest: the file after overrides and
+    /// defaults, with strategies in their canonical labels.
+    pub fn resolved_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(&self.file).expect("config serialises");
+        v["session"]["strategies"] = self.strategies.iter().map(Strategy::label).collect();
+        v["output"]["dir"] = self.output_dir.display().to_string().into();
+        v
+    }
+
+    /// A fingerprint of what the experiment computes (the output folder aside).
+    pub fn config_hash(&self) -> String {
+        sweep_config::config_hash(self.resolved_json())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sweep::config::{parse_any, AnyExperiment};
+
+    const GOOD: &str = r#"
+name = "s"
+seed = 3
+[histories]
+generate = { count = 2, records = [20, 30], required_share = 0.2 }
+[session]
+strategies = ["recent", { name = "summary", keep_recent = 2 }]
+windows = [1000, 2000]
+ratios = [0.5, 0.8]
+note_rates = [0.0, 0.2]
+false_negative = [0.0, 0.1]
+target = 0.25
+layers = {}
+"#;
+
+    fn parse(text: &str, overrides: &[&str]) -> Result<super::SessionExperiment, String> {
+        let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+        match parse_any("s.toml", text, &o).map_err(|e| e.to_string())? {
+            AnyExperiment::Sessions(e) => Ok(e),
+            AnyExperiment::Cells(_) => Err("parsed as a cell sweep".into()),
+        }
+    }
+
+    #[test]
+    fn resolves_axes_defaults_and_configs() {
+        let e = parse(GOOD, &[]).unwrap();
+        assert_eq!(e.cost, crate::CostModel::ApproxTokens);
+        assert_eq!(e.configs.len(), 2 * 2 * 2);
+        // Nesting order: window, ratio, note rate.
+        let c = &e.configs[5];
+        assert_eq!((c.window, c.ratio, c.note_rate), (2000, 0.5, 0.2));
+        assert_eq!(c.target, 0.25);
+        assert_eq!(c.storm_turns, 2);
+        let layers = c.layers.unwrap();
+        assert_eq!(layers.reserved_output, 200);
+        assert_eq!(layers.shares, [8.0, 22.0, 30.0, 40.0]);
+        assert_eq!(e.false_positive, vec![0.0]);
+        let json = e.resolved_json();
+        assert_eq!(json["session"]["strategies"][1], "summary(keep_recent=2)");
+        assert_eq!(json["histories"]["cost"], "approx-tokens");
+        assert_eq!(json["session"]["prices"]["cache_write_factor"], 1.25);
+        let chars = parse(GOOD, &["histories.cost=chars"]).unwrap();
+        assert_eq!(chars.cost, crate::CostModel::Chars);
+        assert_ne!(chars.config_hash(), e.config_hash());
+    }
+
+    #[test]
+    fn every_bad_value_names_its_key() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["session.colour=1"],
+                "key `session.colour`: unknown field `colour`",
+            ),
+            (
+                &["session.ratios=[0.5, 1.5]"],
+                "key `session.ratios[1]`: 1.5 is out of range",
+            ),
+            (
+                &["session.windows=[1000, 0]"],
+                "key `session.windows[1]`: must be at least 1",
+            ),
+            (
+                &["session.windows=[-3]"],
+                "key `session.windows[0]`: invalid value",
+            ),
+            (
+                &["session.windows=[]"],
+                "key `session.windows`: must not be empty",
+            ),
+            (
+                &["session.ratios=[]"],
+                "key `session.ratios`: must not be empty",
+            ),
+            (
+                &["session.strategies=[]"],
+                "key `session.strategies`: must not be empty",
+            ),
+            (
+                &["session.note_rates=[]"],
+                "key `session.note_rates`: must not be empty",
+            ),
+            (
+                &["session.strategies=[\"recent(\"]"],
+                "key `session.strategies[0]`: strategy \"recent(\"",
+            ),
+            (
+                &["session.strategies=[\"recent\", \"newest\"]"],
+                "key `session.strategies[1]`: unknown strategy `newest`",
+            ),
+            (
+                &["session.strategies=[\"recent\", \"recent\"]"],
+                "key `session.strategies[1]`: recent appears twice",
+            ),
+            (
+                &["session.note_rates=[1.2]"],
+                "key `session.note_rates[0]`: 1.2 is out of range",
+            ),
+            (
+                &["session.false_positive=[-0.1]"],
+                "key `session.false_positive[0]`",
+            ),
+            (
+                &["session.ratios=[0.5, 0.5]"],
+                "key `session.ratios[1]`: 0.5 appears twice",
+            ),
+            (
+                &["session.target=0"],
+                "key `session.target`: 0 is out of range",
+            ),
+            (
+                &["session.storm_turns=0"],
+                "key `session.storm_turns`: must be at least 1",
+            ),
+            (
+                &["session.max_consecutive=0"],
+                "key `session.max_consecutive`",
+            ),
+            (&["session.prices.input=-1"], "key `session.prices.input`"),
+            (
+                &["session.prices.cache_read_factor=nan"],
+                "key `session.prices.cache_read_factor`",
+            ),
+            (
+                &["session.prices.euros=1"],
+                "key `session.prices.euros`: unknown field",
+            ),
+            (
+                &["session.layers.shares=[10, 20, 30, 30]"],
+                "key `session.layers.shares`: add up to 90",
+            ),
+            (
+                &["session.layers.reserved_output=1500"],
+                "key `session.layers.reserved_output`: 1500 leaves nothing of the window 1000",
+            ),
+            (
+                &["session.layers.trigger_fill=2"],
+                "key `session.layers.trigger_fill`",
+            ),
+            (
+                &["session.reset=\"no\""],
+                "key `session.reset`: invalid type",
+            ),
+            (
+                &["histories.cost=furlongs"],
+                "key `histories.cost`: unknown cost model",
+            ),
+            (&["replicates=0"], "key `replicates`: must be at least 1"),
+            (&["output.formats=[\"xlsx\"]"], "key `output.formats[0]`"),
+            (
+                &["sweep.budgets=[50]"],
+                "key `session`: an experiment has either a [sweep] table",
+            ),
+            (&["charts.noise_budget=50"], "unknown field `charts`"),
+        ];
+        for (overrides, want) in cases {
+            let e = parse(GOOD, overrides).unwrap_err();
+            assert!(e.contains(want), "{overrides:?}: wanted {want:?} in: {e}");
+            assert!(e.starts_with("s.toml"), "{e}");
+        }
+        let e = parse(&GOOD.replace("windows = [1000, 2000]\n", ""), &[]).unwrap_err();
+        assert!(e.contains("key `session`: missing field `windows`"), "{e}");
+    }
+}

@@ -1,0 +1,107 @@
+//! Every session of one history, written into a reused row buffer.
+//!
+//! Random numbers are common across everything that is not random: the label noise of a
+//! history depends on (seed, history, replicate) only, through [`noise::draws`] (the very draws
+//! a cell sweep with the same seed uses), and so does the session stream that keys the notes
+//! and the summariser. Every strategy, window, ratio and note rate of a replicate therefore
+//! meets the same mislabelled records, the same note draws (a record noted at rate 0.1 is also
+//! noted at 0.2) and the same summariser luck.
+
+use super::grid::{Coordinates, SessionGrid};
+use crate::history::CostedHistory;
+use crate::noise;
+use crate::rng;
+use crate::session::{self, SessionMetrics, SessionScratch};
+
+/// One simulated session, by axis indices (labels are attached when the tables are written).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SessionRow {
+    pub history: u32,
+    pub replicate: u32,
+    pub level: u16,
+    pub strategy: u16,
+    pub window: u16,
+    pub ratio: u16,
+    pub note_rate: u16,
+    pub metrics: SessionMetrics,
+}
+
+impl SessionRow {
+    pub fn coordinates(&self) -> Coordinates {
+        Coordinates {
+            strategy: usize::from(self.strategy),
+            window: usize::from(self.window),
+            ratio: usize::from(self.ratio),
+            note_rate: usize::from(self.note_rate),
+            level: usize::from(self.level),
+        }
+    }
+}
+
+/// Buffers reused across histories by one worker.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    session: SessionScratch,
+    draws: Vec<f64>,
+    flags: Vec<bool>,
+}
+
+/// The stream of every draw of the sessions of (history, replicate): notes and summaries.
+pub fn session_stream(seed: u64, history: u64, replicate: u64) -> u64 {
+    rng::key(&[seed, rng::tag::SESSION, history, replicate])
+}
+
+/// Appends every session of history `index` to `out`, in grid order.
+pub fn evaluate_history(
+    grid: &SessionGrid,
+    index: usize,
+    history: &CostedHistory,
+    s: &mut Scratch,
+    out: &mut Vec<SessionRow>,
+) {
+    for replicate in 0..grid.replicates {
+        noise::draws(
+            grid.seed,
+            index as u64,
+            u64::from(replicate),
+            history.len(),
+            &mut s.draws,
+        );
+        let stream = session_stream(grid.seed, index as u64, u64::from(replicate));
+        for (level, &noise_level) in grid.levels.iter().enumerate() {
+            noise::apply(&history.truth, &s.draws, noise_level, &mut s.flags);
+            for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
+                let flags = if strategy.sees_truth() {
+                    &history.truth
+                } else {
+                    &s.flags
+                };
+                for window in 0..grid.windows.len() {
+                    for ratio in 0..grid.ratios.len() {
+                        for note_rate in 0..grid.note_rates.len() {
+                            let cfg = grid.config(window, ratio, note_rate);
+                            let metrics = session::simulate(
+                                history,
+                                flags,
+                                strategy,
+                                cfg,
+                                stream,
+                                &mut s.session,
+                            );
+                            out.push(SessionRow {
+                                history: index as u32,
+                                replicate,
+                                level: level as u16,
+                                strategy: strategy_index as u16,
+                                window: window as u16,
+                                ratio: ratio as u16,
+                                note_rate: note_rate as u16,
+                                metrics,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

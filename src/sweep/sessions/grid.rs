@@ -1,0 +1,154 @@
+//! The grid of a session sweep: its axes, their order, and where each session and group sits.
+//!
+//! Sessions are ordered history, replicate, noise level (false-negative major, then
+//! false-positive), strategy, window, ratio, note rate — the order of the rows in the sessions
+//! table. Summary groups are ordered strategy, window, ratio, note rate, noise level.
+
+use super::config::SessionExperiment;
+use crate::noise::NoiseLevel;
+use crate::session::SessionConfig;
+use crate::strategy::Strategy;
+
+#[derive(Debug, Clone)]
+pub struct SessionGrid {
+    pub seed: u64,
+    pub histories: usize,
+    pub replicates: u32,
+    pub levels: Vec<NoiseLevel>,
+    pub strategies: Vec<Strategy>,
+    pub labels: Vec<String>,
+    pub windows: Vec<u64>,
+    pub ratios: Vec<f64>,
+    pub note_rates: Vec<f64>,
+    /// One configuration per (window, ratio, note rate), see [`SessionGrid::config`].
+    configs: Vec<SessionConfig>,
+}
+
+impl SessionGrid {
+    pub fn new(exp: &SessionExperiment, histories: usize) -> Self {
+        let levels = exp
+            .false_negative
+            .iter()
+            .flat_map(|&q| {
+                exp.false_positive
+                    .iter()
+                    .map(move |&p| NoiseLevel::new(q, p))
+            })
+            .collect();
+        SessionGrid {
+            seed: exp.file.seed,
+            histories,
+            replicates: exp.file.replicates,
+            levels,
+            labels: exp.strategies.iter().map(Strategy::label).collect(),
+            strategies: exp.strategies.clone(),
+            windows: exp.windows.clone(),
+            ratios: exp.ratios.clone(),
+            note_rates: exp.note_rates.clone(),
+            configs: exp.configs.clone(),
+        }
+    }
+
+    /// The configuration of the sessions at these axis indices.
+    pub fn config(&self, window: usize, ratio: usize, note_rate: usize) -> &SessionConfig {
+        &self.configs[(window * self.ratios.len() + ratio) * self.note_rates.len() + note_rate]
+    }
+
+    /// Sessions per strategy at one noise level: window × ratio × note rate.
+    fn settings(&self) -> usize {
+        self.windows.len() * self.ratios.len() * self.note_rates.len()
+    }
+
+    pub fn sessions_per_history(&self) -> usize {
+        self.replicates as usize * self.levels.len() * self.strategies.len() * self.settings()
+    }
+
+    pub fn sessions(&self) -> u64 {
+        self.histories as u64 * self.sessions_per_history() as u64
+    }
+
+    pub fn groups(&self) -> usize {
+        self.strategies.len() * self.settings() * self.levels.len()
+    }
+
+    /// The summary group of a session's axis indices.
+    pub fn group(&self, c: Coordinates) -> usize {
+        (((c.strategy * self.windows.len() + c.window) * self.ratios.len() + c.ratio)
+            * self.note_rates.len()
+            + c.note_rate)
+            * self.levels.len()
+            + c.level
+    }
+
+    /// The axis indices of a group, inverse of [`SessionGrid::group`].
+    pub fn group_coordinates(&self, group: usize) -> Coordinates {
+        let mut rest = group;
+        let mut take = |len: usize| {
+            let i = rest % len;
+            rest /= len;
+            i
+        };
+        let level = take(self.levels.len());
+        let note_rate = take(self.note_rates.len());
+        let ratio = take(self.ratios.len());
+        let window = take(self.windows.len());
+        Coordinates {
+            strategy: rest,
+            window,
+            ratio,
+            note_rate,
+            level,
+        }
+    }
+}
+
+/// Where a session or group sits on the axes that define a group (indices into the axes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Coordinates {
+    pub strategy: usize,
+    pub window: usize,
+    pub ratio: usize,
+    pub note_rate: usize,
+    pub level: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::config::{parse_any, AnyExperiment};
+
+    #[test]
+    fn groups_and_coordinates_are_inverse() {
+        let text = r#"
+name = "g"
+seed = 1
+replicates = 2
+[histories]
+generate = { count = 3, records = [10, 20], required_share = 0.2 }
+[session]
+strategies = ["recent", "required", "mask"]
+windows = [500, 1000]
+ratios = [0.5, 0.7, 0.9]
+note_rates = [0.0, 0.3]
+false_negative = [0.0, 0.2]
+false_positive = [0.0, 0.1]
+"#;
+        let AnyExperiment::Sessions(e) = parse_any("g.toml", text, &[]).unwrap() else {
+            panic!("a session experiment")
+        };
+        let g = SessionGrid::new(&e, 3);
+        assert_eq!(g.sessions_per_history(), 2 * 4 * 3 * 2 * 3 * 2);
+        assert_eq!(g.sessions(), 3 * 288);
+        assert_eq!(g.groups(), 3 * 2 * 3 * 2 * 4);
+        for i in 0..g.groups() {
+            assert_eq!(g.group(g.group_coordinates(i)), i);
+        }
+        let c = g.group_coordinates(g.groups() - 1);
+        assert_eq!(
+            (c.strategy, c.window, c.ratio, c.note_rate, c.level),
+            (2, 1, 2, 1, 3)
+        );
+        let cfg = g.config(1, 2, 0);
+        assert_eq!((cfg.window, cfg.ratio, cfg.note_rate), (1000, 0.9, 0.0));
+    }
+}
