@@ -37,11 +37,21 @@ pub(crate) fn one() -> u32 {
 pub struct HistoriesFile {
     /// Generate synthetic histories ...
     pub generate: Option<GenerateConfig>,
-    /// ... or load JSONL files (globs, relative to the current directory).
+    /// ... or load files (globs, relative to the current directory).
     pub files: Option<Vec<String>>,
+    /// What the files are: `jsonl` (ctxlab histories, the default) or an agent transcript
+    /// format (`mini-swe-agent`, `claude-code`, `swe-agent`, `openai-chat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Label rules for transcripts (`"instructions,hindsight"`, the default for them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<String>,
     #[serde(default = "default_cost")]
     pub cost: String,
 }
+
+/// The label rules transcripts get when an experiment names none.
+pub const DEFAULT_TRANSCRIPT_LABELS: &str = "instructions,hindsight";
 
 fn default_cost() -> String {
     "chars".into()
@@ -101,7 +111,14 @@ pub struct ChartsFile {
 #[derive(Debug, Clone)]
 pub enum Source {
     Generate(GenerateConfig),
+    /// ctxlab JSONL history files.
     Files(Vec<PathBuf>),
+    /// Agent transcripts, imported and labelled as they are loaded.
+    Transcripts {
+        paths: Vec<PathBuf>,
+        format: crate::import::Format,
+        labels: crate::import::LabelRules,
+    },
 }
 
 /// A validated experiment, ready to run.
@@ -346,15 +363,47 @@ pub(crate) fn histories(
 ) -> Result<(Source, CostModel), InputError> {
     let err = |key: &str, msg: String| InputError::key(origin, key, msg);
     let source = match (&h.generate, &h.files) {
+        (Some(_), None) if h.format.is_some() || h.labels.is_some() => {
+            return Err(err(
+                "histories",
+                "`format` and `labels` describe `files`; generated histories have neither".into(),
+            ))
+        }
         (Some(g), None) => {
             g.validate()
                 .map_err(|(k, m)| err(&format!("histories.generate.{k}"), m))?;
             Source::Generate(g.clone())
         }
-        (None, Some(globs)) if resolve_files => {
-            Source::Files(resolve_globs(globs).map_err(|m| err("histories.files", m))?)
+        (None, Some(globs)) => {
+            let paths = if resolve_files {
+                resolve_globs(globs).map_err(|m| err("histories.files", m))?
+            } else {
+                globs.iter().map(PathBuf::from).collect()
+            };
+            match h.format.as_deref() {
+                None | Some("jsonl") => {
+                    if h.labels.is_some() {
+                        return Err(err(
+                            "histories.labels",
+                            "label rules apply to transcripts (set `format`); JSONL histories carry their own `required`".into(),
+                        ));
+                    }
+                    Source::Files(paths)
+                }
+                Some(f) => Source::Transcripts {
+                    paths,
+                    format: f.parse().map_err(|m: String| {
+                        err("histories.format", format!("{m} (or \"jsonl\" for ctxlab histories)"))
+                    })?,
+                    labels: h
+                        .labels
+                        .as_deref()
+                        .unwrap_or(DEFAULT_TRANSCRIPT_LABELS)
+                        .parse()
+                        .map_err(|m: String| err("histories.labels", m))?,
+                },
+            }
         }
-        (None, Some(globs)) => Source::Files(globs.iter().map(PathBuf::from).collect()),
         (Some(_), Some(_)) => {
             return Err(err("histories", "give either `generate` or `files`, not both".into()))
         }

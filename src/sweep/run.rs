@@ -113,7 +113,9 @@ impl HistorySource {
     pub fn from_source(source: &Source) -> Result<HistorySource, InputError> {
         Ok(match source {
             Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
-            Source::Files(_) => HistorySource::Loaded(load_source(source)?),
+            Source::Files(_) | Source::Transcripts { .. } => {
+                HistorySource::Loaded(load_source(source)?)
+            }
         })
     }
 
@@ -149,6 +151,11 @@ pub fn load_histories(exp: &Experiment) -> Result<Vec<History>, InputError> {
 pub fn load_source(source: &Source) -> Result<Vec<History>, InputError> {
     let histories = match source {
         Source::Generate(cfg) => generate::generate(cfg),
+        Source::Transcripts {
+            paths,
+            format,
+            labels,
+        } => crate::import::load_files(paths, *format, labels)?,
         Source::Files(files) => {
             let mut all: Vec<History> = Vec::new();
             let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();

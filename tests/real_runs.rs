@@ -1,0 +1,101 @@
+//! Real agent runs in experiment files: transcripts named directly in `[histories]`, replayed as
+//! sessions (`experiments/real.toml`), and the errors of the `format` / `labels` keys.
+
+mod common;
+use common::*;
+
+#[test]
+fn real_runs_replay_under_raw_mask_and_summary() {
+    let Some(data) = shared_data() else {
+        eprintln!("skipped: ../shared/data is absent (the real runs are not in the repository)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let files = format!(
+        "histories.files=[\"{}/swebench-gemini3/django__*.traj.json\"]",
+        data.display()
+    );
+    let exp = root().join("experiments/real.toml");
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "sweep",
+            exp.to_str().unwrap(),
+            "-q",
+            "--set",
+            &files,
+            "--out",
+            "real",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut reader = csv::Reader::from_path(dir.path().join("real/summary.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    // 3 strategies × 2 windows × 1 ratio.
+    assert_eq!(rows.len(), 6);
+    let get = |strategy: &str, window: &str, name: &str| -> f64 {
+        let r = rows
+            .iter()
+            .find(|r| &r[col("strategy")] == strategy && &r[col("window")] == window)
+            .unwrap();
+        r[col(name)].parse().unwrap()
+    };
+    for window in ["16000", "32000"] {
+        assert_eq!(get("raw", window, "compactions_mean"), 0.0);
+        assert_eq!(get("raw", window, "retention_at_need_mean"), 1.0);
+        // Masking old observations bills fewer tokens than the raw agent, and forgets some of
+        // what it later needs.
+        assert!(
+            get("mask(keep_recent=10)", window, "billed_tokens_mean")
+                < get("raw", window, "billed_tokens_mean")
+        );
+        assert!(get("mask(keep_recent=10)", window, "retention_at_need_mean") < 1.0);
+        assert!(get("summary", window, "compactions_mean") > 0.0);
+    }
+    assert!(dir
+        .path()
+        .join("real/charts/session_tokens_retention.png")
+        .is_file());
+}
+
+#[test]
+fn transcript_keys_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("h.jsonl"),
+        "{\"id\":1,\"text\":\"a\",\"required\":true}\n",
+    )
+    .unwrap();
+    let base =
+        "name = \"t\"\nseed = 1\n[sweep]\nstrategies = [\"recent\"]\nbudgets = [50]\n[histories]\n";
+    let cases = [
+        ("files = [\"h.jsonl\"]\nformat = \"word\"", vec!["histories.format", "word", "jsonl"]),
+        ("files = [\"h.jsonl\"]\nlabels = \"hindsight\"", vec!["histories.labels", "transcripts"]),
+        ("files = [\"h.jsonl\"]\nformat = \"mini-swe-agent\"\nlabels = \"vibes\"", vec!["histories.labels", "vibes"]),
+        (
+            "generate = { count = 2, records = [5, 9], required_share = 0.2 }\nformat = \"claude-code\"",
+            vec!["histories", "generated histories"],
+        ),
+        ("files = [\"h.jsonl\"]\nformat = \"claude-code\"", vec!["h.jsonl"]),
+    ];
+    for (histories, needles) in cases {
+        std::fs::write(dir.path().join("e.toml"), format!("{base}{histories}\n")).unwrap();
+        let o = ctxlab(dir.path(), &["sweep", "e.toml", "-q"]);
+        assert_fails_with(&o, &needles);
+        assert!(!dir.path().join("results").exists());
+    }
+    std::fs::write(
+        dir.path().join("e.toml"),
+        format!("{base}files = [\"h.jsonl\"]\nformat = \"jsonl\"\n"),
+    )
+    .unwrap();
+    let o = ctxlab(dir.path(), &["sweep", "e.toml", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
