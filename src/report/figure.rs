@@ -348,15 +348,21 @@ impl Figure {
             left_top,
         )?;
         let used_columns = self.columns.min(self.panels.len()).max(1) as i32;
+        let x_label = format!("{} →", self.x.label);
+        // Centred under the panels, unless that would push it past the left edge (a long
+        // label under a single panel): then it starts at the margin.
+        let centre = PAD + layout.panel_width * used_columns / 2;
+        let (x, h_pos) = if centre - text_width(&x_label, AXIS_LABEL_SIZE) / 2 < PAD {
+            (PAD, HPos::Left)
+        } else {
+            (centre, HPos::Center)
+        };
         text(
-            &format!("{} →", self.x.label),
-            (
-                PAD + layout.panel_width * used_columns / 2,
-                layout.x_label_top,
-            ),
+            &x_label,
+            (x, layout.x_label_top),
             AXIS_LABEL_SIZE,
             &TEXT,
-            Pos::new(HPos::Center, VPos::Top),
+            Pos::new(h_pos, VPos::Top),
         )?;
 
         for (i, panel) in self.panels.iter().enumerate() {
