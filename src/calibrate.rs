@@ -4,6 +4,7 @@
 
 use crate::cost::CostModel;
 use crate::import::Run;
+use crate::report::text_table::{self, Align};
 use std::fmt::Write;
 
 /// One model call: estimated and recorded context size.
@@ -213,31 +214,12 @@ fn csv_cell(c: &str) -> String {
 
 pub fn to_text(runs: &[RunSizes], model: CostModel) -> String {
     let body = rows(runs);
-    let mut widths = HEADINGS.map(|h| h.len());
-    for r in &body {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
     let mut out = format!(
         "estimated ({model}) / recorded context size per model call; a ratio below 1 means the estimate counts less than the model saw;\nfit: recorded ≈ fit_fixed + fit_slope × estimated (least squares)\n\n"
     );
-    let line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
-            if i == 0 {
-                let _ = write!(s, "{c:<w$}  ");
-            } else {
-                let _ = write!(s, "{c:>w$}  ");
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    out += &line(&HEADINGS.map(String::from));
-    out += &line(&widths.map(|w| "-".repeat(w)));
-    for r in &body {
-        out += &line(r);
-    }
+    let mut align = [Align::Right; HEADINGS.len()];
+    align[0] = Align::Left;
+    out += &text_table::render(&HEADINGS, &body, &align);
     let silent = runs.iter().filter(|r| r.calls.is_empty()).count();
     if silent > 0 {
         let _ = writeln!(

@@ -31,6 +31,14 @@ impl NoiseLevel {
     }
 }
 
+/// Every (false_negative, false_positive) pair, false-negative major: a sweep's noise axis.
+pub fn levels(false_negative: &[f64], false_positive: &[f64]) -> Vec<NoiseLevel> {
+    false_negative
+        .iter()
+        .flat_map(|&q| false_positive.iter().map(move |&p| NoiseLevel::new(q, p)))
+        .collect()
+}
+
 /// Fills `out` with one uniform draw per record for (seed, history, replicate).
 pub fn draws(seed: u64, history: u64, replicate: u64, records: usize, out: &mut Vec<f64>) {
     let mut s = rng::stream(&[seed, rng::tag::NOISE, history, replicate]);

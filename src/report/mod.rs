@@ -15,5 +15,6 @@ pub mod session_charts;
 pub mod summary_grid;
 pub mod summary_table;
 pub mod table;
+pub mod text_table;
 
 pub use charts::render_all;

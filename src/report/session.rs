@@ -1,6 +1,7 @@
 //! `ctxlab session`: scripted traces and history replays as text or CSV.
 
 use super::numbers::{fraction, opt_fraction, percent};
+use super::text_table::{self, Align};
 use crate::session::{ScriptOutcome, SessionConfig, SessionMetrics, Trace};
 use std::fmt::Write as _;
 
@@ -241,21 +242,10 @@ pub fn replay_text(
             ]
         })
         .collect();
-    let mut widths = headings.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.len());
-        }
-    }
-    let line = |cols: &[String]| {
-        let mut l = String::new();
-        for (c, w) in cols.iter().zip(widths) {
-            let _ = write!(l, "{c:>w$}  ");
-        }
-        l.trim_end().to_string() + "\n"
-    };
-    s += &line(&headings.map(String::from));
-    s += &line(&widths.map(|w| "-".repeat(w)));
+    let widths = text_table::widths(&headings, &rows);
+    let align = [Align::Right; 8];
+    let line = |cols: &[String]| text_table::line(cols, &widths, &align);
+    s += &text_table::head(&headings, &widths, &align);
     let mut compactions = trace.compactions.iter().peekable();
     for (row, call) in rows.iter().zip(&trace.calls) {
         while let Some(c) = compactions.next_if(|c| c.before_call == call.call) {

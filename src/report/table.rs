@@ -1,10 +1,10 @@
 //! `ctxlab table`: every strategy at every budget on one history, as text, CSV or Markdown.
 
 use super::numbers::{budget, opt_fraction, percent};
+use super::text_table::{self, Align};
 use crate::history::CostedHistory;
 use crate::metrics::{score, Metrics};
 use crate::strategy::{Context, Strategy, View};
-use std::fmt::Write as _;
 
 /// One row: a strategy at a budget.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,12 +122,6 @@ fn cells(r: &TableRow) -> [String; 7] {
 /// A plain-text table that reads like the article's.
 pub fn to_text(history: &CostedHistory, rows: &[TableRow]) -> String {
     let body: Vec<[String; 7]> = rows.iter().map(cells).collect();
-    let mut widths = HEADINGS.map(|h| h.chars().count());
-    for row in &body {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
     let mut out = format!(
         "history {:?}: {} records, total {} {}, {} required\n\n",
         history.name,
@@ -136,23 +130,10 @@ pub fn to_text(history: &CostedHistory, rows: &[TableRow]) -> String {
         history.model,
         history.required_total()
     );
-    let line = |cols: &[String]| {
-        let mut s = String::new();
-        for (i, (c, w)) in cols.iter().zip(widths).enumerate() {
-            // Text left, numbers right, as a reader scans them.
-            if i == 1 {
-                let _ = write!(s, "{c:<w$}  ");
-            } else {
-                let _ = write!(s, "{c:>w$}  ");
-            }
-        }
-        s.trim_end().to_string() + "\n"
-    };
-    out += &line(&HEADINGS.map(String::from));
-    out += &line(&widths.map(|w| "-".repeat(w)));
-    for row in &body {
-        out += &line(row);
-    }
+    // Text left, numbers right, as a reader scans them.
+    let mut align = [Align::Right; 7];
+    align[1] = Align::Left;
+    out += &text_table::render(&HEADINGS, &body, &align);
     out
 }
 

@@ -23,15 +23,7 @@ pub struct Grid {
 
 impl Grid {
     pub fn new(exp: &Experiment, histories: usize) -> Self {
-        let levels = exp
-            .false_negative
-            .iter()
-            .flat_map(|&q| {
-                exp.false_positive
-                    .iter()
-                    .map(move |&p| NoiseLevel::new(q, p))
-            })
-            .collect();
+        let levels = crate::noise::levels(&exp.false_negative, &exp.false_positive);
         Grid {
             seed: exp.file.seed,
             histories,

@@ -26,15 +26,7 @@ pub struct SessionGrid {
 
 impl SessionGrid {
     pub fn new(exp: &SessionExperiment, histories: usize) -> Self {
-        let levels = exp
-            .false_negative
-            .iter()
-            .flat_map(|&q| {
-                exp.false_positive
-                    .iter()
-                    .map(move |&p| NoiseLevel::new(q, p))
-            })
-            .collect();
+        let levels = crate::noise::levels(&exp.false_negative, &exp.false_positive);
         SessionGrid {
             seed: exp.file.seed,
             histories,

@@ -1,0 +1,72 @@
+//! Plain-text tables for terminals: columns padded to their widest cell, words left and numbers
+//! right, a dashed rule under the headings, no trailing blanks.
+
+/// Where a column's cells sit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// The width of each column: its widest cell or heading, in chars.
+pub fn widths<R: AsRef<[String]>>(headings: &[&str], rows: &[R]) -> Vec<usize> {
+    let mut widths: Vec<usize> = headings.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (w, c) in widths.iter_mut().zip(row.as_ref()) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    widths
+}
+
+/// One line of the table, ending in a newline.
+pub fn line<S: AsRef<str>>(cells: &[S], widths: &[usize], align: &[Align]) -> String {
+    let mut s = String::new();
+    for (i, (c, &w)) in cells.iter().zip(widths).enumerate() {
+        let c = c.as_ref();
+        let pad = w.saturating_sub(c.chars().count());
+        if align.get(i) == Some(&Align::Left) {
+            s.push_str(c);
+            s.extend(std::iter::repeat_n(' ', pad));
+        } else {
+            s.extend(std::iter::repeat_n(' ', pad));
+            s.push_str(c);
+        }
+        s.push_str("  ");
+    }
+    s.trim_end().to_string() + "\n"
+}
+
+/// The heading line and the dashed rule under it.
+pub fn head(headings: &[&str], widths: &[usize], align: &[Align]) -> String {
+    let rule: Vec<String> = widths.iter().map(|&w| "-".repeat(w)).collect();
+    line(headings, widths, align) + &line(&rule, widths, align)
+}
+
+/// A whole table: headings, rule, rows.
+pub fn render<R: AsRef<[String]>>(headings: &[&str], rows: &[R], align: &[Align]) -> String {
+    let widths = widths(headings, rows);
+    let mut out = head(headings, &widths, align);
+    for r in rows {
+        out += &line(r.as_ref(), &widths, align);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pads_words_left_and_numbers_right() {
+        let rows = vec![
+            vec!["recent".to_string(), "171".to_string()],
+            vec!["required(fill=skip)".to_string(), "9".to_string()],
+        ];
+        let t = render(&["strategy", "used"], &rows, &[Align::Left, Align::Right]);
+        assert_eq!(
+            t,
+            "strategy             used\n-------------------  ----\nrecent                171\nrequired(fill=skip)     9\n"
+        );
+    }
+}
