@@ -50,5 +50,9 @@ fn the_readme_shows_what_table_prints() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let o = ctxlab(&root(), &["table", "data/article12.jsonl"]);
     assert!(o.status.success());
-    assert!(readme.contains(stdout(&o).trim()), "README's table output is stale:\n{}", stdout(&o));
+    assert!(
+        readme.contains(stdout(&o).trim()),
+        "README's table output is stale:\n{}",
+        stdout(&o)
+    );
 }
