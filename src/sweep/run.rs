@@ -593,7 +593,7 @@ pub(crate) fn progress_bar(total: u64, quiet: bool, unit: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template(
-            &format!("{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} ({{per_sec}}, ETA {{eta}})"),
+            &format!("{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} ({{per_sec:0}}, ETA {{eta}})"),
         )
         .expect("valid template"),
     );
