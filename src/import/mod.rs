@@ -370,6 +370,21 @@ impl ToolIds {
 }
 
 /// Message ids already seen, for responses split over several lines.
+/// A tool call in the OpenAI chat shape (`{id, function: {name, arguments}}`), which SWE-agent
+/// trajectories share.
+#[derive(Deserialize)]
+pub(crate) struct ToolCall {
+    pub id: String,
+    pub function: Function,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Function {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: serde_json::Value,
+}
+
 pub(crate) type SeenIds = HashSet<String>;
 
 #[cfg(test)]

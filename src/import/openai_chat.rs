@@ -14,7 +14,9 @@
 //! as `[image: ...]`). An assistant message that carries `usage.prompt_tokens` (as a Chat
 //! Completions response does) records a model call on every record before it.
 
-use super::{arguments_text, json_error, run_name, Problems, Run, RunBuilder, ToolIds};
+use super::{
+    arguments_text, json_error, run_name, Function, Problems, Run, RunBuilder, ToolCall, ToolIds,
+};
 use crate::error::InputError;
 use crate::history::Kind;
 use serde::Deserialize;
@@ -52,19 +54,6 @@ enum Role {
     Assistant,
     Tool,
     Function,
-}
-
-#[derive(Deserialize)]
-struct ToolCall {
-    id: String,
-    function: Function,
-}
-
-#[derive(Deserialize)]
-struct Function {
-    name: String,
-    #[serde(default)]
-    arguments: Value,
 }
 
 #[derive(Deserialize)]

@@ -19,7 +19,7 @@
 //! as `assistant` and its `observation` as a `tool_result` of `bash`. `.traj` files record no
 //! per-call prompt sizes, so these runs cannot be calibrated.
 
-use super::{arguments_text, json_error, run_name, Run, RunBuilder, ToolIds};
+use super::{arguments_text, json_error, run_name, Run, RunBuilder, ToolCall, ToolIds};
 use crate::error::InputError;
 use crate::history::Kind;
 use serde::Deserialize;
@@ -54,19 +54,6 @@ enum Role {
     User,
     Assistant,
     Tool,
-}
-
-#[derive(Deserialize)]
-struct ToolCall {
-    id: String,
-    function: Function,
-}
-
-#[derive(Deserialize)]
-struct Function {
-    name: String,
-    #[serde(default)]
-    arguments: Value,
 }
 
 #[derive(Deserialize)]

@@ -231,6 +231,16 @@ impl Strategy {
         matches!(self.rule, Rule::Oracle)
     }
 
+    /// The flags this strategy is handed: the true labels for the oracle, the noisy flags for
+    /// every other strategy.
+    pub fn flags<'a>(&self, truth: &'a [bool], noisy: &'a [bool]) -> &'a [bool] {
+        if self.sees_truth() {
+            truth
+        } else {
+            noisy
+        }
+    }
+
     /// Whether the strategy ever changes a context: `raw` does not, so a session under it never
     /// compacts.
     pub fn compacts(&self) -> bool {

@@ -64,11 +64,7 @@ pub fn evaluate_history(
         for (level_index, &level) in grid.levels.iter().enumerate() {
             noise::apply(&history.truth, &s.draws, level, &mut s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
-                let flags = if strategy.sees_truth() {
-                    &history.truth
-                } else {
-                    &s.flags
-                };
+                let flags = strategy.flags(&history.truth, &s.flags);
                 let view = View::new(history, flags);
                 for (kr_index, &kr) in grid.keep_recent.iter().enumerate() {
                     let keep_recent = strategy.effective_keep_recent(kr);

@@ -130,6 +130,33 @@ impl HistorySource {
         self.len() == 0
     }
 
+    /// Costs (or generates) histories `range` in parallel, one per task, and runs `evaluate`
+    /// on each with a scratch reused by its worker; returns each history's name and rows, in
+    /// history order whatever the thread count.
+    pub fn evaluate<S, R, F>(
+        &self,
+        range: std::ops::Range<usize>,
+        cost: crate::cost::CostModel,
+        bar: &ProgressBar,
+        evaluate: F,
+    ) -> Vec<(String, Vec<R>)>
+    where
+        S: Default + Send,
+        R: Send,
+        F: Fn(usize, &CostedHistory, &mut S, &mut Vec<R>) + Sync + Send,
+    {
+        range
+            .into_par_iter()
+            .map_init(S::default, |scratch, i| {
+                let (name, costed) = self.costed(i, cost);
+                let mut out = Vec::new();
+                evaluate(i, &costed, scratch, &mut out);
+                bar.inc(out.len() as u64);
+                (name, out)
+            })
+            .collect()
+    }
+
     /// History `i`'s name and costs (its texts are dropped once costed).
     pub fn costed(&self, i: usize, cost: crate::cost::CostModel) -> (String, CostedHistory) {
         match self {
@@ -280,16 +307,15 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
         let start = range.start + k * per_chunk;
         let end = (start + per_chunk).min(range.end);
         // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
-        let parts: Vec<(String, Vec<CellRow>)> = (start..end)
-            .into_par_iter()
-            .map_init(Scratch::default, |scratch, i| {
-                let (name, costed) = source.costed(i, exp.cost);
-                let mut out = Vec::with_capacity(grid.cells_per_history());
-                evaluate_history(&grid, i, &costed, scratch, &mut out);
-                bar.inc(out.len() as u64);
-                (name, out)
-            })
-            .collect();
+        let parts = source.evaluate(
+            start..end,
+            exp.cost,
+            &bar,
+            |i, costed, scratch: &mut Scratch, out| {
+                out.reserve(grid.cells_per_history());
+                evaluate_history(&grid, i, costed, scratch, out);
+            },
+        );
         rows.clear();
         let mut names = Vec::with_capacity(parts.len());
         for (name, p) in parts {

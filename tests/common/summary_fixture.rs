@@ -23,26 +23,7 @@ pub struct Row {
 }
 
 /// The summary's columns, in the sweep's order.
-pub const COLUMNS: [&str; 18] = [
-    "strategy",
-    "keep_recent",
-    "budget_percent",
-    "false_negative",
-    "false_positive",
-    "n",
-    "n_feasible",
-    "feasible_share",
-    "reduction_mean",
-    "reduction_sd",
-    "required_retention_mean",
-    "required_retention_sd",
-    "required_retention_ci_low",
-    "required_retention_ci_high",
-    "retention_any_mean",
-    "retention_any_ci_low",
-    "retention_any_ci_high",
-    "exact_mean",
-];
+pub const COLUMNS: [&str; 18] = ctxlab::sweep::tables::SUMMARY_COLUMNS;
 
 /// Writes `rows` as `summary.parquet`, leaving out the column `skip` if given and writing
 /// `retype` (if given) as a String column. sd columns are 0.1, retention_any equals the

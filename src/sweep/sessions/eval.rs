@@ -71,11 +71,7 @@ pub fn evaluate_history(
         for (level, &noise_level) in grid.levels.iter().enumerate() {
             noise::apply(&history.truth, &s.draws, noise_level, &mut s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
-                let flags = if strategy.sees_truth() {
-                    &history.truth
-                } else {
-                    &s.flags
-                };
+                let flags = strategy.flags(&history.truth, &s.flags);
                 for window in 0..grid.windows.len() {
                     for ratio in 0..grid.ratios.len() {
                         for note_rate in 0..grid.note_rates.len() {

@@ -19,7 +19,6 @@ use crate::sweep::run::{
 };
 use crate::sweep::tables::write_parquet;
 use anyhow::{Context as _, Result};
-use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -83,16 +82,15 @@ fn run_in_pool(exp: &SessionExperiment, opts: &SessionRunOptions) -> Result<Sess
 
     let bar = progress_bar(grid.sessions(), opts.quiet, "sessions");
     // Histories are costed (or generated) one per task; only their rows are kept.
-    let parts: Vec<(String, Vec<SessionRow>)> = (0..source.len())
-        .into_par_iter()
-        .map_init(Scratch::default, |scratch, index| {
-            let (name, history) = source.costed(index, exp.cost);
-            let mut out = Vec::with_capacity(grid.sessions_per_history());
-            evaluate_history(&grid, index, &history, scratch, &mut out);
-            bar.inc(out.len() as u64);
-            (name, out)
-        })
-        .collect();
+    let parts = source.evaluate(
+        0..source.len(),
+        exp.cost,
+        &bar,
+        |index, history, scratch: &mut Scratch, out: &mut Vec<SessionRow>| {
+            out.reserve(grid.sessions_per_history());
+            evaluate_history(&grid, index, history, scratch, out);
+        },
+    );
     bar.finish_and_clear();
 
     let mut summary = SessionSummary::new(&grid);
