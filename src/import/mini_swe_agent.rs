@@ -8,7 +8,7 @@
 //! `extra.response.usage.prompt_tokens` is present records a model call on every record before
 //! it. The run is named after `instance_id`, or the file when that is missing.
 
-use super::{json_error, run_name, Run, RunBuilder};
+use super::{json_error, run_name, Role, Run, RunBuilder};
 use crate::error::InputError;
 use crate::history::Kind;
 use serde::Deserialize;
@@ -28,16 +28,6 @@ struct Message {
     content: serde_json::Value,
     #[serde(default)]
     extra: Option<Extra>,
-}
-
-#[derive(Deserialize, Clone, Copy, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum Role {
-    System,
-    User,
-    Assistant,
-    /// Later versions answer tool calls with `tool` messages; they are observations too.
-    Tool,
 }
 
 #[derive(Deserialize)]

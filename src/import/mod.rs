@@ -370,6 +370,17 @@ impl ToolIds {
 }
 
 /// Message ids already seen, for responses split over several lines.
+/// The message roles of mini-swe-agent and SWE-agent trajectories (later versions answer tool
+/// calls with `tool` messages; they are observations too).
+#[derive(Deserialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
 /// A tool call in the OpenAI chat shape (`{id, function: {name, arguments}}`), which SWE-agent
 /// trajectories share.
 #[derive(Deserialize)]

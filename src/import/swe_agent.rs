@@ -19,7 +19,7 @@
 //! as `assistant` and its `observation` as a `tool_result` of `bash`. `.traj` files record no
 //! per-call prompt sizes, so these runs cannot be calibrated.
 
-use super::{arguments_text, json_error, run_name, Run, RunBuilder, ToolCall, ToolIds};
+use super::{arguments_text, json_error, run_name, Role, Run, RunBuilder, ToolCall, ToolIds};
 use crate::error::InputError;
 use crate::history::Kind;
 use serde::Deserialize;
@@ -45,15 +45,6 @@ struct Item {
     tool_calls: Option<Vec<ToolCall>>,
     #[serde(default)]
     tool_call_ids: Option<Vec<String>>,
-}
-
-#[derive(Deserialize, Clone, Copy, PartialEq)]
-#[serde(rename_all = "lowercase")]
-enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
 }
 
 #[derive(Deserialize)]
