@@ -1,8 +1,7 @@
 //! `ctxlab import` and `ctxlab calibrate` through the binary: output, bad input, `--skip-bad`,
 //! and the real transcripts in `../shared/data` when they are there.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> String {

@@ -1,7 +1,6 @@
 //! `ctxlab inspect` through the binary: the record-by-record layout and every bad-input case.
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 /// The agent-like run of `tests/strategies.rs`: total 407 chars, required ids 1 and 3.

@@ -1,7 +1,6 @@
 //! `ctxlab sweep` end to end: tables, determinism, noise semantics, bad configs.
 
-mod common;
-use common::*;
+use crate::common::*;
 use polars::prelude::{DataFrame, ParquetReader, SerReader};
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! Small results folders for chart and report tests: a `summary.parquet` with the sweep's
 //! schema and a `manifest.json`, written from rows given by the test.
-#![allow(dead_code)]
+
 
 use polars::prelude::*;
 use std::fs::File;

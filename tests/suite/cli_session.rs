@@ -1,7 +1,6 @@
 //! `ctxlab session` through the binary: scripted traces, replays, and every bad argument.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn scripted_lesson_demo_csv_is_exact() {

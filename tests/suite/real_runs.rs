@@ -1,8 +1,7 @@
 //! Real agent runs in experiment files: transcripts named directly in `[histories]`, replayed as
 //! sessions (`experiments/real.toml`), and the errors of the `format` / `labels` keys.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn real_runs_replay_under_raw_mask_and_summary() {

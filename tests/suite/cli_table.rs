@@ -1,7 +1,6 @@
 //! `ctxlab table` through the binary: output formats and every bad-input case.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 #[test]
 fn table_prints_the_article_rows_for_the_bundled_history() {

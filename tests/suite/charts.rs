@@ -1,14 +1,10 @@
 //! `ctxlab plot RESULTS_DIR` end to end: charts and report from a summary table written here.
 
-mod common;
-#[path = "common/summary_fixture.rs"]
-mod summary_fixture;
-
-use common::{assert_fails_with, ctxlab, stdout};
+use crate::common::{assert_fails_with, ctxlab, stdout};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use summary_fixture::{write_manifest, write_summary, Row};
+use crate::common::summary_fixture::{write_manifest, write_summary, Row};
 
 const STRATEGIES: [&str; 2] = ["recent", "required(fill=skip)"];
 const KEEP_RECENT: [u64; 2] = [0, 3];
@@ -215,7 +211,7 @@ fn level(q: f64, p: f64) -> String {
 fn plot_writes_every_chart_as_png_and_svg_and_the_report() {
     let dir = results_folder(serde_json::json!({ "noise_budget": 50.0 }));
     let out = plot(dir.path());
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
 
     let charts = dir.path().join("charts");
     let expected: BTreeSet<String> = CHART_STEMS

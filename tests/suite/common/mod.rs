@@ -44,3 +44,4 @@ pub fn assert_fails_with(o: &Output, needles: &[&str]) {
         assert!(err.contains(n), "stderr lacks {n:?}:\n{err}");
     }
 }
+pub mod summary_fixture;

@@ -2,8 +2,7 @@
 //! written. Each runs here through the built binary, by `sh` from the repository root (so
 //! quotes and globs mean what they mean to a reader's shell).
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::process::Command;
 
 #[test]

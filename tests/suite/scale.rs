@@ -1,7 +1,6 @@
 //! Shards, merge, resume and the cells option, through the binary.
 
-mod common;
-use common::*;
+use crate::common::*;
 use polars::prelude::{DataFrame, ParquetReader, SerReader};
 use std::path::Path;
 use std::process::Command;

@@ -1,7 +1,6 @@
 //! Sessions: the lesson's scripted traces (../shared/spec/sessions.json), prefix-cache billing
 //! worked out by hand, retention at need, summaries summarised again, notes, storms, layers.
 
-mod common;
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{
@@ -79,7 +78,7 @@ fn forgotten_reset_is_a_storm() {
 
 #[test]
 fn spec_file_traces_agree_when_present() {
-    let path = common::root().join("../shared/spec/sessions.json");
+    let path = crate::common::root().join("../shared/spec/sessions.json");
     let Ok(text) = std::fs::read_to_string(&path) else {
         eprintln!("skipped: {} is absent", path.display());
         return;

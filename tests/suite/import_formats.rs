@@ -1,8 +1,7 @@
 //! The record mapping of each transcript format and each label rule, on hand-written fixtures
 //! (`tests/fixtures/import/`) whose answers were worked out by hand from the rules.
 
-mod common;
-use common::root;
+use crate::common::root;
 use ctxlab::import::{self, label, Call, Format, LabelRules, Problems, Run};
 use ctxlab::Kind;
 use std::path::PathBuf;

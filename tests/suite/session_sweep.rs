@@ -1,8 +1,7 @@
 //! `ctxlab sweep` on a `[session]` experiment: tables, determinism, hand-worked sessions,
 //! common random numbers, bad configs.
 
-mod common;
-use common::*;
+use crate::common::*;
 use polars::prelude::{AnyValue, DataFrame, ParquetReader, SerReader};
 use std::path::Path;
 

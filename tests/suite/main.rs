@@ -1,0 +1,21 @@
+//! The integration tests, one binary (ripgrep's layout): each module is an area, and polars is
+//! linked once. Tests that install a global allocator live in their own binaries beside this.
+
+mod common;
+
+mod article12;
+mod charts;
+mod cli_import;
+mod cli_inspect;
+mod cli_session;
+mod cli_table;
+mod import_formats;
+mod invariants;
+mod readme;
+mod real_runs;
+mod scale;
+mod session;
+mod session_sweep;
+mod strategies;
+mod strategy_specs;
+mod sweep;
