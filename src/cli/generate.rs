@@ -2,7 +2,8 @@
 //! they can be loaded and shared.
 
 use crate::history::{generate, write_jsonl};
-use crate::sweep::config::{self, AnyExperiment, Source};
+use crate::experiment::{self, AnyExperiment};
+use crate::history::source::Source;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{BufWriter, Write};
@@ -21,7 +22,7 @@ pub struct GenerateArgs {
 }
 
 pub fn run(a: GenerateArgs) -> Result<()> {
-    let source = match config::load_any(&a.experiment, &a.overrides)? {
+    let source = match experiment::load_any(&a.experiment, &a.overrides)? {
         AnyExperiment::Cells(exp) => exp.source,
         AnyExperiment::Sessions(exp) => exp.source,
     };

@@ -1,9 +1,10 @@
 //! `ctxlab merge RESULTS_DIR`: the shards of a sweep into one summary and manifest.
 
 use crate::sweep::merge;
+use crate::sweep::run::RunOptions;
 use anyhow::Result;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct MergeArgs {
@@ -12,8 +13,14 @@ pub struct MergeArgs {
 }
 
 pub fn run(a: MergeArgs) -> Result<()> {
-    let report = merge::merge(&a.results)?;
-    println!("merged {} shards: {} cells", report.shards, report.cells);
+    let stage = |dir: &Path| crate::report::draw(dir);
+    let opts = RunOptions {
+        stage: Some(&stage),
+        fault: super::sweep::fault_from_env()?,
+        ..RunOptions::default()
+    };
+    let report = merge::merge(&a.results, &opts)?;
+    println!("merged {} shards: {} rows", report.shards, report.rows);
     for f in &report.files {
         println!("  {}", f.display());
     }

@@ -1,14 +1,15 @@
 //! `ctxlab sweep EXPERIMENT`: the main job. A `[sweep]` table runs cells, a `[session]` table
-//! runs sessions.
+//! runs sessions; both go through the one runner.
 
-use crate::cli::args::given_flags;
-use crate::sweep::config::{self, AnyExperiment, Experiment};
-use crate::sweep::run::{self, CellsOutput, DEFAULT_CHUNK_CELLS};
-use crate::sweep::sessions::{self, SessionExperiment};
+use crate::experiment::{self, AnyExperiment};
+use crate::sweep::fault::Fault;
+use crate::sweep::run::{self, CellsOutput, Progress, RunOptions, DEFAULT_CHUNK_CELLS};
 use crate::sweep::shard::Shard;
-use anyhow::{bail, Result};
+use anyhow::{anyhow, Result};
 use clap::Args;
-use std::path::PathBuf;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
@@ -40,93 +41,105 @@ pub struct SweepArgs {
     /// Finish a run that was interrupted, keeping its finished chunks.
     #[arg(long)]
     pub resume: bool,
-    /// Cells evaluated between checkpoints (bounds memory) [default: 262144].
-    #[arg(long, value_name = "N")]
-    pub chunk_cells: Option<usize>,
+    /// Cells (or sessions) evaluated between checkpoints (bounds memory).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CHUNK_CELLS)]
+    pub chunk_cells: usize,
+    /// Write into a non-empty folder that ctxlab did not write (it removes only its own files).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(a: SweepArgs) -> Result<()> {
     let shard = Shard::resolve(a.shard.as_deref(), a.shard_count, |k| std::env::var(k).ok())
         .map_err(anyhow::Error::msg)?;
-    match config::load_any(&a.experiment, &a.overrides)? {
-        AnyExperiment::Cells(exp) => run_cells(exp, shard, a),
-        AnyExperiment::Sessions(exp) => run_sessions(exp, shard, a),
+    let mut exp = experiment::load_any(&a.experiment, &a.overrides)?;
+    if let Some(out) = &a.out {
+        exp.set_output_dir(out);
     }
-}
-
-fn run_cells(mut exp: Experiment, shard: Option<Shard>, a: SweepArgs) -> Result<()> {
-    if let Some(out) = a.out {
-        exp.output_dir = out;
-    }
-    let report = run::run(
-        &exp,
-        &run::RunOptions {
-            threads: a.threads,
-            quiet: a.quiet,
-            cells: a.cells,
-            shard,
-            resume: a.resume,
-            chunk_cells: a.chunk_cells.unwrap_or(DEFAULT_CHUNK_CELLS),
-        },
-    )?;
+    let bar = Bar::new(a.quiet);
+    let stage = |dir: &Path| crate::report::draw(dir);
+    let opts = RunOptions {
+        threads: a.threads,
+        cells: a.cells,
+        shard,
+        resume: a.resume,
+        force: a.force,
+        chunk_cells: a.chunk_cells,
+        progress: &bar,
+        stage: Some(&stage),
+        fault: fault_from_env()?,
+    };
+    let (name, report) = match &exp {
+        AnyExperiment::Cells(e) => (&e.file.name, run::run(e, &opts)?),
+        AnyExperiment::Sessions(e) => (&e.file.name, run::run(e, &opts)?),
+    };
     let what = match shard {
-        Some(s) => format!("{} shard {s}", exp.file.name),
-        None => exp.file.name.clone(),
+        Some(s) => format!("{name} shard {s}"),
+        None => name.clone(),
     };
     let resumed = if report.resumed_chunks > 0 {
         format!(" (resumed after {} finished chunks)", report.resumed_chunks)
     } else {
         String::new()
     };
+    let unit = match report.kind {
+        crate::tables::manifest::SweepKind::Cells => "cells",
+        crate::tables::manifest::SweepKind::Sessions => "sessions",
+    };
     println!(
-        "{what}: {} cells over {} histories in {:.2} s{resumed} → {}",
-        report.cells,
+        "{what}: {} {unit} over {} histories in {:.2} s{resumed} → {}",
+        report.rows,
         report.histories,
         report.wall.as_secs_f64(),
         report.dir.display()
     );
-    print_files(&report.files);
-    Ok(())
-}
-
-fn print_files(files: &[std::path::PathBuf]) {
-    for f in files {
+    for f in &report.files {
         println!("  {}", f.display());
     }
+    Ok(())
 }
 
-fn run_sessions(mut exp: SessionExperiment, shard: Option<Shard>, a: SweepArgs) -> Result<()> {
-    // A session sweep runs whole: refuse what only a cell sweep does rather than ignore it.
-    let only_cells = [
-        ("--shard (or a scheduler's array index)", shard.is_some()),
-        ("--resume", a.resume),
-        ("--chunk-cells", a.chunk_cells.is_some()),
-    ];
-    if let Some((flags, verb)) = given_flags(&only_cells) {
-        bail!(
-            "{}: {flags} only {verb} to cell sweeps ([sweep]); a session sweep ([session]) runs whole",
-            a.experiment.display()
+/// `CTXLAB_FAULT=chunks:K|assembly|charts|publish|manifest` makes the run abort there: how
+/// the tests interrupt a sweep at a known point.
+pub(crate) fn fault_from_env() -> Result<Option<Fault>> {
+    match std::env::var("CTXLAB_FAULT") {
+        Ok(v) => v
+            .parse()
+            .map(Some)
+            .map_err(|e: String| anyhow!("CTXLAB_FAULT: {e}")),
+        Err(_) => Ok(None),
+    }
+}
+
+/// A progress bar on a terminal (nothing otherwise, or when quiet).
+pub(crate) struct Bar(ProgressBar);
+
+impl Bar {
+    pub(crate) fn new(quiet: bool) -> Bar {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Bar(ProgressBar::hidden());
+        }
+        Bar(ProgressBar::with_draw_target(
+            None,
+            ProgressDrawTarget::stderr(),
+        ))
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, total: u64, unit: &str) {
+        self.0.set_length(total);
+        self.0.set_style(
+            ProgressStyle::with_template(&format!(
+                "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} ({{per_sec:0}}, ETA {{eta}})"
+            ))
+            .expect("valid template"),
         );
     }
-    if let Some(out) = a.out {
-        exp.output_dir = out;
+    fn advance(&self, rows: u64) {
+        self.0.inc(rows);
     }
-    let report = sessions::run(
-        &exp,
-        &sessions::SessionRunOptions {
-            threads: a.threads,
-            quiet: a.quiet,
-            rows: a.cells,
-        },
-    )?;
-    println!(
-        "{}: {} sessions over {} histories in {:.2} s → {}",
-        exp.file.name,
-        report.sessions,
-        report.histories,
-        report.wall.as_secs_f64(),
-        report.dir.display()
-    );
-    print_files(&report.files);
-    Ok(())
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
 }

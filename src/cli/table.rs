@@ -27,6 +27,9 @@ pub struct TableArgs {
     pub history_name: Option<String>,
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// The experiment seed: a summary's draws are those of a sweep's first history with it.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -44,7 +47,7 @@ pub fn run(a: TableArgs) -> Result<()> {
     let histories = load_jsonl(&a.history)?;
     let history = args::choose_history(&a.history, &histories, a.history_name.as_deref())?;
     let costed = CostedHistory::new(history, a.cost);
-    let rows = table::evaluate(&costed, &strategies, &budgets);
+    let rows = crate::cells::table_rows(&costed, &strategies, &budgets, a.seed);
     let out = match a.format {
         Format::Text => table::to_text(&costed, &rows),
         Format::Csv => table::to_csv(&rows),

@@ -1,9 +1,12 @@
-//! Records, histories, and where they come from (files, the synthetic generator).
+//! Records, histories, and where they come from (files, the synthetic generator, agent
+//! transcripts).
 
 mod costed;
 pub mod generate;
+pub mod import;
 mod load;
 mod record;
+pub mod source;
 
 pub use costed::{capacity_for, mask_placeholder, CostedHistory, CLEARED_PLACEHOLDER};
 pub use load::{load_jsonl, parse_jsonl, write_jsonl};

@@ -11,9 +11,10 @@
 
 use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
-use super::manifest::{Manifest, NoiseBudget, DEFAULT_NOISE_BUDGET};
+use super::manifest::{self as manifest_file, Manifest, NoiseBudget, DEFAULT_NOISE_BUDGET};
+pub use crate::experiment::check_noise_budget;
 use super::markdown;
-use super::numbers;
+use crate::tables::numbers;
 use super::palette;
 use super::publish::{self, OutputFile};
 use super::summary_grid::SummaryGrid;
@@ -47,7 +48,7 @@ impl Inputs {
         let summary_path = results_dir.join("summary.parquet");
         let manifest_path = results_dir.join("manifest.json");
         let rows = read_summary(&summary_path)?;
-        let manifest = Manifest::read(&manifest_path)?;
+        let manifest = manifest_file::read(&manifest_path)?;
         Ok(Inputs {
             summary_path,
             manifest_path,
@@ -107,21 +108,6 @@ pub(crate) fn figure_files(figure: &Figure) -> anyhow::Result<[OutputFile; 2]> {
     Ok([file("png", png), file("svg", svg.into_bytes())])
 }
 
-/// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so
-/// a budget the sweep will not compute fails at once rather than after the run.
-pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), String> {
-    if budgets.contains(&noise_budget) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} is not one of the sweep's budgets ({}): the retention-against-noise chart \
-             needs one of them",
-            numbers::budget(noise_budget),
-            budget_list(budgets)
-        ))
-    }
-}
-
 fn budget_list(budgets: &[f64]) -> String {
     budgets
         .iter()
@@ -149,7 +135,7 @@ impl NoiseChoice {
         manifest_path: &Path,
     ) -> Result<NoiseChoice, InputError> {
         let budgets = &grid.budgets;
-        match manifest.noise_budget(manifest_path)? {
+        match manifest_file::noise_budget(manifest, manifest_path)? {
             NoiseBudget::Configured(b) => match budgets.iter().position(|&x| x == b) {
                 Some(i) => Ok(NoiseChoice {
                     budget_index: i,

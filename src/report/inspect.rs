@@ -2,17 +2,15 @@
 //! required and flagged, and what the strategy made of it — so a user sees *why* a strategy
 //! scored as it did.
 //!
-//! The cell is the sweep's first history (history index 0) at the given seed and replicate: the
-//! flags are `noise::flags(truth, level, seed, 0, replicate)` and the summariser's stream is
-//! `rng::key(&[seed, rng::tag::SUMMARY, 0, replicate])`, so an inspected cell shows the same
-//! mistakes and the same summary draws as the sweep's row for that history.
+//! The cell is evaluated by the sweep's own code ([`crate::cells::evaluate_cell`]) as the
+//! sweep's first history (index 0) at the given seed and replicate, so an inspected cell shows
+//! the same mistakes and the same summary draws as the sweep's row for that history.
 
-use super::numbers::{budget, percent};
+use crate::tables::numbers::{budget, percent};
 use crate::history::CostedHistory;
-use crate::metrics::{score, Metrics};
-use crate::noise::{self, NoiseLevel};
-use crate::rng;
-use crate::strategy::{Context, Item, Outcome, Rule, Strategy, View};
+use crate::metrics::Metrics;
+use crate::noise::NoiseLevel;
+use crate::strategy::{Context, Item, Outcome, Rule, Strategy};
 use std::fmt::Write as _;
 
 /// What became of one record.
@@ -81,40 +79,32 @@ pub struct Inspection {
 
 /// Evaluates `strategy` on `history` as the sweep would for its first history.
 pub fn inspect(history: &CostedHistory, strategy: &Strategy, cell: CellSpec) -> Inspection {
-    const HISTORY_INDEX: u64 = 0;
-    let flags = if strategy.sees_truth() {
-        history.truth.clone()
-    } else {
-        noise::flags(
-            &history.truth,
-            cell.noise,
-            cell.seed,
-            HISTORY_INDEX,
-            cell.replicate,
-        )
-    };
-    let stream = rng::key(&[cell.seed, rng::tag::SUMMARY, HISTORY_INDEX, cell.replicate]);
-    let capacity = history.capacity(cell.budget_percent);
-    let keep_recent = strategy.effective_keep_recent(None);
-    let mut context = Context::default();
-    let outcome = strategy.apply(
-        View::new(history, &flags),
-        capacity,
-        keep_recent,
-        stream,
-        &mut context,
+    // The sweep's own evaluation of the cell: its first history, at this seed and replicate.
+    let grid = crate::cells::Grid::one_history(
+        cell.seed,
+        std::slice::from_ref(strategy),
+        &[cell.budget_percent],
+        cell.noise,
     );
-    let metrics = score(history, outcome, &context);
+    let at = crate::cells::CellAt {
+        history: 0,
+        replicate: cell.replicate as u32,
+        level: 0,
+        strategy: 0,
+        keep_recent: 0,
+        budget: 0,
+    };
+    let (row, flags, outcome, context) = crate::cells::evaluate_cell(&grid, at, history);
     let fates = fates(history, strategy, outcome, &context);
     Inspection {
         strategy: strategy.clone(),
         cell,
-        capacity,
-        keep_recent,
+        capacity: row.capacity,
+        keep_recent: row.keep_recent as usize,
         flags,
         outcome,
         context,
-        metrics,
+        metrics: row.metrics,
         fates,
     }
 }

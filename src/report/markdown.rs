@@ -5,7 +5,7 @@ use super::charts::{NoiseAxis, NoiseChoice, CHARTS_DIR};
 use super::figure::Figure;
 use super::labels::{self, fraction3, opt_fraction3};
 use super::manifest::Manifest;
-use super::numbers;
+use crate::tables::numbers;
 use super::summary_grid::SummaryGrid;
 use super::summary_table::SummaryRow;
 use std::fmt::Write as _;
@@ -97,7 +97,7 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
                 product
             ),
         ),
-        ("cells run", manifest.cells.to_string()),
+        ("cells run", manifest.rows.to_string()),
         ("summary groups", grid.rows.len().to_string()),
         ("run time", labels::duration(manifest.wall_seconds)),
         ("ctxlab version", manifest.version.clone()),

@@ -7,7 +7,6 @@ pub mod inspect;
 pub mod labels;
 pub mod manifest;
 pub mod markdown;
-pub mod numbers;
 pub mod palette;
 pub mod publish;
 pub mod session;
@@ -18,3 +17,24 @@ pub mod table;
 pub mod text_table;
 
 pub use charts::render_all;
+
+use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
+use std::path::{Path, PathBuf};
+
+/// The report stage: draws the charts (and, for a cell sweep, `report.md`) of the results
+/// folder `dir` — or of a run's staging folder, before it is published — from its summary
+/// table and manifest. Returns the files written, relative to `dir`. A folder without
+/// `summary.parquet` (a run that writes only CSV) gets none.
+pub fn draw(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    if !dir.join("summary.parquet").exists() {
+        return Ok(Vec::new());
+    }
+    let written = match Manifest::read(&dir.join(MANIFEST))?.kind {
+        SweepKind::Cells => charts::render_all(dir)?,
+        SweepKind::Sessions => session_charts::render_all(dir)?,
+    };
+    Ok(written
+        .into_iter()
+        .map(|p| p.strip_prefix(dir).map(Path::to_path_buf).unwrap_or(p))
+        .collect())
+}

@@ -1,6 +1,6 @@
 //! `ctxlab session`: scripted traces and history replays as text or CSV.
 
-use super::numbers::{fraction, opt_fraction, percent};
+use crate::tables::numbers::{fraction, opt_fraction, percent};
 use super::text_table::{self, Align};
 use crate::session::{ScriptOutcome, SessionConfig, SessionMetrics, Trace};
 use std::fmt::Write as _;

@@ -14,63 +14,14 @@ use super::labels;
 use super::palette;
 use super::publish;
 use super::summary_grid::NoiseLevel;
-use super::summary_table::{check_columns, read_frame, sweep_output_error, Type};
+use crate::tables::manifest::{Manifest as SessionManifest, SweepKind};
+use crate::tables::read::{check, read_frame};
 use crate::error::InputError;
 use polars::prelude::DataFrame;
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// The charts' file names (without extension), in the order they are drawn.
 pub const STEMS: [&str; 2] = ["session_tokens_retention", "session_compactions"];
-
-/// What a session sweep's manifest says about its grid.
-#[derive(Debug, Clone, Deserialize)]
-pub struct SessionManifest {
-    pub name: String,
-    pub seed: u64,
-    pub kind: String,
-    pub grid: SessionGridAxes,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct SessionGridAxes {
-    pub histories: u64,
-    pub replicates: u64,
-    pub false_negative: Vec<f64>,
-    pub false_positive: Vec<f64>,
-    pub strategies: Vec<String>,
-    pub windows: Vec<u64>,
-    pub ratios: Vec<f64>,
-    pub note_rates: Vec<f64>,
-}
-
-impl SessionManifest {
-    fn read(path: &Path) -> Result<SessionManifest, InputError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| sweep_output_error(path, e, "manifest"))?;
-        serde_json::from_str(&text).map_err(|e| {
-            InputError::line(
-                path,
-                e.line(),
-                format!("not a session sweep's manifest: {e}"),
-            )
-        })
-    }
-
-    /// Noise levels in the sweep's order: false-negative major, then false-positive.
-    fn levels(&self) -> Vec<NoiseLevel> {
-        let g = &self.grid;
-        g.false_negative
-            .iter()
-            .flat_map(|&q| {
-                g.false_positive.iter().map(move |&p| NoiseLevel {
-                    false_negative: q,
-                    false_positive: p,
-                })
-            })
-            .collect()
-    }
-}
 
 /// Whether `results_dir` holds a session sweep's results (its manifest says `"kind":
 /// "sessions"`).
@@ -80,24 +31,6 @@ pub fn is_session_results(results_dir: &Path) -> bool {
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .is_some_and(|v| v["kind"] == "sessions")
 }
-
-/// The summary columns the charts read: name, type, nulls allowed.
-const COLUMNS: &[(&str, Type, bool)] = &[
-    ("strategy", Type::String, false),
-    ("window", Type::UInt64, false),
-    ("ratio", Type::Float64, false),
-    ("note_rate", Type::Float64, false),
-    ("false_negative", Type::Float64, false),
-    ("false_positive", Type::Float64, false),
-    ("n", Type::UInt64, false),
-    ("billed_tokens_mean", Type::Float64, true),
-    ("retention_at_need_mean", Type::Float64, true),
-    ("retention_at_need_ci_low", Type::Float64, true),
-    ("retention_at_need_ci_high", Type::Float64, true),
-    ("compactions_mean", Type::Float64, true),
-    ("compactions_ci_low", Type::Float64, true),
-    ("compactions_ci_high", Type::Float64, true),
-];
 
 /// One group of the summary, as the charts need it.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,7 +48,9 @@ pub struct GroupRow {
 }
 
 fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputError> {
-    check_columns(df, path, COLUMNS)?;
+    // Checked against the declaration the sweep wrote the table from.
+    let rows = crate::tables::sessions::table();
+    check(df, path, &crate::tables::sessions::summary_table(&rows), false)?;
     // Checked above: every accessor succeeds.
     let column = |name: &str| df.column(name).expect("checked column");
     let text = |name: &str| -> Vec<String> {
@@ -171,7 +106,7 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputEr
 pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let manifest_path = results_dir.join("manifest.json");
     let manifest = SessionManifest::read(&manifest_path)?;
-    if manifest.kind != "sessions" {
+    if manifest.kind != SweepKind::Sessions {
         return Err(InputError::key(
             manifest_path.display().to_string(),
             "kind",
@@ -296,7 +231,15 @@ impl<'a> Groups<'a> {
 pub fn figures(rows: &[GroupRow], manifest: &SessionManifest) -> Vec<Figure> {
     let groups = Groups {
         manifest,
-        levels: manifest.levels(),
+        levels: manifest
+            .grid
+            .levels()
+            .into_iter()
+            .map(|l| NoiseLevel {
+                false_negative: l.false_negative,
+                false_positive: l.false_positive,
+            })
+            .collect(),
         rows,
     };
     vec![tokens_retention(&groups), compactions(&groups)]
@@ -476,10 +419,16 @@ mod tests {
 
     fn manifest() -> SessionManifest {
         SessionManifest {
+            kind: SweepKind::Sessions,
             name: "t".into(),
             seed: 1,
-            kind: "sessions".into(),
-            grid: SessionGridAxes {
+            config: serde_json::Value::Null,
+            config_hash: String::new(),
+            source: String::new(),
+            rows: 8,
+            histories: 4,
+            shards: None,
+            grid: crate::tables::manifest::Axes {
                 histories: 4,
                 replicates: 1,
                 false_negative: vec![0.0, 0.2],
@@ -488,7 +437,11 @@ mod tests {
                 windows: vec![8000],
                 ratios: vec![0.6, 0.9],
                 note_rates: vec![0.1],
+                ..Default::default()
             },
+            files: Vec::new(),
+            version: String::new(),
+            wall_seconds: 0.0,
         }
     }
 

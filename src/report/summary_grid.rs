@@ -3,7 +3,7 @@
 //! them in one agreed order.
 
 use super::labels;
-use super::numbers;
+use crate::tables::numbers;
 use super::summary_table::SummaryRow;
 use crate::error::InputError;
 use std::collections::HashMap;

@@ -1,49 +1,10 @@
-//! `ctxlab table`: every strategy at every budget on one history, as text, CSV or Markdown.
+//! `ctxlab table`: every strategy at every budget on one history, as text, CSV or Markdown
+//! (the rows are evaluated by [`crate::cells::table_rows`], the sweep's own code).
 
-use super::numbers::{budget, opt_fraction, percent};
+use crate::tables::numbers::{budget, opt_fraction, percent};
 use super::text_table::{self, Align};
 use crate::history::CostedHistory;
-use crate::metrics::{score, Metrics};
-use crate::strategy::{Context, Strategy, View};
-
-/// One row: a strategy at a budget.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableRow {
-    pub budget_percent: f64,
-    pub strategy: String,
-    pub capacity: u64,
-    pub metrics: Metrics,
-}
-
-/// Evaluates each budget × strategy with the history's own labels as flags (no noise).
-pub fn evaluate(
-    history: &CostedHistory,
-    strategies: &[Strategy],
-    budgets: &[f64],
-) -> Vec<TableRow> {
-    let mut context = Context::default();
-    let mut rows = Vec::new();
-    for &b in budgets {
-        let capacity = history.capacity(b);
-        for s in strategies {
-            let view = View::new(history, &history.truth);
-            let outcome = s.apply(
-                view,
-                capacity,
-                s.effective_keep_recent(None),
-                0,
-                &mut context,
-            );
-            rows.push(TableRow {
-                budget_percent: b,
-                strategy: s.label(),
-                capacity,
-                metrics: score(history, outcome, &context),
-            });
-        }
-    }
-    rows
-}
+pub use crate::cells::TableRow;
 
 pub const CSV_HEADER: &str =
     "budget_percent,strategy,capacity,used,reduction,required_retention,exact,feasible";

@@ -1,15 +1,20 @@
-//! `ctxlab merge`: shards back into one run.
+//! `ctxlab merge`: the shards of a sweep (of either kind) back into one run.
 //!
 //! Each shard left `shards/shard=i.json` (its summary state, the resolved experiment and its
-//! hash) beside its cells in `cells/shard=i/part.parquet`. Merging checks that every shard
+//! hash) beside its rows in `<table>/shard=i/part.parquet`. Merging checks that every shard
 //! 0..n is there, that all come from the same experiment and together cover every history
-//! once, then adds the summaries (exact integer sums, so the result equals a single-machine
-//! run bit for bit) and writes the summary tables and the manifest.
+//! once, that each shard's rows files hold the rows its state says, then adds the summaries
+//! (exact integer sums, so the result equals a single-machine run bit for bit) and publishes
+//! the summary tables, the report stage's files and the manifest, under the folder's lock.
 
-use super::config;
-use super::grid::Grid;
-use super::run::{write_summary_and_manifest, ShardState};
-use super::summary::Summary;
+use super::folder::Folder;
+use super::kind::SweepGrid;
+use super::run::{Finish, RunOptions, ShardState, SweepExperiment};
+use crate::experiment::{self, AnyExperiment};
+use crate::stats::Summary;
+use crate::tables::manifest::MANIFEST;
+use crate::tables::read::parquet_rows;
+use crate::tables::summary;
 use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,23 +22,25 @@ use std::time::Duration;
 #[derive(Debug)]
 pub struct MergeReport {
     pub shards: usize,
-    pub cells: u64,
+    pub rows: u64,
     pub files: Vec<PathBuf>,
 }
 
-/// Reads every shard state of `dir`, checks them, and writes the merged summary and manifest.
-pub fn merge(dir: &Path) -> Result<MergeReport> {
+/// Reads every shard state of `dir`, checks them, and publishes the merged summary and
+/// manifest (`opts.stage` draws the charts and report; the other options do not apply).
+pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
+    let folder = Folder::open(dir, None, true)?;
     let states = read_states(dir)?;
     let first = &states[0].1;
     let count = first.shard.1;
     for (path, s) in &states {
-        if s.shard.1 != count {
+        if s.shard.1 != count || s.shard.1 == 0 || s.shard.0 >= s.shard.1 {
             bail!(
-                "{}: shard {}/{} belongs to a split into {} shards, but {} is {}/{}; all shards must come from one split",
-                path.display(), s.shard.0, s.shard.1, s.shard.1, states[0].0.display(), first.shard.0, count
+                "{}: shard {}/{} does not belong to the split into {count} shards of {}; all shards must come from one split",
+                path.display(), s.shard.0, s.shard.1, states[0].0.display()
             );
         }
-        if s.config_hash != first.config_hash {
+        if s.config_hash != first.config_hash || s.kind != first.kind {
             bail!(
                 "{}: shard {} comes from another experiment (config hash {}, shard {} has {}); re-run it with the same experiment file",
                 path.display(), s.shard.0, s.config_hash, first.shard.0, first.config_hash
@@ -59,28 +66,66 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     let shards: Vec<&ShardState> = by_index.into_iter().flatten().collect();
     let mut next = 0;
     for s in &shards {
-        if s.histories.0 != next {
+        if s.histories.0 != next || s.histories.1 < s.histories.0 {
             bail!("shard {} starts at history {} where {} was expected: the shards do not tile the histories", s.shard.0, s.histories.0, next);
         }
         next = s.histories.1;
     }
     let origin = format!("{}", states[0].0.display());
-    let exp = config::from_resolved(&origin, &first.config)?;
-    if exp.config_hash() != first.config_hash {
+    let mut exp = experiment::cells::from_resolved_any(&origin, &first.config)?;
+    exp.set_output_dir(dir);
+    let hash = match &exp {
+        AnyExperiment::Cells(e) => SweepExperiment::config_hash(e),
+        AnyExperiment::Sessions(e) => SweepExperiment::config_hash(e),
+    };
+    if hash != first.config_hash {
         bail!("{origin}: the recorded experiment does not match its hash; the shard states were edited or come from another ctxlab version");
     }
-    let grid = Grid::new(&exp, next);
-    let mut summary = Summary::new(&grid);
-    for s in &shards {
-        if s.summary.groups.len() != summary.groups.len() {
+    match &exp {
+        AnyExperiment::Cells(e) => merge_kind(e, &folder, &shards, next, opts),
+        AnyExperiment::Sessions(e) => merge_kind(e, &folder, &shards, next, opts),
+    }
+}
+
+fn merge_kind<E: SweepExperiment>(
+    exp: &E,
+    folder: &Folder,
+    shards: &[&ShardState],
+    histories: usize,
+    opts: &RunOptions,
+) -> Result<MergeReport> {
+    let dir = &folder.dir;
+    let grid = exp.grid(histories);
+    let rows_table = E::Grid::rows_table();
+    let mut total: Summary = summary::empty(&rows_table, grid.groups());
+    let mut shard_files = Vec::new();
+    for s in shards {
+        if !s.summary.same_shape(&total) {
             bail!(
                 "shard {}: its summary has {} groups where the grid has {}",
                 s.shard.0,
                 s.summary.groups.len(),
-                summary.groups.len()
+                total.groups.len()
             );
         }
-        summary.merge(&s.summary);
+        let expected = (s.histories.1 - s.histories.0) as u64 * grid.rows_per_history() as u64;
+        if s.rows != expected {
+            bail!("shard {}: its state counts {} rows where its histories hold {expected}", s.shard.0, s.rows);
+        }
+        for f in &s.files {
+            let path = dir.join(f);
+            if f.ends_with(".parquet") {
+                let found = parquet_rows(&path).with_context(|| format!("shard {}", s.shard.0))?;
+                if found as u64 != s.rows_written {
+                    bail!("{}: holds {found} rows where shard {}'s state says {}", path.display(), s.shard.0, s.rows_written);
+                }
+            } else if !path.is_file() {
+                bail!("{}: missing; shard {}'s state lists it", path.display(), s.shard.0);
+            }
+        }
+        shard_files.extend(s.files.iter().cloned());
+        shard_files.push(format!("shards/shard={}.json", s.shard.0));
+        total.merge(&s.summary);
     }
     let staging = dir.join(".partial-merge");
     if staging.exists() {
@@ -88,25 +133,29 @@ pub fn merge(dir: &Path) -> Result<MergeReport> {
     }
     std::fs::create_dir_all(&staging)
         .with_context(|| format!("{}: cannot create", staging.display()))?;
-    let wall = Duration::from_secs_f64(shards.iter().map(|s| s.wall_seconds).sum());
-    let mut exp = exp;
-    exp.output_dir = dir.to_path_buf();
-    write_summary_and_manifest(&staging, &exp, &grid, &summary, wall, Some(count))?;
-    let mut files = Vec::new();
-    for name in ["summary.parquet", "summary.csv", "manifest.json"] {
-        let from = staging.join(name);
-        if from.exists() {
-            let to = dir.join(name);
-            std::fs::rename(&from, &to)
-                .with_context(|| format!("{}: cannot move into place", to.display()))?;
-            files.push(to);
-        }
+    let wall = Duration::from_secs_f64(shards.iter().map(|s| s.wall_seconds.max(0.0)).sum());
+    let mut staged = Vec::new();
+    Finish {
+        staging: &staging,
+        grid: &grid,
+        rows_table: &rows_table,
+        formats: exp.formats(),
+        stage: opts.stage,
+        fault: opts.fault.as_ref(),
     }
-    std::fs::remove_dir_all(&staging).ok();
-    files.extend(super::run::draw_charts(&exp, dir)?);
+    .summary_and_manifest(exp, &total, wall, Some(shards.len()), &mut staged, &shard_files)?;
+    let places: Vec<(String, String)> = staged.iter().map(|f| (f.clone(), f.clone())).collect();
+    let files = folder.publish(
+        &staging,
+        &places,
+        (MANIFEST, MANIFEST),
+        &shard_files,
+        &[],
+        opts.fault.as_ref(),
+    )?;
     Ok(MergeReport {
-        shards: count,
-        cells: grid.cells(),
+        shards: shards.len(),
+        rows: grid.rows(),
         files,
     })
 }

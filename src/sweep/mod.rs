@@ -1,12 +1,14 @@
-//! Sweeps: experiment files, the grid of cells, the parallel runner and its tables; session
-//! sweeps (`[session]`) in [`sessions`].
+//! One runner for every kind of sweep: chunks with checkpoints, `--resume`, shards and
+//! `merge`, the output folder's lock, staging and publishing. What differs between cell and
+//! session sweeps is behind [`kind::SweepGrid`].
 
-pub mod cell;
-pub mod config;
-pub mod grid;
+pub mod fault;
+mod folder;
+pub mod kind;
 pub mod merge;
+mod parts;
 pub mod run;
-pub mod sessions;
 pub mod shard;
-pub mod summary;
-pub mod tables;
+
+pub use folder::LOCK;
+pub use run::{run, CellsOutput, Progress, RunOptions, RunReport, Silent, SweepExperiment};

@@ -1,74 +1,112 @@
-//! Running a sweep: histories in, tables and a manifest out.
+//! Running a sweep of either kind: histories in, tables and a manifest out.
 //!
-//! Histories are evaluated in parallel in chunks of bounded size. After each chunk its rows are
-//! written as a part file, added to the running summary, and a checkpoint records the progress,
-//! so memory stays bounded by the chunk and a killed run can `--resume` where it stopped.
-//! Everything is written into a staging folder and moved into place at the end (the manifest
-//! last): an interrupted run never leaves a table that looks complete. The output is the same
-//! whatever the thread count, the chunking, or an interruption.
+//! Histories are evaluated in parallel in chunks of bounded size. After each chunk its rows go
+//! to a part file, its groups into the running summary, and a checkpoint records the progress,
+//! so memory stays bounded by the chunk and a killed run can `--resume` where it stopped. At
+//! the end the tables are written from the parts, their row counts checked against the grid,
+//! the report stage (charts, report) runs on the staged tables, and only then is everything
+//! published, the manifest last; the parts stay until the manifest is in place. The output is
+//! the same whatever the thread count, the chunking, the sharding or an interruption.
 
-use super::cell::{evaluate_history, CellRow, Scratch};
-use super::config::{Experiment, Source};
-use super::grid::Grid;
+use super::fault::{self, Fault};
+use super::folder::Folder;
+use super::kind::SweepGrid;
+use super::parts;
 use super::shard::Shard;
-use super::summary::Summary;
-use super::tables::{self, CellsCsv, Names, ParquetSink};
-use crate::error::InputError;
-use crate::history::{self, generate, CostedHistory, History};
+use crate::history::source::{HistorySource, Source};
+use crate::stats::Summary;
+use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
+use crate::tables::read::parquet_rows;
+use crate::tables::summary::{self, GroupRow};
+use crate::tables::{Names, Table};
 use anyhow::{bail, Context as _, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use polars::prelude::{ParquetReader, SerReader};
-use rayon::prelude::*;
+use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
 use serde::{Deserialize, Serialize};
-use std::io::IsTerminal;
+use std::fs::File;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Cells per chunk by default: enough to keep every core busy, few enough to bound memory.
+/// Rows per chunk by default: enough to keep every core busy, few enough to bound memory.
 pub const DEFAULT_CHUNK_CELLS: usize = 1 << 18;
 
-/// Which cells go into the cells table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// Which rows go into the cells (or sessions) table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
 pub enum CellsOutput {
-    /// No cells table: only the summary (and charts).
+    /// No rows table: only the summary (and charts).
     None,
-    /// The cells of every 100th history (indices 0, 100, 200, ...).
+    /// The rows of every 100th history (indices 0, 100, 200, ...).
     Sample,
-    /// Every cell.
+    /// Every row.
     #[default]
     All,
 }
 
-#[derive(Debug, Clone)]
-pub struct RunOptions {
+impl CellsOutput {
+    fn keeps(self, history: usize) -> bool {
+        match self {
+            CellsOutput::All => true,
+            CellsOutput::Sample => history % 100 == 0,
+            CellsOutput::None => false,
+        }
+    }
+}
+
+/// Told how far a run has come; the CLI draws a bar or prints lines, the library prints
+/// nothing.
+pub trait Progress: Sync {
+    fn start(&self, _total: u64, _unit: &str) {}
+    fn advance(&self, _rows: u64) {}
+    fn finish(&self) {}
+}
+
+/// No progress reports.
+pub struct Silent;
+impl Progress for Silent {}
+
+/// The report stage: given the staging folder with the summary and a draft manifest, it draws
+/// what it draws there and returns the files it wrote (relative to that folder).
+pub type Stage<'a> = &'a (dyn Fn(&Path) -> Result<Vec<PathBuf>> + Sync);
+
+pub struct RunOptions<'a> {
     /// Worker threads; `None` = one per core.
     pub threads: Option<usize>,
-    /// No progress bar even on a terminal.
-    pub quiet: bool,
     pub cells: CellsOutput,
     pub shard: Option<Shard>,
     /// Finish an interrupted run instead of refusing to touch it.
     pub resume: bool,
+    /// Write into a folder that holds files ctxlab did not write.
+    pub force: bool,
     pub chunk_cells: usize,
+    pub progress: &'a dyn Progress,
+    /// Charts and report, drawn before publishing (`None`: tables only).
+    pub stage: Option<Stage<'a>>,
+    pub fault: Option<Fault>,
 }
 
-impl Default for RunOptions {
+impl Default for RunOptions<'_> {
     fn default() -> Self {
         RunOptions {
             threads: None,
-            quiet: true,
             cells: CellsOutput::All,
             shard: None,
             resume: false,
+            force: false,
             chunk_cells: DEFAULT_CHUNK_CELLS,
+            progress: &Silent,
+            stage: None,
+            fault: None,
         }
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct RunReport {
+    pub kind: SweepKind,
     pub dir: PathBuf,
-    pub cells: u64,
+    /// Rows (cells or sessions) this run computed.
+    pub rows: u64,
     pub histories: usize,
     pub wall: Duration,
     pub files: Vec<PathBuf>,
@@ -76,12 +114,71 @@ pub struct RunReport {
     pub resumed_chunks: usize,
 }
 
+/// What the runner needs of an experiment of either kind.
+pub trait SweepExperiment: Sync {
+    type Grid: SweepGrid;
+    fn name(&self) -> &str;
+    fn seed(&self) -> u64;
+    fn origin(&self) -> &str;
+    fn resolved_json(&self) -> serde_json::Value;
+    fn config_hash(&self) -> String;
+    fn source(&self) -> &Source;
+    fn cost(&self) -> crate::cost::CostModel;
+    fn output_dir(&self) -> &Path;
+    /// (parquet, csv)
+    fn formats(&self) -> (bool, bool);
+    fn grid(&self, histories: usize) -> Self::Grid;
+}
+
+/// Everything that changes the rows or the files of a run: a resumed run must match it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct RunKey {
+    kind: SweepKind,
+    config_hash: String,
+    version: String,
+    chunk_cells: usize,
+    cells: CellsOutput,
+    parquet: bool,
+    csv: bool,
+    shard: Option<(usize, usize)>,
+    histories: usize,
+    chunks_total: usize,
+}
+
+impl RunKey {
+    /// The first difference from `other`, as `(what, recorded, now)`.
+    fn difference(&self, other: &RunKey) -> Option<(&'static str, String, String)> {
+        let d = |what, a: String, b: String| (a != b).then_some((what, a, b));
+        d("kind of sweep", format!("{:?}", other.kind), format!("{:?}", self.kind))
+            .or_else(|| d("experiment (config hash)", other.config_hash.clone(), self.config_hash.clone()))
+            .or_else(|| d("ctxlab version", other.version.clone(), self.version.clone()))
+            .or_else(|| d("--chunk-cells", other.chunk_cells.to_string(), self.chunk_cells.to_string()))
+            .or_else(|| d("--cells", format!("{:?}", other.cells).to_lowercase(), format!("{:?}", self.cells).to_lowercase()))
+            .or_else(|| d("output.formats", formats(other), formats(self)))
+            .or_else(|| d("--shard", shard_text(other.shard), shard_text(self.shard)))
+            .or_else(|| d("number of histories", other.histories.to_string(), self.histories.to_string()))
+            .or_else(|| d("number of chunks", other.chunks_total.to_string(), self.chunks_total.to_string()))
+    }
+}
+
+fn formats(k: &RunKey) -> String {
+    match (k.parquet, k.csv) {
+        (true, true) => "parquet, csv".into(),
+        (true, false) => "parquet".into(),
+        (false, true) => "csv".into(),
+        (false, false) => "none".into(),
+    }
+}
+
+fn shard_text(s: Option<(usize, usize)>) -> String {
+    s.map(|(i, n)| format!("{i}/{n}"))
+        .unwrap_or_else(|| "none".into())
+}
+
 /// Progress of a run, saved after every chunk in the staging folder.
 #[derive(Debug, Serialize, Deserialize)]
 struct Checkpoint {
-    config_hash: String,
-    shard: Option<(usize, usize)>,
-    chunks_total: usize,
+    key: RunKey,
     chunks_done: usize,
     summary: Summary,
 }
@@ -89,172 +186,23 @@ struct Checkpoint {
 /// What one shard leaves for `ctxlab merge`: its summary and where it came from.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct ShardState {
+    pub kind: SweepKind,
     pub config_hash: String,
     pub shard: (usize, usize),
     pub histories: (usize, usize),
-    pub cells: u64,
+    /// Rows (cells or sessions) of this shard.
+    pub rows: u64,
+    /// Rows of this shard's rows table (all of them, a sample, or none).
+    pub rows_written: u64,
     pub wall_seconds: f64,
     pub config: serde_json::Value,
     pub summary: Summary,
+    /// The files this shard published besides its state, relative to the folder.
+    pub files: Vec<String>,
 }
 
-/// Where a run's histories come from. Generated histories are made on demand, one at a time,
-/// so memory does not grow with their number; loaded ones are read (and checked) up front.
-pub enum HistorySource {
-    Generated(generate::GenerateConfig),
-    Loaded(Vec<History>),
-}
-
-impl HistorySource {
-    pub fn open(exp: &Experiment) -> Result<HistorySource, InputError> {
-        HistorySource::from_source(&exp.source)
-    }
-
-    pub fn from_source(source: &Source) -> Result<HistorySource, InputError> {
-        Ok(match source {
-            Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
-            Source::Files(_) | Source::Transcripts { .. } => {
-                HistorySource::Loaded(load_source(source)?)
-            }
-        })
-    }
-
-    pub fn len(&self) -> usize {
-        match self {
-            HistorySource::Generated(cfg) => cfg.count as usize,
-            HistorySource::Loaded(h) => h.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Costs (or generates) histories `range` in parallel, one per task, and runs `evaluate`
-    /// on each with a scratch reused by its worker; returns each history's name and rows, in
-    /// history order whatever the thread count.
-    pub fn evaluate<S, R, F>(
-        &self,
-        range: std::ops::Range<usize>,
-        cost: crate::cost::CostModel,
-        bar: &ProgressBar,
-        evaluate: F,
-    ) -> Vec<(String, Vec<R>)>
-    where
-        S: Default + Send,
-        R: Send,
-        F: Fn(usize, &CostedHistory, &mut S, &mut Vec<R>) + Sync + Send,
-    {
-        range
-            .into_par_iter()
-            .map_init(S::default, |scratch, i| {
-                let (name, costed) = self.costed(i, cost);
-                let mut out = Vec::new();
-                evaluate(i, &costed, scratch, &mut out);
-                bar.inc(out.len() as u64);
-                (name, out)
-            })
-            .collect()
-    }
-
-    /// History `i`'s name and costs (its texts are dropped once costed).
-    pub fn costed(&self, i: usize, cost: crate::cost::CostModel) -> (String, CostedHistory) {
-        match self {
-            HistorySource::Generated(cfg) => {
-                let h = generate::generate_one(cfg, i as u32);
-                (h.name.clone(), CostedHistory::new(&h, cost))
-            }
-            HistorySource::Loaded(all) => (all[i].name.clone(), CostedHistory::new(&all[i], cost)),
-        }
-    }
-}
-
-/// The experiment's histories, generated or loaded.
-pub fn load_histories(exp: &Experiment) -> Result<Vec<History>, InputError> {
-    load_source(&exp.source)
-}
-
-/// Histories from a checked source, generated or loaded; names must be unique across files.
-pub fn load_source(source: &Source) -> Result<Vec<History>, InputError> {
-    let histories = match source {
-        Source::Generate(cfg) => generate::generate(cfg),
-        Source::Transcripts {
-            paths,
-            format,
-            labels,
-        } => crate::import::load_files(paths, *format, labels)?,
-        Source::Files(files) => {
-            let mut all: Vec<History> = Vec::new();
-            let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();
-            for f in files {
-                for h in history::load_jsonl(f)? {
-                    if let Some(first) = origin.insert(h.name.clone(), f.clone()) {
-                        return Err(InputError::File {
-                            path: f.clone(),
-                            message: format!(
-                                "history {:?} is also in {}; history names must be unique across files",
-                                h.name,
-                                first.display()
-                            ),
-                        });
-                    }
-                    all.push(h);
-                }
-            }
-            all
-        }
-    };
-    Ok(histories)
-}
-
-/// Where a run's files go.
-struct Layout {
-    dir: PathBuf,
-    shard: Option<Shard>,
-}
-
-impl Layout {
-    fn staging(&self) -> PathBuf {
-        match self.shard {
-            None => self.dir.join(".partial"),
-            // Outside `cells/`, so a half-written shard never shows up in the dataset.
-            Some(s) => self.dir.join(format!(".partial-shard={}", s.index)),
-        }
-    }
-
-    /// Final places of the staged files, in publishing order (the mark of completion last).
-    fn destinations(&self) -> Vec<(&'static str, PathBuf)> {
-        match self.shard {
-            None => vec![
-                ("cells.parquet", self.dir.join("cells.parquet")),
-                ("cells.csv", self.dir.join("cells.csv")),
-                ("summary.parquet", self.dir.join("summary.parquet")),
-                ("summary.csv", self.dir.join("summary.csv")),
-                ("manifest.json", self.dir.join("manifest.json")),
-            ],
-            Some(s) => {
-                let part = format!("shard={}", s.index);
-                vec![
-                    (
-                        "cells.parquet",
-                        self.dir.join("cells").join(&part).join("part.parquet"),
-                    ),
-                    (
-                        "cells.csv",
-                        self.dir.join("cells-csv").join(&part).join("part.csv"),
-                    ),
-                    (
-                        "state.json",
-                        self.dir.join("shards").join(format!("{part}.json")),
-                    ),
-                ]
-            }
-        }
-    }
-}
-
-/// Runs the sweep (or one shard of it) and writes its tables into `exp.output_dir`.
-pub fn run(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
+/// Runs the sweep (or one shard of it) and publishes its tables into the experiment's folder.
+pub fn run<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> {
     thread_pool(opts.threads)?.install(|| run_in_pool(exp, opts))
 }
 
@@ -267,109 +215,156 @@ pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     })
 }
 
-fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
+fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
-    let config_hash = exp.config_hash();
-    let source = HistorySource::open(exp)?;
+    let source = HistorySource::open(exp.source())?;
     let total = source.len();
     let range = match opts.shard {
         Some(s) => s.histories(total),
         None => 0..total,
     };
-    let grid = Grid::new(exp, total);
-
-    let layout = Layout {
-        dir: exp.output_dir.clone(),
-        shard: opts.shard,
+    let grid = exp.grid(total);
+    let rows_table = E::Grid::rows_table();
+    let (parquet, csv) = exp.formats();
+    let folder = Folder::open(exp.output_dir(), opts.shard.map(|s| s.index), opts.force)?;
+    let staging = folder.staging();
+    let per_history = grid.rows_per_history().max(1);
+    let per_chunk = (opts.chunk_cells.max(1) / per_history).max(1);
+    let key = RunKey {
+        kind: E::Grid::KIND,
+        config_hash: exp.config_hash(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        chunk_cells: opts.chunk_cells,
+        cells: opts.cells,
+        parquet,
+        csv,
+        shard: opts.shard.map(|s| (s.index, s.count)),
+        histories: total,
+        chunks_total: range.len().div_ceil(per_chunk),
     };
-    let staging = layout.staging();
-    let per_chunk = (opts.chunk_cells.max(1) / grid.cells_per_history().max(1)).max(1);
-    let chunks_total = range.len().div_ceil(per_chunk);
-    let shard_key = opts.shard.map(|s| (s.index, s.count));
-    let mut checkpoint = prepare_staging(
-        &staging,
-        &config_hash,
-        shard_key,
-        chunks_total,
-        &grid,
-        opts.resume,
-    )?;
+    let empty = summary::empty(&rows_table, grid.groups());
+    let mut checkpoint = prepare_staging(&staging, key, empty, opts.resume)?;
+    let chunks_total = checkpoint.key.chunks_total;
     let resumed_chunks = checkpoint.chunks_done;
 
-    let shard_cells = (range.len() * grid.cells_per_history()) as u64;
-    let bar = progress_bar(shard_cells, opts.quiet, "cells");
-    bar.inc(
-        (resumed_chunks * per_chunk * grid.cells_per_history()).min(shard_cells as usize) as u64,
-    );
-    let abort_after = test_abort_hook();
-    let mut rows: Vec<CellRow> = Vec::new();
+    let shard_rows = (range.len() * grid.rows_per_history()) as u64;
+    let unit = match E::Grid::KIND {
+        SweepKind::Cells => "cells",
+        SweepKind::Sessions => "sessions",
+    };
+    opts.progress.start(shard_rows, unit);
+    opts.progress
+        .advance(((resumed_chunks * per_chunk).min(range.len()) * grid.rows_per_history()) as u64);
+    let mut kept: Vec<<E::Grid as SweepGrid>::Row> = Vec::new();
     for k in resumed_chunks..chunks_total {
         let start = range.start + k * per_chunk;
         let end = (start + per_chunk).min(range.end);
         // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
-        let parts = source.evaluate(
+        let evaluated = source.evaluate(
             start..end,
-            exp.cost,
-            &bar,
-            |i, costed, scratch: &mut Scratch, out| {
-                out.reserve(grid.cells_per_history());
-                evaluate_history(&grid, i, costed, scratch, out);
+            exp.cost(),
+            |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
+                out.reserve(grid.rows_per_history());
+                grid.evaluate_history(i, costed, scratch, out);
+                opts.progress.advance(out.len() as u64);
             },
         );
-        rows.clear();
-        let mut names = Vec::with_capacity(parts.len());
-        for (name, p) in parts {
-            checkpoint.summary.add(&grid, &p);
-            let kept = match opts.cells {
-                CellsOutput::All => true,
-                CellsOutput::Sample => p.first().is_some_and(|r| r.history % 100 == 0),
-                CellsOutput::None => false,
-            };
-            if kept {
-                rows.extend_from_slice(&p);
+        kept.clear();
+        let mut names = Vec::with_capacity(evaluated.len());
+        for (i, (name, rows)) in (start..end).zip(evaluated) {
+            summary::add(&mut checkpoint.summary, &rows_table, &grid, &rows, |g, r| {
+                g.group(r)
+            });
+            if opts.cells.keeps(i) {
+                kept.extend_from_slice(&rows);
             }
             names.push(name);
         }
-        let names = Names {
-            base: start,
-            names: &names,
-        };
-        write_part(&staging, k, exp, &grid, names, &rows)?;
+        if opts.cells != CellsOutput::None && (parquet || csv) {
+            parts::write::<E::Grid>(&parts::path(&staging, k), start, &names, &kept)?;
+        }
         checkpoint.chunks_done = k + 1;
-        save_checkpoint(&staging, &checkpoint)?;
-        if abort_after == Some(checkpoint.chunks_done - resumed_chunks) {
-            // Test hook: die like `kill -9` right after a checkpoint.
+        write_json(&staging.join(CHECKPOINT), &checkpoint)?;
+        if opts.fault == Some(Fault::AfterChunks(checkpoint.chunks_done - resumed_chunks)) {
             std::process::abort();
         }
     }
-    bar.finish_and_clear();
+    opts.progress.finish();
+    drop(kept);
 
-    assemble_parts(&staging, chunks_total, exp, &grid, opts.cells)?;
-    let summary = checkpoint.summary;
+    let expected_rows = (range.clone())
+        .filter(|&i| opts.cells.keeps(i))
+        .count() as u64
+        * grid.rows_per_history() as u64;
+    let fault = opts.fault.as_ref();
+    let mut staged = assemble::<E::Grid>(
+        &staging,
+        chunks_total,
+        &grid,
+        &rows_table,
+        (parquet, csv),
+        opts.cells,
+        expected_rows,
+        fault,
+    )?;
     let wall = started.elapsed();
-    match opts.shard {
-        None => write_summary_and_manifest(&staging, exp, &grid, &summary, wall, None)?,
+    let summary = checkpoint.summary;
+    let stem = rows_table.stem;
+    let files = match opts.shard {
+        None => {
+            Finish {
+                staging: &staging,
+                grid: &grid,
+                rows_table: &rows_table,
+                formats: (parquet, csv),
+                stage: opts.stage,
+                fault,
+            }
+            .summary_and_manifest(exp, &summary, wall, None, &mut staged, &[])?;
+            let places: Vec<(String, String)> =
+                staged.iter().map(|f| (f.clone(), f.clone())).collect();
+            folder.publish(&staging, &places, (MANIFEST, MANIFEST), &[], &[], fault)?
+        }
         Some(s) => {
+            let part = format!("shard={}", s.index);
+            // Shards publish their rows as a hive-partitioned dataset, one part per shard.
+            let places: Vec<(String, String)> = staged
+                .iter()
+                .map(|f| {
+                    let to = if f.ends_with(".parquet") {
+                        format!("{stem}/{part}/part.parquet")
+                    } else {
+                        format!("{stem}-csv/{part}/part.csv")
+                    };
+                    (f.clone(), to)
+                })
+                .collect();
+            let state_path = format!("shards/{part}.json");
+            let previous: Vec<String> = std::fs::read_to_string(folder.dir.join(&state_path))
+                .ok()
+                .and_then(|t| serde_json::from_str::<ShardState>(&t).ok())
+                .map(|s| s.files)
+                .unwrap_or_default();
             let state = ShardState {
-                config_hash: config_hash.clone(),
+                kind: E::Grid::KIND,
+                config_hash: exp.config_hash(),
                 shard: (s.index, s.count),
                 histories: (range.start, range.end),
-                cells: shard_cells,
+                rows: shard_rows,
+                rows_written: if staged.is_empty() { 0 } else { expected_rows },
                 wall_seconds: wall.as_secs_f64(),
                 config: exp.resolved_json(),
                 summary,
+                files: places.iter().map(|(_, to)| to.clone()).collect(),
             };
             write_json(&staging.join("state.json"), &state)?;
+            folder.publish(&staging, &places, ("state.json", &state_path), &[], &previous, fault)?
         }
-    }
-    std::fs::remove_file(staging.join("checkpoint.json")).ok();
-    let mut files = publish(&staging, &layout.destinations())?;
-    if opts.shard.is_none() {
-        files.extend(draw_charts(exp, &layout.dir)?);
-    }
+    };
     Ok(RunReport {
-        dir: layout.dir,
-        cells: shard_cells,
+        kind: E::Grid::KIND,
+        dir: folder.dir.clone(),
+        rows: shard_rows,
         histories: range.len(),
         wall,
         files,
@@ -377,24 +372,12 @@ fn run_in_pool(exp: &Experiment, opts: &RunOptions) -> Result<RunReport> {
     })
 }
 
-/// Makes the staging folder ready: refuses to touch an unfinished run unless resuming, and
-/// returns the checkpoint to continue from.
-fn prepare_staging(
-    staging: &Path,
-    config_hash: &str,
-    shard: Option<(usize, usize)>,
-    chunks_total: usize,
-    grid: &Grid,
-    resume: bool,
-) -> Result<Checkpoint> {
-    let fresh = Checkpoint {
-        config_hash: config_hash.to_string(),
-        shard,
-        chunks_total,
-        chunks_done: 0,
-        summary: Summary::new(grid),
-    };
-    let path = staging.join("checkpoint.json");
+const CHECKPOINT: &str = "checkpoint.json";
+
+/// Makes the staging folder ready: refuses to touch an unfinished run unless resuming, refuses
+/// to resume a run made with other settings, and returns the checkpoint to continue from.
+fn prepare_staging(staging: &Path, key: RunKey, empty: Summary, resume: bool) -> Result<Checkpoint> {
+    let path = staging.join(CHECKPOINT);
     let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
         Ok(text) => Some(serde_json::from_str(&text).with_context(|| {
             format!(
@@ -410,27 +393,34 @@ fn prepare_staging(
             "{} holds an unfinished run ({} of {} chunks done); run again with --resume to finish it, or delete that folder to start over",
             staging.display(),
             p.chunks_done,
-            p.chunks_total
+            p.key.chunks_total
         ),
-        Some(p) if p.config_hash != config_hash || p.shard != shard || p.chunks_total != chunks_total => bail!(
-            "{} holds an unfinished run of a different experiment or shard (config hash {}, this one {}); it cannot be resumed with this one — delete that folder to start over",
-            staging.display(),
-            p.config_hash,
-            config_hash
-        ),
-        Some(p) => Ok(p),
+        Some(p) => {
+            if let Some((what, was, now)) = key.difference(&p.key) {
+                bail!(
+                    "{}: cannot resume: the unfinished run has another {what} ({was}; this run: {now}); resume with the same settings, or delete that folder to start over",
+                    staging.display()
+                );
+            }
+            if !p.summary.same_shape(&empty) {
+                bail!("{}: the checkpoint's summary does not fit this grid; delete that folder to start over", path.display());
+            }
+            Ok(p)
+        }
         None => {
             if staging.exists() {
-                std::fs::remove_dir_all(staging).with_context(|| format!("{}: cannot clear", staging.display()))?;
+                std::fs::remove_dir_all(staging)
+                    .with_context(|| format!("{}: cannot clear", staging.display()))?;
             }
-            std::fs::create_dir_all(staging).with_context(|| format!("{}: cannot create", staging.display()))?;
-            Ok(fresh)
+            std::fs::create_dir_all(staging)
+                .with_context(|| format!("{}: cannot create", staging.display()))?;
+            Ok(Checkpoint {
+                key,
+                chunks_done: 0,
+                summary: empty,
+            })
         }
     }
-}
-
-fn save_checkpoint(staging: &Path, c: &Checkpoint) -> Result<()> {
-    write_json(&staging.join("checkpoint.json"), c)
 }
 
 /// Writes JSON through a temporary file and a rename, so a reader never sees half of it.
@@ -441,196 +431,227 @@ pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
 }
 
-fn part_name(k: usize, ext: &str) -> String {
-    format!("part-{k:06}.{ext}")
-}
-
-/// One chunk's rows as part files (overwritten when a resumed run redoes the chunk).
-fn write_part(
-    staging: &Path,
-    k: usize,
-    exp: &Experiment,
-    grid: &Grid,
-    names: Names,
-    rows: &[CellRow],
-) -> Result<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    if exp.parquet {
-        let mut df = tables::cells_frame(grid, names, rows)?;
-        tables::write_parquet(&staging.join(part_name(k, "parquet")), &mut df)?;
-    }
-    if exp.csv {
-        let mut w = CellsCsv::create_headless(&staging.join(part_name(k, "csv")))?;
-        w.write(grid, names, rows)?;
-        w.finish()?;
-    }
-    Ok(())
-}
-
-/// Joins the part files into the final cells tables, in chunk order, and removes the parts.
-fn assemble_parts(
+/// Writes the rows tables from the part files into the staging folder, in chunk order, and
+/// checks their row counts; returns the staged names. The parts stay (they are removed with
+/// the staging folder once the run is published), so this can be interrupted and redone.
+#[allow(clippy::too_many_arguments)]
+fn assemble<G: SweepGrid>(
     staging: &Path,
     chunks: usize,
-    exp: &Experiment,
-    grid: &Grid,
+    grid: &G,
+    table: &Table<G, G::Row>,
+    (parquet, csv): (bool, bool),
     cells: CellsOutput,
-) -> Result<()> {
+    expected: u64,
+    fault: Option<&Fault>,
+) -> Result<Vec<String>> {
     if cells == CellsOutput::None {
-        return Ok(());
+        return Ok(Vec::new());
     }
-    let existing = |ext: &str| -> Vec<PathBuf> {
-        (0..chunks)
-            .map(|k| staging.join(part_name(k, ext)))
-            .filter(|p| p.exists())
-            .collect()
+    let parquet_path = staging.join(table.parquet_name());
+    let csv_path = staging.join(table.csv_name());
+    let mut sink = match parquet {
+        true => Some(ParquetSink::create(&parquet_path, table, grid)?),
+        false => None,
     };
-    if exp.parquet {
-        let parts = existing("parquet");
-        let target = staging.join("cells.parquet");
-        if parts.is_empty() {
-            let mut df = tables::cells_frame(
-                grid,
-                Names {
-                    base: 0,
-                    names: &[],
-                },
-                &[],
-            )?;
-            tables::write_parquet(&target, &mut df)?;
+    let mut csv_out = match csv {
+        true => {
+            let file = File::create(&csv_path)
+                .with_context(|| format!("{}: cannot create", csv_path.display()))?;
+            let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, file));
+            table.write_csv_header(&mut w)?;
+            Some(w)
         }
-        let mut sink: Option<ParquetSink> = None;
-        for p in &parts {
-            let file =
-                std::fs::File::open(p).with_context(|| format!("{}: cannot read", p.display()))?;
-            let df = ParquetReader::new(file)
-                .finish()
-                .map_err(|e| anyhow::anyhow!("{}: cannot read Parquet: {e}", p.display()))?;
-            if sink.is_none() {
-                sink = Some(ParquetSink::create(&target, df.schema())?);
-            }
-            sink.as_mut().expect("created above").write(&df)?;
-            std::fs::remove_file(p).ok();
+        false => None,
+    };
+    let mut buf = String::new();
+    let mut written = 0u64;
+    for k in 0..chunks {
+        let path = parts::path(staging, k);
+        let part = parts::read::<G>(&path)?;
+        let names = Names {
+            base: part.base,
+            names: &part.names,
+        };
+        if let Some(s) = sink.as_mut() {
+            s.write(&table.frame(grid, names, &part.rows)?)?;
         }
-        if let Some(s) = sink {
-            s.finish()?;
+        if let Some(w) = csv_out.as_mut() {
+            table
+                .write_csv(grid, names, &part.rows, w, &mut buf)
+                .with_context(|| format!("{}: cannot write", csv_path.display()))?;
+        }
+        written += part.rows.len() as u64;
+        if k == 0 {
+            fault::point(fault, Fault::Assembly);
         }
     }
-    if exp.csv {
-        let target = staging.join("cells.csv");
-        let mut out = std::io::BufWriter::new(
-            std::fs::File::create(&target)
-                .with_context(|| format!("{}: cannot create", target.display()))?,
+    let mut staged = Vec::new();
+    if let Some(s) = sink {
+        s.finish()?;
+        check_rows(&parquet_path, parquet_rows(&parquet_path)? as u64, expected)?;
+        staged.push(table.parquet_name());
+    }
+    if let Some(mut w) = csv_out {
+        w.flush()
+            .with_context(|| format!("{}: cannot write", csv_path.display()))?;
+        drop(w);
+        check_rows(&csv_path, csv_lines(&csv_path)?.saturating_sub(1), expected)?;
+        staged.push(table.csv_name());
+    }
+    if written != expected {
+        bail!(
+            "{}: the part files hold {written} rows where the grid has {expected}; delete it to start over",
+            staging.display()
         );
-        use std::io::Write as _;
-        writeln!(out, "{}", tables::CELL_COLUMNS.join(","))?;
-        for p in existing("csv") {
-            let mut f =
-                std::fs::File::open(&p).with_context(|| format!("{}: cannot read", p.display()))?;
-            std::io::copy(&mut f, &mut out)
-                .with_context(|| format!("{}: cannot write", target.display()))?;
-            std::fs::remove_file(&p).ok();
-        }
-        out.flush()
-            .with_context(|| format!("{}: cannot write", target.display()))?;
+    }
+    Ok(staged)
+}
+
+fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
+    if found != expected {
+        bail!(
+            "{}: holds {found} rows where the grid has {expected}; nothing was published",
+            path.display()
+        );
     }
     Ok(())
 }
 
-/// Writes the summary tables and the manifest into `staging`.
-pub fn write_summary_and_manifest(
-    staging: &Path,
-    exp: &Experiment,
-    grid: &Grid,
-    summary: &Summary,
-    wall: Duration,
-    shards: Option<usize>,
-) -> Result<()> {
-    let rows = summary.rows(grid);
-    if exp.parquet {
-        let mut df = tables::summary_frame(&rows)?;
-        tables::write_parquet(&staging.join("summary.parquet"), &mut df)?;
-    }
-    if exp.csv {
-        tables::write_summary_csv(&staging.join("summary.csv"), &rows)?;
-    }
-    let manifest = serde_json::json!({
-        "name": exp.file.name,
-        "seed": exp.file.seed,
-        "config": exp.resolved_json(),
-        "config_hash": exp.config_hash(),
-        "source": exp.origin,
-        "cells": grid.cells(),
-        "histories": grid.histories,
-        "shards": shards,
-        "grid": {
-            "histories": grid.histories,
-            "replicates": grid.replicates,
-            "false_negative": exp.false_negative,
-            "false_positive": exp.false_positive,
-            "strategies": grid.labels,
-            // The values in force: the axis, or each strategy's own default when it is absent.
-            "keep_recent": grid.effective_keep_recent(),
-            "budgets": grid.budgets,
-        },
-        "version": env!("CARGO_PKG_VERSION"),
-        "wall_seconds": wall.as_secs_f64(),
-    });
-    write_json(&staging.join("manifest.json"), &manifest)
-}
-
-/// Draws the charts and the report from the published summary (they read `summary.parquet`,
-/// so a run that writes only CSV has none).
-pub fn draw_charts(exp: &Experiment, dir: &Path) -> Result<Vec<PathBuf>> {
-    if !exp.parquet {
-        eprintln!("note: no charts: they are drawn from summary.parquet; add \"parquet\" to output.formats");
-        return Ok(Vec::new());
-    }
-    crate::report::render_all(dir)
-}
-
-/// Moves the staged files to their final places, in the order given (the mark of completion
-/// last), and removes the staging folder. Files that were not staged are skipped.
-pub(crate) fn publish(staging: &Path, destinations: &[(&str, PathBuf)]) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for (name, to) in destinations {
-        let from = staging.join(name);
-        if !from.exists() {
-            continue;
+/// Lines of a file (the CSV writer ends every record with one newline; no field holds one).
+fn csv_lines(path: &Path) -> Result<u64> {
+    use std::io::Read as _;
+    let mut f = File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut lines = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(lines);
         }
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("{}: cannot create", parent.display()))?;
+        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
+    }
+}
+
+/// The summary tables, the report stage and the manifest of a finished (or merged) run, all
+/// in the staging folder.
+pub(crate) struct Finish<'a, G: SweepGrid> {
+    pub staging: &'a Path,
+    pub grid: &'a G,
+    pub rows_table: &'a Table<G, G::Row>,
+    pub formats: (bool, bool),
+    pub stage: Option<Stage<'a>>,
+    pub fault: Option<&'a Fault>,
+}
+
+impl<G: SweepGrid> Finish<'_, G> {
+    /// Writes the summary tables, runs the report stage, and writes the manifest, which lists
+    /// `staged` (the summary tables and what the stage drew are appended to it) and `in_place`
+    /// (files of the run already published, such as the shards' parts). The caller publishes.
+    pub fn summary_and_manifest<E: SweepExperiment>(
+        &self,
+        exp: &E,
+        summary: &Summary,
+        wall: Duration,
+        shards: Option<usize>,
+        staged: &mut Vec<String>,
+        in_place: &[String],
+    ) -> Result<()> {
+        let table = G::summary_table(self.rows_table);
+        let rows: Vec<GroupRow> = summary::group_rows(summary);
+        let (parquet, csv) = self.formats;
+        if parquet {
+            let mut df = table.frame(self.grid, Names::NONE, &rows)?;
+            write_parquet(&self.staging.join(table.parquet_name()), &mut df)?;
+            staged.push(table.parquet_name());
         }
-        std::fs::rename(&from, to)
-            .with_context(|| format!("{}: cannot move into place", to.display()))?;
-        files.push(to.clone());
+        if csv {
+            let path = self.staging.join(table.csv_name());
+            let file =
+                File::create(&path).with_context(|| format!("{}: cannot create", path.display()))?;
+            let mut w = csv::Writer::from_writer(BufWriter::new(file));
+            table.write_csv_header(&mut w)?;
+            table.write_csv(self.grid, Names::NONE, &rows, &mut w, &mut String::new())?;
+            w.flush()
+                .with_context(|| format!("{}: cannot write", path.display()))?;
+            staged.push(table.csv_name());
+        }
+        if rows.len() != self.grid.groups() {
+            bail!("the summary has {} groups where the grid has {}", rows.len(), self.grid.groups());
+        }
+        let mut manifest = Manifest {
+            kind: G::KIND,
+            name: exp.name().to_string(),
+            seed: exp.seed(),
+            config: exp.resolved_json(),
+            config_hash: exp.config_hash(),
+            source: exp.origin().to_string(),
+            rows: self.grid.rows(),
+            histories: self.grid.histories() as u64,
+            shards,
+            grid: self.grid.axes(),
+            files: Vec::new(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            wall_seconds: wall.as_secs_f64(),
+        };
+        // The report stage reads the staged tables and this draft; the manifest is rewritten
+        // with the files it drew.
+        manifest.files = staged.iter().chain(in_place).cloned().collect();
+        write_json(&self.staging.join(MANIFEST), &manifest)?;
+        if let Some(stage) = self.stage {
+            for f in stage(self.staging)? {
+                staged.push(f.to_string_lossy().into_owned());
+            }
+            fault::point(self.fault, Fault::Charts);
+        }
+        manifest.files = staged.iter().chain(in_place).cloned().collect();
+        write_json(&self.staging.join(MANIFEST), &manifest)?;
+        Ok(())
     }
-    std::fs::remove_dir_all(staging).ok();
-    Ok(files)
 }
 
-/// A progress bar on a terminal (hidden otherwise or when `quiet`), counting `unit`.
-pub(crate) fn progress_bar(total: u64, quiet: bool, unit: &str) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            &format!("{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} ({{per_sec:0}}, ETA {{eta}})"),
-        )
-        .expect("valid template"),
-    );
-    bar
+/// Writes a whole DataFrame as one Parquet file.
+pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<()> {
+    let file = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    ParquetWriter::new(BufWriter::new(file))
+        .with_compression(ParquetCompression::Zstd(None))
+        .finish(df)
+        .with_context(|| format!("{}: cannot write Parquet", path.display()))?;
+    Ok(())
 }
 
-/// `CTXLAB_ABORT_AFTER_CHUNKS=k` makes the process abort after k checkpoints: how the tests
-/// kill a sweep at a known point.
-fn test_abort_hook() -> Option<usize> {
-    std::env::var("CTXLAB_ABORT_AFTER_CHUNKS")
-        .ok()?
-        .parse()
-        .ok()
+/// A Parquet file written one batch (row group) at a time.
+struct ParquetSink {
+    writer: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
+    path: PathBuf,
+}
+
+impl ParquetSink {
+    fn create<G, R>(path: &Path, table: &Table<G, R>, grid: &G) -> Result<Self> {
+        let file =
+            File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+        // The schema of the declared table, from an empty frame of it.
+        let schema = table.frame(grid, Names::NONE, &[])?.schema().clone();
+        let writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
+            .with_compression(ParquetCompression::Zstd(None))
+            .batched(&schema)
+            .with_context(|| format!("{}: cannot start Parquet", path.display()))?;
+        Ok(ParquetSink {
+            writer,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn write(&mut self, df: &DataFrame) -> Result<()> {
+        self.writer
+            .write_batch(df)
+            .with_context(|| format!("{}: cannot write Parquet", self.path.display()))
+    }
+
+    fn finish(self) -> Result<()> {
+        self.writer
+            .finish()
+            .with_context(|| format!("{}: cannot finish Parquet", self.path.display()))?;
+        Ok(())
+    }
 }

@@ -1,5 +1,5 @@
-//! The summary table: per strategy × keep_recent × budget × noise level, the number of cells,
-//! the feasible share, and mean, standard deviation and 95 % interval of the measures.
+//! The statistics behind every summary table: per group, the number of rows and, per measure,
+//! the mean, standard deviation and 95 % interval.
 //!
 //! Statistics are running sums in fixed point (2⁻³² resolution, in 128-bit integers): integer
 //! addition is associative, so the summary is the same bit for bit whatever the thread count,
@@ -8,8 +8,6 @@
 //! (retention over feasible cells of histories that have required records); the interval is
 //! mean ± 1.96 · sd / √n (normal approximation; null below two cells).
 
-use super::cell::CellRow;
-use super::grid::Grid;
 use serde::{Deserialize, Serialize};
 
 /// One unit in fixed point: values are stored as `round(x · 2³²)`.
@@ -67,10 +65,12 @@ impl Running {
 /// [`Running`] scales by 2³², which leaves room for values up to a few million before its
 /// 128-bit sum of squares could overflow over many sessions; token counts of long sessions go
 /// past that, and need no fraction bits anyway.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
     pub n: u64,
+    #[serde(with = "u128_text")]
     sum: u128,
+    #[serde(with = "u128_text")]
     sum_sq: u128,
 }
 
@@ -116,6 +116,20 @@ impl Tally {
 }
 
 /// JSON has no 128-bit integers: write them as decimal strings.
+mod u128_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&v.to_string())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// JSON has no 128-bit integers: write them as decimal strings.
 mod i128_text {
     use serde::{Deserialize, Deserializer, Serializer};
 
@@ -129,125 +143,105 @@ mod i128_text {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Group {
-    pub n: u64,
-    pub reduction: Running,
-    pub retention: Running,
-    pub retention_any: Running,
-    pub exact: Running,
+/// The accumulator of one measure: exact tallies for whole numbers, fixed point for fractions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Acc {
+    Whole(Tally),
+    Real(Running),
 }
 
-/// Accumulates groups from cells, in any order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Summary {
-    pub groups: Vec<Group>,
-}
-
-impl Summary {
-    pub fn new(grid: &Grid) -> Self {
-        Summary {
-            groups: vec![Group::default(); grid.groups()],
+impl Acc {
+    pub fn n(&self) -> u64 {
+        match self {
+            Acc::Whole(t) => t.n,
+            Acc::Real(r) => r.n,
         }
     }
 
-    /// Adds another summary of the same grid (exact, order-free).
+    pub fn mean(&self) -> Option<f64> {
+        match self {
+            Acc::Whole(t) => t.mean(),
+            Acc::Real(r) => r.mean(),
+        }
+    }
+
+    pub fn sd(&self) -> Option<f64> {
+        match self {
+            Acc::Whole(t) => t.sd(),
+            Acc::Real(r) => r.sd(),
+        }
+    }
+
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        match self {
+            Acc::Whole(t) => t.interval(),
+            Acc::Real(r) => r.interval(),
+        }
+    }
+
+    fn merge(&mut self, other: &Acc) {
+        match (self, other) {
+            (Acc::Whole(a), Acc::Whole(b)) => a.merge(b),
+            (Acc::Real(a), Acc::Real(b)) => a.merge(b),
+            _ => unreachable!("summaries of one grid have the same measures"),
+        }
+    }
+}
+
+/// One summary group: its number of rows and an accumulator per measure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GroupAcc {
+    pub n: u64,
+    pub measures: Vec<Acc>,
+}
+
+/// The running summary of a sweep: one [`GroupAcc`] per group, in group order. It is what a
+/// checkpoint and a shard state carry, and merging two is exact and order-free.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub groups: Vec<GroupAcc>,
+}
+
+impl Summary {
+    /// An empty summary of `groups` groups whose measures are whole (`true`) or fractional.
+    pub fn new(groups: usize, whole: &[bool]) -> Self {
+        let empty = GroupAcc {
+            n: 0,
+            measures: whole
+                .iter()
+                .map(|&w| {
+                    if w {
+                        Acc::Whole(Tally::default())
+                    } else {
+                        Acc::Real(Running::default())
+                    }
+                })
+                .collect(),
+        };
+        Summary {
+            groups: vec![empty; groups],
+        }
+    }
+
+    /// Whether `other` has the same shape (groups and measure kinds) as `self`.
+    pub fn same_shape(&self, other: &Summary) -> bool {
+        self.groups.len() == other.groups.len()
+            && self.groups.iter().zip(&other.groups).all(|(a, b)| {
+                a.measures.len() == b.measures.len()
+                    && a.measures.iter().zip(&b.measures).all(|(x, y)| {
+                        matches!((x, y), (Acc::Whole(_), Acc::Whole(_)) | (Acc::Real(_), Acc::Real(_)))
+                    })
+            })
+    }
+
+    /// Adds another summary of the same shape (exact, order-free).
     pub fn merge(&mut self, other: &Summary) {
         for (a, b) in self.groups.iter_mut().zip(&other.groups) {
             a.n += b.n;
-            a.reduction.merge(&b.reduction);
-            a.retention.merge(&b.retention);
-            a.retention_any.merge(&b.retention_any);
-            a.exact.merge(&b.exact);
-        }
-    }
-
-    pub fn add(&mut self, grid: &Grid, rows: &[CellRow]) {
-        for r in rows {
-            let g = &mut self.groups[grid.group(
-                r.strategy as usize,
-                r.keep_recent_axis as usize,
-                r.budget as usize,
-                r.level as usize,
-            )];
-            g.n += 1;
-            let m = &r.metrics;
-            if let Some(x) = m.reduction {
-                g.reduction.push(x);
-            }
-            if let Some(x) = m.required_retention {
-                g.retention.push(x);
-            }
-            if let Some(x) = m.retention_any {
-                g.retention_any.push(x);
-            }
-            if let Some(x) = m.exact {
-                g.exact.push(x);
+            for (x, y) in a.measures.iter_mut().zip(&b.measures) {
+                x.merge(y);
             }
         }
-    }
-}
-
-/// One row of the summary table, as written.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SummaryRow {
-    pub strategy: String,
-    pub keep_recent: u64,
-    pub budget_percent: f64,
-    pub false_negative: f64,
-    pub false_positive: f64,
-    pub n: u64,
-    pub n_feasible: u64,
-    pub feasible_share: f64,
-    pub reduction_mean: Option<f64>,
-    pub reduction_sd: Option<f64>,
-    pub required_retention_mean: Option<f64>,
-    pub required_retention_sd: Option<f64>,
-    pub required_retention_ci_low: Option<f64>,
-    pub required_retention_ci_high: Option<f64>,
-    pub retention_any_mean: Option<f64>,
-    pub retention_any_ci_low: Option<f64>,
-    pub retention_any_ci_high: Option<f64>,
-    pub exact_mean: Option<f64>,
-}
-
-impl Summary {
-    pub fn rows(&self, grid: &Grid) -> Vec<SummaryRow> {
-        self.groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let (s, k, b, l) = grid.group_coordinates(i);
-                let strategy = &grid.strategies[s];
-                let level = grid.levels[l];
-                // Feasible cells are exactly those with a reduction.
-                let n_feasible = g.reduction.n;
-                SummaryRow {
-                    strategy: grid.labels[s].clone(),
-                    keep_recent: strategy.effective_keep_recent(grid.keep_recent[k]) as u64,
-                    budget_percent: grid.budgets[b],
-                    false_negative: level.false_negative,
-                    false_positive: level.false_positive,
-                    n: g.n,
-                    n_feasible,
-                    feasible_share: if g.n == 0 {
-                        0.0
-                    } else {
-                        n_feasible as f64 / g.n as f64
-                    },
-                    reduction_mean: g.reduction.mean(),
-                    reduction_sd: g.reduction.sd(),
-                    required_retention_mean: g.retention.mean(),
-                    required_retention_sd: g.retention.sd(),
-                    required_retention_ci_low: g.retention.interval().map(|i| i.0),
-                    required_retention_ci_high: g.retention.interval().map(|i| i.1),
-                    retention_any_mean: g.retention_any.mean(),
-                    retention_any_ci_low: g.retention_any.interval().map(|i| i.0),
-                    retention_any_ci_high: g.retention_any.interval().map(|i| i.1),
-                    exact_mean: g.exact.mean(),
-                }
-            })
-            .collect()
     }
 }
 

@@ -3,7 +3,8 @@
 //! Every error names the file and the key (or the line, for TOML syntax) and says what was
 //! expected. Unknown keys are errors, so a typo never silently falls back to a default.
 
-use super::sessions::config::SessionExperiment;
+use super::sessions::SessionExperiment;
+pub use crate::history::source::Source;
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::history::generate::GenerateConfig;
@@ -107,20 +108,6 @@ pub struct ChartsFile {
     pub noise_budget: Option<f64>,
 }
 
-/// Where the histories come from, checked.
-#[derive(Debug, Clone)]
-pub enum Source {
-    Generate(GenerateConfig),
-    /// ctxlab JSONL history files.
-    Files(Vec<PathBuf>),
-    /// Agent transcripts, imported and labelled as they are loaded.
-    Transcripts {
-        paths: Vec<PathBuf>,
-        format: crate::import::Format,
-        labels: crate::import::LabelRules,
-    },
-}
-
 /// A validated experiment, ready to run.
 #[derive(Debug, Clone)]
 pub struct Experiment {
@@ -180,7 +167,7 @@ pub fn parse_any(
             "an experiment has either a [sweep] table (cells) or a [session] table (sessions), not both",
         )),
         (false, true) => {
-            super::sessions::config::from_table(origin, table, true).map(AnyExperiment::Sessions)
+            super::sessions::from_table(origin, table, true).map(AnyExperiment::Sessions)
         }
         _ => from_table(origin, table, &[], true).map(AnyExperiment::Cells),
     }
@@ -224,6 +211,38 @@ pub fn from_resolved(origin: &str, resolved: &serde_json::Value) -> Result<Exper
         return Err(bad("not a table".into()));
     };
     from_table(origin, table, &[], false)
+}
+
+/// [`from_resolved`] for an experiment of either kind.
+pub fn from_resolved_any(
+    origin: &str,
+    resolved: &serde_json::Value,
+) -> Result<AnyExperiment, InputError> {
+    let bad = |m: String| {
+        InputError::Invalid(format!(
+            "{origin}: the recorded experiment is unreadable: {m}"
+        ))
+    };
+    let value =
+        toml::Value::try_from(without_nulls(resolved.clone())).map_err(|e| bad(e.to_string()))?;
+    let toml::Value::Table(table) = value else {
+        return Err(bad("not a table".into()));
+    };
+    if table.contains_key("session") {
+        super::sessions::from_table(origin, table, false).map(AnyExperiment::Sessions)
+    } else {
+        from_table(origin, table, &[], false).map(AnyExperiment::Cells)
+    }
+}
+
+impl AnyExperiment {
+    /// Sends the tables to another folder (`--out`).
+    pub fn set_output_dir(&mut self, dir: &Path) {
+        match self {
+            AnyExperiment::Cells(e) => e.output_dir = dir.to_path_buf(),
+            AnyExperiment::Sessions(e) => e.output_dir = dir.to_path_buf(),
+        }
+    }
 }
 
 fn without_nulls(v: serde_json::Value) -> serde_json::Value {
@@ -315,7 +334,7 @@ fn validate(
     check_rates(origin, "sweep.false_negative", &s.false_negative)?;
     check_rates(origin, "sweep.false_positive", &s.false_positive)?;
     if let Some(b) = file.charts.noise_budget {
-        crate::report::charts::check_noise_budget(b, &s.budgets)
+        check_noise_budget(b, &s.budgets)
             .map_err(|m| InputError::key(origin, "charts.noise_budget", m))?;
     }
     let (parquet, csv) = formats(origin, &file.output)?;
@@ -334,6 +353,20 @@ fn validate(
         csv,
         file,
     })
+}
+
+/// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so
+/// a budget the sweep will not compute fails at once rather than after the run.
+pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), String> {
+    if budgets.contains(&noise_budget) {
+        Ok(())
+    } else {
+        let list: Vec<String> = budgets.iter().map(|b| b.to_string()).collect();
+        Err(format!(
+            "{noise_budget} is not one of the sweep's budgets ({}): the retention-against-noise chart needs one of them",
+            list.join(", ")
+        ))
+    }
 }
 
 pub(crate) fn check_name(origin: &str, name: &str) -> Result<(), InputError> {

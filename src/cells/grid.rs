@@ -4,7 +4,7 @@
 //! false-positive), strategy, keep_recent, budget — the order of the rows in the cells table.
 //! Summary groups are ordered strategy, keep_recent, budget, noise level.
 
-use super::config::Experiment;
+use crate::experiment::Experiment;
 use crate::noise::NoiseLevel;
 use crate::strategy::Strategy;
 
@@ -13,6 +13,9 @@ pub struct Grid {
     pub seed: u64,
     pub histories: usize,
     pub replicates: u32,
+    pub false_negative: Vec<f64>,
+    pub false_positive: Vec<f64>,
+    /// Every (false-negative, false-positive) pair, false-negative major.
     pub levels: Vec<NoiseLevel>,
     pub strategies: Vec<Strategy>,
     pub labels: Vec<String>,
@@ -28,12 +31,44 @@ impl Grid {
             seed: exp.file.seed,
             histories,
             replicates: exp.file.replicates,
+            false_negative: exp.false_negative.clone(),
+            false_positive: exp.false_positive.clone(),
             levels,
             labels: exp.strategies.iter().map(Strategy::label).collect(),
             strategies: exp.strategies.clone(),
             keep_recent: exp.keep_recent.clone(),
             budgets: exp.budgets.clone(),
         }
+    }
+
+    /// The grid of `ctxlab table` and `ctxlab inspect`: one history, one replicate, the
+    /// given strategies and budgets, each strategy at its own `keep_recent`, at one noise level.
+    pub fn one_history(
+        seed: u64,
+        strategies: &[Strategy],
+        budgets: &[f64],
+        level: NoiseLevel,
+    ) -> Grid {
+        Grid {
+            seed,
+            histories: 1,
+            replicates: 1,
+            false_negative: vec![level.false_negative],
+            false_positive: vec![level.false_positive],
+            levels: vec![level],
+            labels: strategies.iter().map(Strategy::label).collect(),
+            strategies: strategies.to_vec(),
+            keep_recent: vec![None],
+            budgets: budgets.to_vec(),
+        }
+    }
+
+    pub fn false_negatives(&self) -> Vec<f64> {
+        self.false_negative.clone()
+    }
+
+    pub fn false_positives(&self) -> Vec<f64> {
+        self.false_positive.clone()
     }
 
     /// The distinct `keep_recent` values in force over all strategies, ascending.

@@ -11,7 +11,7 @@ use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::session::{Invalid, Layers, Prices, SessionConfig};
 use crate::strategy::Strategy;
-use crate::sweep::config::{
+use super::cells::{
     self as sweep_config, check_rates, deserialize_named, no_duplicates, non_empty, one, zero_rate,
     HistoriesFile, OutputFile, Source,
 };
@@ -300,7 +300,7 @@ impl SessionExperiment {
 
 #[cfg(test)]
 mod tests {
-    use crate::sweep::config::{parse_any, AnyExperiment};
+    use crate::experiment::{parse_any, AnyExperiment};
 
     const GOOD: &str = r#"
 name = "s"

@@ -34,6 +34,12 @@ pub struct Scratch {
     capacities: Vec<u64>,
 }
 
+/// The summariser's stream of (history, replicate), shared by every strategy, budget and
+/// noise level of that replicate (common random numbers).
+fn summary_stream(seed: u64, history: usize, replicate: u32) -> u64 {
+    rng::key(&[seed, rng::tag::SUMMARY, history as u64, u64::from(replicate)])
+}
+
 /// Appends every cell of history `index` to `out`, in grid order.
 pub fn evaluate_history(
     grid: &Grid,
@@ -53,14 +59,7 @@ pub fn evaluate_history(
             history.len(),
             &mut s.draws,
         );
-        // The summariser's draws, shared by every strategy, budget and noise level of this
-        // replicate (common random numbers).
-        let summary_stream = rng::key(&[
-            grid.seed,
-            rng::tag::SUMMARY,
-            index as u64,
-            u64::from(replicate),
-        ]);
+        let stream = summary_stream(grid.seed, index, replicate);
         for (level_index, &level) in grid.levels.iter().enumerate() {
             noise::apply(&history.truth, &s.draws, level, &mut s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
@@ -69,13 +68,8 @@ pub fn evaluate_history(
                 for (kr_index, &kr) in grid.keep_recent.iter().enumerate() {
                     let keep_recent = strategy.effective_keep_recent(kr);
                     for (budget_index, &capacity) in s.capacities.iter().enumerate() {
-                        let outcome = strategy.apply(
-                            view,
-                            capacity,
-                            keep_recent,
-                            summary_stream,
-                            &mut s.context,
-                        );
+                        let outcome =
+                            strategy.apply(view, capacity, keep_recent, stream, &mut s.context);
                         out.push(CellRow {
                             history: index as u32,
                             replicate,
@@ -93,4 +87,59 @@ pub fn evaluate_history(
             }
         }
     }
+}
+
+/// Where one cell sits: its history's index in the sweep and its axis indices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellAt {
+    pub history: usize,
+    pub replicate: u32,
+    pub level: usize,
+    pub strategy: usize,
+    pub keep_recent: usize,
+    pub budget: usize,
+}
+
+/// One cell evaluated alone, with the very flags and summariser draws the sweep gives it:
+/// its row, the flags the strategy saw, and the context it built.
+pub fn evaluate_cell(
+    grid: &Grid,
+    at: CellAt,
+    history: &CostedHistory,
+) -> (CellRow, Vec<bool>, crate::strategy::Outcome, Context) {
+    let mut draws = Vec::new();
+    let mut noisy = Vec::new();
+    noise::draws(
+        grid.seed,
+        at.history as u64,
+        u64::from(at.replicate),
+        history.len(),
+        &mut draws,
+    );
+    noise::apply(&history.truth, &draws, grid.levels[at.level], &mut noisy);
+    let strategy = &grid.strategies[at.strategy];
+    let flags = strategy.flags(&history.truth, &noisy).to_vec();
+    let keep_recent = strategy.effective_keep_recent(grid.keep_recent[at.keep_recent]);
+    let capacity = history.capacity(grid.budgets[at.budget]);
+    let mut context = Context::default();
+    let outcome = strategy.apply(
+        View::new(history, &flags),
+        capacity,
+        keep_recent,
+        summary_stream(grid.seed, at.history, at.replicate),
+        &mut context,
+    );
+    let row = CellRow {
+        history: at.history as u32,
+        replicate: at.replicate,
+        level: at.level as u16,
+        strategy: at.strategy as u16,
+        keep_recent_axis: at.keep_recent as u16,
+        budget: at.budget as u16,
+        keep_recent: keep_recent as u32,
+        capacity,
+        total: history.total,
+        metrics: score(history, outcome, &context),
+    };
+    (row, flags, outcome, context)
 }

@@ -4,7 +4,7 @@
 //! false-positive), strategy, window, ratio, note rate — the order of the rows in the sessions
 //! table. Summary groups are ordered strategy, window, ratio, note rate, noise level.
 
-use super::config::SessionExperiment;
+use crate::experiment::SessionExperiment;
 use crate::noise::NoiseLevel;
 use crate::session::SessionConfig;
 use crate::strategy::Strategy;
@@ -14,6 +14,9 @@ pub struct SessionGrid {
     pub seed: u64,
     pub histories: usize,
     pub replicates: u32,
+    pub false_negative: Vec<f64>,
+    pub false_positive: Vec<f64>,
+    /// Every (false-negative, false-positive) pair, false-negative major.
     pub levels: Vec<NoiseLevel>,
     pub strategies: Vec<Strategy>,
     pub labels: Vec<String>,
@@ -31,6 +34,8 @@ impl SessionGrid {
             seed: exp.file.seed,
             histories,
             replicates: exp.file.replicates,
+            false_negative: exp.false_negative.clone(),
+            false_positive: exp.false_positive.clone(),
             levels,
             labels: exp.strategies.iter().map(Strategy::label).collect(),
             strategies: exp.strategies.clone(),
@@ -39,6 +44,14 @@ impl SessionGrid {
             note_rates: exp.note_rates.clone(),
             configs: exp.configs.clone(),
         }
+    }
+
+    pub fn false_negatives(&self) -> Vec<f64> {
+        self.false_negative.clone()
+    }
+
+    pub fn false_positives(&self) -> Vec<f64> {
+        self.false_positive.clone()
     }
 
     /// The configuration of the sessions at these axis indices.
@@ -107,7 +120,7 @@ pub struct Coordinates {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sweep::config::{parse_any, AnyExperiment};
+    use crate::experiment::{parse_any, AnyExperiment};
 
     #[test]
     fn groups_and_coordinates_are_inverse() {

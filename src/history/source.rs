@@ -1,0 +1,120 @@
+//! Where a sweep's histories come from: generated on demand, ctxlab JSONL files, or agent
+//! transcripts imported as they are loaded.
+
+use super::{generate, CostedHistory, History};
+use crate::error::InputError;
+use rayon::prelude::*;
+use std::path::PathBuf;
+
+/// Where the histories come from, checked.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Generate(generate::GenerateConfig),
+    /// ctxlab JSONL history files.
+    Files(Vec<PathBuf>),
+    /// Agent transcripts, imported and labelled as they are loaded.
+    Transcripts {
+        paths: Vec<PathBuf>,
+        format: super::import::Format,
+        labels: super::import::LabelRules,
+    },
+}
+
+/// Where a run's histories come from. Generated histories are made on demand, one at a time,
+/// so memory does not grow with their number; loaded ones are read (and checked) up front.
+pub enum HistorySource {
+    Generated(generate::GenerateConfig),
+    Loaded(Vec<History>),
+}
+
+impl HistorySource {
+    pub fn open(source: &Source) -> Result<HistorySource, InputError> {
+        Ok(match source {
+            Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
+            Source::Files(_) | Source::Transcripts { .. } => {
+                HistorySource::Loaded(load_source(source)?)
+            }
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            HistorySource::Generated(cfg) => cfg.count as usize,
+            HistorySource::Loaded(h) => h.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Costs (or generates) histories `range` in parallel, one per task, and runs `evaluate`
+    /// on each with a scratch reused by its worker; returns each history's name and rows, in
+    /// history order whatever the thread count.
+    pub fn evaluate<S, R, F>(
+        &self,
+        range: std::ops::Range<usize>,
+        cost: crate::cost::CostModel,
+        evaluate: F,
+    ) -> Vec<(String, Vec<R>)>
+    where
+        S: Default + Send,
+        R: Send,
+        F: Fn(usize, &CostedHistory, &mut S, &mut Vec<R>) + Sync + Send,
+    {
+        range
+            .into_par_iter()
+            .map_init(S::default, |scratch, i| {
+                let (name, costed) = self.costed(i, cost);
+                let mut out = Vec::new();
+                evaluate(i, &costed, scratch, &mut out);
+                (name, out)
+            })
+            .collect()
+    }
+
+    /// History `i`'s name and costs (its texts are dropped once costed).
+    pub fn costed(&self, i: usize, cost: crate::cost::CostModel) -> (String, CostedHistory) {
+        match self {
+            HistorySource::Generated(cfg) => {
+                let h = generate::generate_one(cfg, i as u32);
+                (h.name.clone(), CostedHistory::new(&h, cost))
+            }
+            HistorySource::Loaded(all) => (all[i].name.clone(), CostedHistory::new(&all[i], cost)),
+        }
+    }
+}
+
+/// Histories from a checked source, generated or loaded; names must be unique across files.
+pub fn load_source(source: &Source) -> Result<Vec<History>, InputError> {
+    let histories = match source {
+        Source::Generate(cfg) => generate::generate(cfg),
+        Source::Transcripts {
+            paths,
+            format,
+            labels,
+        } => super::import::load_files(paths, *format, labels)?,
+        Source::Files(files) => {
+            let mut all: Vec<History> = Vec::new();
+            let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();
+            for f in files {
+                for h in super::load_jsonl(f)? {
+                    if let Some(first) = origin.insert(h.name.clone(), f.clone()) {
+                        return Err(InputError::File {
+                            path: f.clone(),
+                            message: format!(
+                                "history {:?} is also in {}; history names must be unique across files",
+                                h.name,
+                                first.display()
+                            ),
+                        });
+                    }
+                    all.push(h);
+                }
+            }
+            all
+        }
+    };
+    Ok(histories)
+}
+

@@ -1,0 +1,49 @@
+//! Fault injection for the tests: a run told to fail at a phase aborts there, as `kill -9`
+//! would, so the tests can check that the folder never looks finished and that `--resume`
+//! completes it. The CLI reads it from `CTXLAB_FAULT`; the library never reads the
+//! environment.
+
+use std::str::FromStr;
+
+/// Where to abort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// After this many chunks of this invocation were checkpointed.
+    AfterChunks(usize),
+    /// In the middle of writing the final tables from the part files.
+    Assembly,
+    /// After the charts and the report were drawn into the staging folder.
+    Charts,
+    /// After the first file was moved into place.
+    Publish,
+    /// With every file in place but the manifest.
+    Manifest,
+}
+
+impl FromStr for Fault {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Fault, String> {
+        Ok(match s {
+            "assembly" => Fault::Assembly,
+            "charts" => Fault::Charts,
+            "publish" => Fault::Publish,
+            "manifest" => Fault::Manifest,
+            _ => match s.strip_prefix("chunks:").map(str::parse) {
+                Some(Ok(k)) => Fault::AfterChunks(k),
+                _ => {
+                    return Err(format!(
+                        "unknown fault {s:?}: expected chunks:K, assembly, charts, publish or manifest"
+                    ))
+                }
+            },
+        })
+    }
+}
+
+/// Aborts the process if `fault` is `here`.
+pub fn point(fault: Option<&Fault>, here: Fault) {
+    if fault == Some(&here) {
+        std::process::abort();
+    }
+}

@@ -1,0 +1,214 @@
+//! The results folder: who may write into it, where a run stages its files, and publishing.
+//!
+//! - **One run at a time.** A run holds an exclusive lock (`File::try_lock`) on `.ctxlab.lock`
+//!   (a shard on `.ctxlab-shard=i.lock`, so the shards of one split can run at once into one
+//!   shared folder). The lock file holds the owner's process id, for the message a second run
+//!   gets; the operating system releases the lock when the process ends, however it ends.
+//! - **Only our own files.** A folder that is not empty and shows no sign of ctxlab (no lock
+//!   file, no manifest, no shard states) is refused unless forced; files ctxlab did not write are
+//!   never removed.
+//! - **Publishing last, the manifest last of all.** The previous manifest is moved aside first
+//!   (kept, so a resumed run still knows what it listed): from then on the folder does not look
+//!   finished until the new manifest is in place. Files the previous
+//!   manifest listed and this run does not write are removed before the new manifest arrives.
+
+use super::fault::{self, Fault};
+use crate::tables::manifest::{Manifest, MANIFEST};
+use anyhow::{bail, Context as _, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::{Path, PathBuf};
+
+/// The lock file of a whole run (and of `merge`).
+pub const LOCK: &str = ".ctxlab.lock";
+
+/// A results folder held by this process.
+pub struct Folder {
+    pub dir: PathBuf,
+    shard: Option<usize>,
+    // Held for the folder's lifetime: dropping it releases the lock.
+    _lock: File,
+}
+
+fn lock_name(shard: Option<usize>) -> String {
+    match shard {
+        None => LOCK.to_string(),
+        Some(i) => format!(".ctxlab-shard={i}.lock"),
+    }
+}
+
+/// Whether `dir` was written by ctxlab (or is empty).
+fn is_ours(dir: &Path) -> Result<bool> {
+    let mut empty = true;
+    for entry in fs::read_dir(dir).with_context(|| format!("{}: cannot read", dir.display()))? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        empty = false;
+        if name.starts_with(".ctxlab") && name.ends_with(".lock") || name == "shards" {
+            return Ok(true);
+        }
+    }
+    Ok(empty || Manifest::in_folder(dir).is_some())
+}
+
+impl Folder {
+    /// Takes `dir` for a run (or one shard of it): creates it if needed, refuses a foreign
+    /// folder unless `force`, and refuses a folder another run holds.
+    pub fn open(dir: &Path, shard: Option<usize>, force: bool) -> Result<Folder> {
+        if dir.exists() && !dir.is_dir() {
+            bail!("{}: exists and is not a folder", dir.display());
+        }
+        if dir.is_dir() && !force && !is_ours(dir)? {
+            bail!(
+                "{}: this folder holds files that ctxlab did not write; choose another --out, or pass --force to write into it (ctxlab removes only files it wrote)",
+                dir.display()
+            );
+        }
+        fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+        let path = dir.join(lock_name(shard));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .with_context(|| format!("{}: cannot open", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                let mut owner = String::new();
+                let _ = file.read_to_string(&mut owner);
+                let owner = owner.trim();
+                let who = if owner.is_empty() {
+                    "another process".to_string()
+                } else {
+                    format!("process {owner}")
+                };
+                bail!(
+                    "{}: in use by {who} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
+                    dir.display()
+                );
+            }
+            Err(fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("{}: cannot lock", path.display()))
+            }
+        }
+        file.set_len(0)?;
+        file.rewind()?;
+        writeln!(file, "{}", std::process::id())?;
+        Ok(Folder {
+            dir: dir.to_path_buf(),
+            shard,
+            _lock: file,
+        })
+    }
+
+    /// Where this run stages its files: inside the folder (so renames stay on one file
+    /// system) but outside every table's place.
+    pub fn staging(&self) -> PathBuf {
+        match self.shard {
+            None => self.dir.join(".partial"),
+            Some(i) => self.dir.join(format!(".partial-shard={i}")),
+        }
+    }
+
+    /// Moves the staged files (`(staged name, final relative path)`) into place, then `last`
+    /// (the manifest, or a shard's state: the mark of completion), removing the files that
+    /// earlier runs listed and this one does not write; finally removes the staging folder.
+    /// `owned` lists every file of the new run (published now or already in place, such as
+    /// the shards' parts a merge lists); nothing it names is removed. `also_previous` adds
+    /// files an earlier run listed elsewhere (a shard's previous state).
+    pub fn publish(
+        &self,
+        staging: &Path,
+        files: &[(String, String)],
+        last: (&str, &str),
+        owned: &[String],
+        also_previous: &[String],
+        fault: Option<&Fault>,
+    ) -> Result<Vec<PathBuf>> {
+        let aside = self.dir.join(PREVIOUS);
+        let mut previous = previous_files(&self.dir);
+        previous.extend_from_slice(also_previous);
+        // From here on the folder does not look finished until `last` is in place. The old
+        // manifest is kept aside (not deleted) so that an interrupted publication, resumed,
+        // still knows what it listed.
+        let old_manifest = self.dir.join(MANIFEST);
+        if old_manifest.exists() {
+            fs::rename(&old_manifest, &aside)
+                .with_context(|| format!("{}: cannot move aside", old_manifest.display()))?;
+        }
+        let mut written = Vec::new();
+        for (i, (from, to)) in files.iter().enumerate() {
+            let (from, to) = (staging.join(from), self.dir.join(to));
+            if let Some(parent) = to.parent() {
+                fs::create_dir_all(parent)
+                    .with_context(|| format!("{}: cannot create", parent.display()))?;
+            }
+            fs::rename(&from, &to)
+                .with_context(|| format!("{}: cannot move into place", to.display()))?;
+            written.push(to);
+            if i == 0 {
+                fault::point(fault, Fault::Publish);
+            }
+        }
+        let keep: std::collections::HashSet<&str> = files
+            .iter()
+            .map(|(_, to)| to.as_str())
+            .chain(owned.iter().map(String::as_str))
+            .chain([last.1])
+            .collect();
+        // A shard leaves the rest of the folder to the other shards and to `merge`.
+        if self.shard.is_none() {
+            for stale in previous.iter().filter(|f| !keep.contains(f.as_str())) {
+                remove_ours(&self.dir, stale);
+            }
+        }
+        fault::point(fault, Fault::Manifest);
+        let to = self.dir.join(last.1);
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("{}: cannot create", parent.display()))?;
+        }
+        fs::rename(staging.join(last.0), &to)
+            .with_context(|| format!("{}: cannot move into place", to.display()))?;
+        written.push(to);
+        if self.shard.is_none() {
+            let _ = fs::remove_file(&aside);
+        }
+        fs::remove_dir_all(staging).ok();
+        Ok(written)
+    }
+}
+
+/// Where publishing keeps the previous manifest until the new one is in place.
+const PREVIOUS: &str = ".previous-manifest.json";
+
+/// The files earlier runs in `dir` listed: in its manifest, and in the one an unfinished
+/// publication moved aside.
+fn previous_files(dir: &Path) -> Vec<String> {
+    [dir.join(MANIFEST), dir.join(PREVIOUS)]
+        .iter()
+        .filter_map(|p| Manifest::read(p).ok())
+        .flat_map(|m| m.files)
+        .collect()
+}
+
+/// Removes `relative` (a file an earlier run listed) and the folders it leaves empty, never
+/// leaving the results folder.
+fn remove_ours(dir: &Path, relative: &str) {
+    let rel = Path::new(relative);
+    if rel.is_absolute() || rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+        return;
+    }
+    let path = dir.join(rel);
+    if fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+        let _ = fs::remove_file(&path);
+    }
+    let mut parent = path.parent();
+    while let Some(p) = parent {
+        if p == dir || fs::remove_dir(p).is_err() {
+            break;
+        }
+        parent = p.parent();
+    }
+}

@@ -1,0 +1,78 @@
+//! The cells table (one row per cell) and the keys of its summary (one row per strategy ×
+//! keep_recent × budget × noise level).
+
+use super::summary::{self, measure_index, GroupRow};
+use super::Table;
+use crate::cells::{CellRow, Grid};
+
+/// The cells table, column by column. Measures (`.measure()`) are summarised per group.
+pub fn table() -> Table<Grid, CellRow> {
+    let feasible = |r: &CellRow| r.metrics.feasible;
+    Table::new("cells")
+        .text("history", |_: &Grid, names, r: &CellRow| names.get(r.history))
+        .whole("replicate", |_, r| u64::from(r.replicate))
+        .real("false_negative", |g, r| {
+            g.levels[r.level as usize].false_negative
+        })
+        .real("false_positive", |g, r| {
+            g.levels[r.level as usize].false_positive
+        })
+        .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
+        .whole("keep_recent", |_, r| u64::from(r.keep_recent))
+        .percent("budget_percent", |g, r| g.budgets[r.budget as usize])
+        .whole("capacity", |_, r| r.capacity)
+        .whole("total", |_, r| r.total)
+        .opt_whole("used", move |_, r| feasible(r).then_some(r.metrics.used))
+        .opt_real("reduction", |_, r| r.metrics.reduction)
+        .measure()
+        .whole("required_total", |_, r| u64::from(r.metrics.required_total))
+        .opt_whole("required_kept", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.required_kept))
+        })
+        .opt_real("required_retention", |_, r| r.metrics.required_retention)
+        .measure()
+        .opt_real("retention_any", |_, r| r.metrics.retention_any)
+        .measure()
+        .opt_real("exact", |_, r| r.metrics.exact)
+        .measure()
+        .opt_whole("placeholders", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.placeholders))
+        })
+        .opt_whole("summarised", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.summarised))
+        })
+        .flag("feasible", move |_, r| feasible(r))
+}
+
+/// The cell summary: the group's keys, its counts, then every measure's statistics.
+pub fn summary_table(cells: &Table<Grid, CellRow>) -> Table<Grid, GroupRow> {
+    // Feasible cells are exactly those with a reduction.
+    let feasible = measure_index(cells, "reduction");
+    let keys = Table::new("summary")
+        .text("strategy", |g: &Grid, _, r: &GroupRow| {
+            &g.labels[g.group_coordinates(r.index).0]
+        })
+        .whole("keep_recent", |g, r| {
+            let (s, k, _, _) = g.group_coordinates(r.index);
+            g.strategies[s].effective_keep_recent(g.keep_recent[k]) as u64
+        })
+        .percent("budget_percent", |g, r| {
+            g.budgets[g.group_coordinates(r.index).2]
+        })
+        .real("false_negative", |g, r| {
+            g.levels[g.group_coordinates(r.index).3].false_negative
+        })
+        .real("false_positive", |g, r| {
+            g.levels[g.group_coordinates(r.index).3].false_positive
+        })
+        .whole("n", |_, r| r.acc.n)
+        .whole("n_feasible", move |_, r| r.count(feasible))
+        .real("feasible_share", move |_, r| {
+            if r.acc.n == 0 {
+                0.0
+            } else {
+                r.count(feasible) as f64 / r.acc.n as f64
+            }
+        });
+    summary::table(cells, keys)
+}

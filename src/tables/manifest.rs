@@ -1,0 +1,90 @@
+//! `manifest.json`: what a run computed, on what grid, which files it wrote, how long it took.
+//! One serde type, written by the runner and by `merge`, read by the report stage and by the
+//! next run into the same folder (which removes the files of this list it does not write
+//! again). Written last: a folder with a manifest holds a finished run.
+
+use super::read::sweep_output_error;
+use crate::error::InputError;
+use crate::noise::NoiseLevel;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The file name of the manifest inside a results folder.
+pub const MANIFEST: &str = "manifest.json";
+
+/// Which kind of sweep wrote a folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SweepKind {
+    /// A `[sweep]` experiment: one row per cell.
+    Cells,
+    /// A `[session]` experiment: one row per session.
+    Sessions,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub kind: SweepKind,
+    pub name: String,
+    pub seed: u64,
+    /// The resolved experiment (after overrides), so a report can print it whole and `merge`
+    /// can rebuild the grid.
+    pub config: serde_json::Value,
+    pub config_hash: String,
+    /// The experiment file (or the shard state) the run came from.
+    pub source: String,
+    /// Rows of the grid: cells, or sessions for a session sweep.
+    pub rows: u64,
+    pub histories: u64,
+    /// The number of shards merged, for a merged run.
+    pub shards: Option<usize>,
+    pub grid: Axes,
+    /// Every file the run wrote besides this manifest, relative to the folder.
+    pub files: Vec<String>,
+    pub version: String,
+    pub wall_seconds: f64,
+}
+
+/// The axes of the grid. The cell axes are empty for a session sweep and the session axes
+/// for a cell sweep.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Axes {
+    pub histories: u64,
+    pub replicates: u64,
+    pub false_negative: Vec<f64>,
+    pub false_positive: Vec<f64>,
+    pub strategies: Vec<String>,
+    /// The values in force: the axis, or each strategy's own default when it is absent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keep_recent: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ratios: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub note_rates: Vec<f64>,
+}
+
+impl Axes {
+    /// Noise levels in the sweep's order: false-negative major, then false-positive.
+    pub fn levels(&self) -> Vec<NoiseLevel> {
+        crate::noise::levels(&self.false_negative, &self.false_positive)
+    }
+}
+
+impl Manifest {
+    /// Reads a manifest file.
+    pub fn read(path: &Path) -> Result<Manifest, InputError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| sweep_output_error(path, e, "manifest"))?;
+        serde_json::from_str(&text)
+            .map_err(|e| InputError::line(path, e.line(), format!("not a ctxlab manifest: {e}")))
+    }
+
+    /// The manifest of `dir`, when it holds one that reads.
+    pub fn in_folder(dir: &Path) -> Option<Manifest> {
+        Manifest::read(&dir.join(MANIFEST)).ok()
+    }
+}

@@ -1,0 +1,291 @@
+//! Each table's columns, declared once.
+//!
+//! A [`Table`] is a list of columns, each with its name, its type and how it is computed from a
+//! row; a column marked as a measure is also summarised (mean, sd and interval per group). The
+//! Parquet and CSV writers, the summary accumulators, the readers behind `plot` and `merge` and
+//! the test fixtures all walk the same declaration, so the formats and the tables cannot drift
+//! apart. Adding a measure to a sweep is one line in its table plus the computation.
+
+pub mod cells;
+pub mod manifest;
+pub mod numbers;
+pub mod read;
+pub mod sessions;
+pub mod summary;
+
+use crate::tables::numbers::write_fraction;
+use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
+use std::io::Write;
+
+/// The names of a run of consecutive histories, starting at index `base`.
+#[derive(Debug, Clone, Copy)]
+pub struct Names<'a> {
+    pub base: usize,
+    pub names: &'a [String],
+}
+
+impl<'a> Names<'a> {
+    pub const NONE: Names<'static> = Names {
+        base: 0,
+        names: &[],
+    };
+
+    pub fn get(&self, history: u32) -> &'a str {
+        &self.names[history as usize - self.base]
+    }
+}
+
+/// The type of a column as stored (Parquet) and read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Type {
+    Text,
+    Whole,
+    Real,
+    Flag,
+}
+
+impl Type {
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::Text => "String",
+            Type::Whole => "UInt64",
+            Type::Real => "Float64",
+            Type::Flag => "Boolean",
+        }
+    }
+}
+
+type TextFn<G, R> = Box<dyn for<'a> Fn(&'a G, Names<'a>, &'a R) -> &'a str + Send + Sync>;
+type ValueFn<G, R, T> = Box<dyn Fn(&G, &R) -> T + Send + Sync>;
+
+/// How a column's value is computed from a row (and the grid the row's indices point into).
+pub enum Get<G, R> {
+    Text(TextFn<G, R>),
+    Whole(ValueFn<G, R, u64>),
+    OptWhole(ValueFn<G, R, Option<u64>>),
+    Real(ValueFn<G, R, f64>),
+    OptReal(ValueFn<G, R, Option<f64>>),
+    /// A percentage such as a budget: a number in Parquet, `50` or `12.5` in CSV.
+    Percent(ValueFn<G, R, f64>),
+    Flag(ValueFn<G, R, bool>),
+}
+
+/// A measure's value in one row, for the summary: whole numbers are tallied exactly,
+/// fractions in fixed point; `None` is a row where the measure is undefined.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    Whole(Option<u64>),
+    Real(Option<f64>),
+}
+
+pub struct Column<G, R> {
+    pub name: String,
+    pub get: Get<G, R>,
+    /// Summarised per group (mean, sd, interval) in the summary table.
+    pub measure: bool,
+}
+
+impl<G, R> Column<G, R> {
+    pub fn ty(&self) -> Type {
+        match self.get {
+            Get::Text(_) => Type::Text,
+            Get::Whole(_) | Get::OptWhole(_) => Type::Whole,
+            Get::Real(_) | Get::OptReal(_) | Get::Percent(_) => Type::Real,
+            Get::Flag(_) => Type::Flag,
+        }
+    }
+
+    pub fn nullable(&self) -> bool {
+        matches!(self.get, Get::OptWhole(_) | Get::OptReal(_))
+    }
+
+    /// The value of a measure column in `row` (flags count as 0 or 1).
+    pub fn value(&self, grid: &G, row: &R) -> Value {
+        match &self.get {
+            Get::Whole(f) => Value::Whole(Some(f(grid, row))),
+            Get::OptWhole(f) => Value::Whole(f(grid, row)),
+            Get::Flag(f) => Value::Whole(Some(u64::from(f(grid, row)))),
+            Get::Real(f) | Get::Percent(f) => Value::Real(Some(f(grid, row))),
+            Get::OptReal(f) => Value::Real(f(grid, row)),
+            Get::Text(_) => Value::Real(None),
+        }
+    }
+
+    /// Whether the summary tallies this measure as whole numbers.
+    pub fn whole(&self) -> bool {
+        matches!(self.get, Get::Whole(_) | Get::OptWhole(_) | Get::Flag(_))
+    }
+}
+
+/// A table: its file stem (`cells` → `cells.parquet`, `cells.csv`) and its columns in order.
+pub struct Table<G, R> {
+    pub stem: &'static str,
+    pub columns: Vec<Column<G, R>>,
+}
+
+impl<G, R> Table<G, R> {
+    pub fn new(stem: &'static str) -> Self {
+        Table {
+            stem,
+            columns: Vec::new(),
+        }
+    }
+
+    fn push(mut self, name: impl Into<String>, get: Get<G, R>) -> Self {
+        self.columns.push(Column {
+            name: name.into(),
+            get,
+            measure: false,
+        });
+        self
+    }
+
+    pub fn text<F>(self, name: &str, f: F) -> Self
+    where
+        F: for<'a> Fn(&'a G, Names<'a>, &'a R) -> &'a str + Send + Sync + 'static,
+    {
+        self.push(name, Get::Text(Box::new(f)))
+    }
+
+    pub fn whole(self, name: &str, f: impl Fn(&G, &R) -> u64 + Send + Sync + 'static) -> Self {
+        self.push(name, Get::Whole(Box::new(f)))
+    }
+
+    pub fn opt_whole(
+        self,
+        name: &str,
+        f: impl Fn(&G, &R) -> Option<u64> + Send + Sync + 'static,
+    ) -> Self {
+        self.push(name, Get::OptWhole(Box::new(f)))
+    }
+
+    pub fn real(self, name: &str, f: impl Fn(&G, &R) -> f64 + Send + Sync + 'static) -> Self {
+        self.push(name, Get::Real(Box::new(f)))
+    }
+
+    pub fn opt_real(
+        self,
+        name: impl Into<String>,
+        f: impl Fn(&G, &R) -> Option<f64> + Send + Sync + 'static,
+    ) -> Self {
+        self.push(name, Get::OptReal(Box::new(f)))
+    }
+
+    pub fn percent(self, name: &str, f: impl Fn(&G, &R) -> f64 + Send + Sync + 'static) -> Self {
+        self.push(name, Get::Percent(Box::new(f)))
+    }
+
+    pub fn flag(self, name: &str, f: impl Fn(&G, &R) -> bool + Send + Sync + 'static) -> Self {
+        self.push(name, Get::Flag(Box::new(f)))
+    }
+
+    /// Marks the column declared last as a measure: the summary table gets its mean, sd and
+    /// 95 % interval per group.
+    pub fn measure(mut self) -> Self {
+        self.columns
+            .last_mut()
+            .expect("measure() follows a column")
+            .measure = true;
+        self
+    }
+
+    pub fn column_names(&self) -> Vec<&str> {
+        self.columns.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// The measure columns, in table order.
+    pub fn measures(&self) -> impl Iterator<Item = &Column<G, R>> {
+        self.columns.iter().filter(|c| c.measure)
+    }
+
+    pub fn parquet_name(&self) -> String {
+        format!("{}.parquet", self.stem)
+    }
+
+    pub fn csv_name(&self) -> String {
+        format!("{}.csv", self.stem)
+    }
+
+    /// The rows as a DataFrame, built column by column.
+    pub fn frame(&self, grid: &G, names: Names, rows: &[R]) -> PolarsResult<DataFrame> {
+        let columns: Vec<PolarsColumn> = self
+            .columns
+            .iter()
+            .map(|c| {
+                let name = c.name.as_str().into();
+                match &c.get {
+                    Get::Text(f) => PolarsColumn::new(
+                        name,
+                        rows.iter().map(|r| f(grid, names, r)).collect::<Vec<_>>(),
+                    ),
+                    Get::Whole(f) => {
+                        PolarsColumn::new(name, rows.iter().map(|r| f(grid, r)).collect::<Vec<_>>())
+                    }
+                    Get::OptWhole(f) => {
+                        PolarsColumn::new(name, rows.iter().map(|r| f(grid, r)).collect::<Vec<_>>())
+                    }
+                    Get::Real(f) | Get::Percent(f) => {
+                        PolarsColumn::new(name, rows.iter().map(|r| f(grid, r)).collect::<Vec<_>>())
+                    }
+                    Get::OptReal(f) => {
+                        PolarsColumn::new(name, rows.iter().map(|r| f(grid, r)).collect::<Vec<_>>())
+                    }
+                    Get::Flag(f) => {
+                        PolarsColumn::new(name, rows.iter().map(|r| f(grid, r)).collect::<Vec<_>>())
+                    }
+                }
+            })
+            .collect();
+        DataFrame::new(rows.len(), columns)
+    }
+
+    /// Writes the header line.
+    pub fn write_csv_header<W: Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
+        out.write_record(self.columns.iter().map(|c| c.name.as_str()))
+    }
+
+    /// Writes the rows as CSV lines, formatting every field into one reused buffer. Fractions
+    /// are written so that they read back exactly (see `tables::numbers`).
+    pub fn write_csv<W: Write>(
+        &self,
+        grid: &G,
+        names: Names,
+        rows: &[R],
+        out: &mut csv::Writer<W>,
+        buf: &mut String,
+    ) -> csv::Result<()> {
+        use std::fmt::Write as _;
+        for r in rows {
+            for c in &self.columns {
+                buf.clear();
+                match &c.get {
+                    Get::Text(f) => {
+                        out.write_field(f(grid, names, r))?;
+                        continue;
+                    }
+                    Get::Whole(f) => {
+                        let _ = write!(buf, "{}", f(grid, r));
+                    }
+                    Get::OptWhole(f) => {
+                        if let Some(x) = f(grid, r) {
+                            let _ = write!(buf, "{x}");
+                        }
+                    }
+                    Get::Real(f) => write_fraction(buf, f(grid, r)),
+                    Get::OptReal(f) => {
+                        if let Some(x) = f(grid, r) {
+                            write_fraction(buf, x)
+                        }
+                    }
+                    Get::Percent(f) => {
+                        let _ = write!(buf, "{}", f(grid, r));
+                    }
+                    Get::Flag(f) => buf.push_str(if f(grid, r) { "true" } else { "false" }),
+                }
+                out.write_field(buf.as_str())?;
+            }
+            out.write_record(None::<&[u8]>)?;
+        }
+        Ok(())
+    }
+}

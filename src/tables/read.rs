@@ -1,0 +1,155 @@
+//! Reading a published table back, checked against its declaration.
+//!
+//! Every column the declaration names is checked (present, of its type, no null where the
+//! declaration allows none, finite numbers) before any row is built, so a damaged table is one
+//! error naming the file and the column, and nothing downstream sees a half-read table.
+
+use super::{Table, Type};
+use crate::error::InputError;
+use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+/// The error for an output of `ctxlab sweep` that cannot be opened: a missing file says what
+/// should have been there.
+pub fn sweep_output_error(path: &Path, e: std::io::Error, what: &str) -> InputError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        InputError::File {
+            path: path.into(),
+            message: format!("not found: expected the {what} `ctxlab sweep` writes"),
+        }
+    } else {
+        InputError::io(path, e)
+    }
+}
+
+/// A Parquet table read whole.
+pub fn read_frame(path: &Path) -> Result<DataFrame, InputError> {
+    let file = File::open(path).map_err(|e| sweep_output_error(path, e, "table"))?;
+    ParquetReader::new(file)
+        .finish()
+        .map_err(|e| InputError::File {
+            path: path.into(),
+            message: format!("not a readable Parquet table: {e}"),
+        })
+}
+
+/// The number of rows of a Parquet table, from its footer (nothing else is read).
+pub fn parquet_rows(path: &Path) -> Result<usize, InputError> {
+    let file = File::open(path).map_err(|e| InputError::io(path, e))?;
+    let mut reader = ParquetReader::new(file);
+    reader.num_rows().map_err(|e| InputError::File {
+        path: path.into(),
+        message: format!("not a readable Parquet table: {e}"),
+    })
+}
+
+fn matches(ty: Type, dtype: &DataType) -> bool {
+    matches!(
+        (ty, dtype),
+        (Type::Text, DataType::String)
+            | (Type::Whole, DataType::UInt64)
+            | (Type::Real, DataType::Float64)
+            | (Type::Flag, DataType::Boolean)
+    )
+}
+
+/// A table read back and checked against its declaration, with typed access by column name.
+pub struct Checked {
+    pub path: PathBuf,
+    pub frame: DataFrame,
+}
+
+impl Checked {
+    /// Reads `path` and checks it against `table`; `nonempty` refuses a table without rows.
+    pub fn read<G, R>(path: &Path, table: &Table<G, R>, nonempty: bool) -> Result<Checked, InputError> {
+        let frame = read_frame(path)?;
+        check(&frame, path, table, nonempty)?;
+        Ok(Checked {
+            path: path.to_path_buf(),
+            frame,
+        })
+    }
+
+    pub fn height(&self) -> usize {
+        self.frame.height()
+    }
+
+    // The checks made every accessor below succeed for a declared column; `expect` says so.
+    pub fn text(&self, name: &str) -> Vec<String> {
+        let ca = self.frame.column(name).and_then(|c| c.str()).expect("checked type");
+        ca.iter().map(|v| v.unwrap_or_default().to_string()).collect()
+    }
+
+    pub fn whole(&self, name: &str) -> Vec<u64> {
+        self.opt_whole(name).into_iter().map(Option::unwrap_or_default).collect()
+    }
+
+    pub fn opt_whole(&self, name: &str) -> Vec<Option<u64>> {
+        let ca = self.frame.column(name).and_then(|c| c.u64()).expect("checked type");
+        ca.iter().collect()
+    }
+
+    pub fn real(&self, name: &str) -> Vec<f64> {
+        self.opt_real(name).into_iter().map(Option::unwrap_or_default).collect()
+    }
+
+    pub fn opt_real(&self, name: &str) -> Vec<Option<f64>> {
+        let ca = self.frame.column(name).and_then(|c| c.f64()).expect("checked type");
+        ca.iter().collect()
+    }
+}
+
+/// Checks that `df` has every column of `table` (name, type, nulls only where declared),
+/// finite numbers, and (with `nonempty`) at least one row; the error names the file, the
+/// column and the row.
+pub fn check<G, R>(
+    df: &DataFrame,
+    path: &Path,
+    table: &Table<G, R>,
+    nonempty: bool,
+) -> Result<(), InputError> {
+    let fail = |message: String| InputError::File {
+        path: path.into(),
+        message,
+    };
+    for c in &table.columns {
+        let (name, ty) = (c.name.as_str(), c.ty());
+        let column = df.column(name).map_err(|_| {
+            fail(format!(
+                "column `{name}` is missing (expected type {})",
+                ty.name()
+            ))
+        })?;
+        if !matches(ty, column.dtype()) {
+            return Err(fail(format!(
+                "column `{name}` has type {:?}, expected {}",
+                column.dtype(),
+                ty.name()
+            )));
+        }
+        if !c.nullable() && column.null_count() > 0 {
+            let row = (0..column.len())
+                .find(|&i| column.get(i).map(|v| v.is_null()).unwrap_or(false))
+                .unwrap_or(0);
+            return Err(fail(format!(
+                "column `{name}` row {}: null, expected a {} value",
+                row + 1,
+                ty.name()
+            )));
+        }
+        if ty == Type::Real {
+            let ca = column.f64().expect("checked type");
+            if let Some(row) = ca.iter().position(|v| v.is_some_and(|x| !x.is_finite())) {
+                return Err(fail(format!(
+                    "column `{name}` row {}: not a finite number",
+                    row + 1
+                )));
+            }
+        }
+    }
+    if nonempty && df.height() == 0 {
+        return Err(fail("holds no rows: nothing to draw".into()));
+    }
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! The sessions table (one row per simulated session) and the keys of its summary (one row per
+//! strategy × window × ratio × note rate × noise level).
+
+use super::summary::{self, measure_index, GroupRow};
+use super::Table;
+use crate::sessions::{SessionGrid, SessionRow};
+
+fn config<'g>(g: &'g SessionGrid, r: &SessionRow) -> &'g crate::session::SessionConfig {
+    g.config(r.window as usize, r.ratio as usize, r.note_rate as usize)
+}
+
+/// Every token a session was billed for, whether read from cache or not: input + output of
+/// every model call, compactions included.
+pub fn billed_tokens(m: &crate::session::SessionMetrics) -> u64 {
+    m.input_tokens + m.output_tokens
+}
+
+/// The sessions table, column by column. Measures (`.measure()`) are summarised per group.
+pub fn table() -> Table<SessionGrid, SessionRow> {
+    Table::new("sessions")
+        .text("history", |_: &SessionGrid, names, r: &SessionRow| {
+            names.get(r.history)
+        })
+        .whole("replicate", |_, r| u64::from(r.replicate))
+        .real("false_negative", |g, r| {
+            g.levels[r.level as usize].false_negative
+        })
+        .real("false_positive", |g, r| {
+            g.levels[r.level as usize].false_positive
+        })
+        .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
+        .whole("window", |g, r| g.windows[r.window as usize])
+        .real("ratio", |g, r| g.ratios[r.ratio as usize])
+        .whole("trigger", |g, r| config(g, r).trigger())
+        .real("note_rate", |g, r| g.note_rates[r.note_rate as usize])
+        .whole("records", |_, r| u64::from(r.metrics.records))
+        .whole("calls", |_, r| u64::from(r.metrics.calls))
+        .whole("model_calls", |_, r| u64::from(r.metrics.model_calls))
+        .measure()
+        .whole("compactions", |_, r| u64::from(r.metrics.compactions))
+        .measure()
+        .whole("failed_compactions", |_, r| {
+            u64::from(r.metrics.failed_compactions)
+        })
+        .measure()
+        .whole("storms", |_, r| u64::from(r.metrics.storms))
+        .measure()
+        .flag("guard_tripped", |_, r| r.metrics.guard_tripped)
+        .measure()
+        .whole("over_window_calls", |_, r| {
+            u64::from(r.metrics.over_window_calls)
+        })
+        .whole("input_tokens", |_, r| r.metrics.input_tokens)
+        .measure()
+        .whole("cache_read_tokens", |_, r| r.metrics.cache_read_tokens)
+        .measure()
+        .whole("cache_write_tokens", |_, r| r.metrics.cache_write_tokens)
+        .measure()
+        .whole("output_tokens", |_, r| r.metrics.output_tokens)
+        .measure()
+        .whole("billed_tokens", |_, r| billed_tokens(&r.metrics))
+        .measure()
+        .real("cost", |_, r| r.metrics.cost)
+        .measure()
+        .whole("peak_input", |_, r| r.metrics.peak_input)
+        .measure()
+        .whole("final_context", |_, r| r.metrics.final_context)
+        .whole("final_usage", |_, r| r.metrics.final_usage)
+        .whole("noted", |_, r| u64::from(r.metrics.noted))
+        .whole("required_total", |_, r| u64::from(r.metrics.required_total))
+        .whole("required_verbatim", |_, r| {
+            u64::from(r.metrics.required_verbatim)
+        })
+        .whole("required_any", |_, r| u64::from(r.metrics.required_any))
+        .opt_real("retention_end", |_, r| r.metrics.retention_end)
+        .measure()
+        .opt_real("retention_any_end", |_, r| r.metrics.retention_any_end)
+        .measure()
+        .opt_real("retention_at_need", |_, r| r.metrics.retention_at_need)
+        .measure()
+}
+
+/// The session summary: the group's keys, its counts, then every measure's statistics.
+pub fn summary_table(sessions: &Table<SessionGrid, SessionRow>) -> Table<SessionGrid, GroupRow> {
+    let retention = measure_index(sessions, "retention_end");
+    let at_need = measure_index(sessions, "retention_at_need");
+    let keys = Table::new("summary")
+        .text("strategy", |g: &SessionGrid, _, r: &GroupRow| {
+            &g.labels[g.group_coordinates(r.index).strategy]
+        })
+        .whole("window", |g, r| g.windows[g.group_coordinates(r.index).window])
+        .real("ratio", |g, r| g.ratios[g.group_coordinates(r.index).ratio])
+        .whole("trigger", |g, r| {
+            let c = g.group_coordinates(r.index);
+            g.config(c.window, c.ratio, c.note_rate).trigger()
+        })
+        .real("note_rate", |g, r| {
+            g.note_rates[g.group_coordinates(r.index).note_rate]
+        })
+        .real("false_negative", |g, r| {
+            g.levels[g.group_coordinates(r.index).level].false_negative
+        })
+        .real("false_positive", |g, r| {
+            g.levels[g.group_coordinates(r.index).level].false_positive
+        })
+        .whole("n", |_, r| r.acc.n)
+        // Sessions of histories with required records (the n of the retention-at-the-end means).
+        .whole("n_retention", move |_, r| r.count(retention))
+        // Sessions with retention at need defined.
+        .whole("n_at_need", move |_, r| r.count(at_need));
+    summary::table(sessions, keys)
+}
