@@ -7,8 +7,9 @@
 use ctxlab::history::generate::{generate, GenerateConfig, Position};
 use ctxlab::history::CostedHistory;
 use ctxlab::strategy::Strategy;
-use ctxlab::sweep::cell::{evaluate_history, CellRow, Scratch};
-use ctxlab::sweep::{config, grid::Grid, run};
+use ctxlab::cells::{evaluate_history, CellRow, Grid, Scratch};
+use ctxlab::experiment as config;
+use ctxlab::sweep::run;
 use ctxlab::CostModel;
 use rayon::prelude::*;
 use std::time::Instant;
@@ -90,7 +91,7 @@ false_positive = [0.0, 0.05]
     let (cells, secs) = best_of_three(|| {
         run::run(&exp, &run::RunOptions::default())
             .expect("sweep runs")
-            .cells
+            .rows
     });
     println!(
         "{:<44} {:>12} {:>14.0}   ({secs:.2} s wall, Parquet + CSV written)",

@@ -229,7 +229,10 @@ impl Summary {
             && self.groups.iter().zip(&other.groups).all(|(a, b)| {
                 a.measures.len() == b.measures.len()
                     && a.measures.iter().zip(&b.measures).all(|(x, y)| {
-                        matches!((x, y), (Acc::Whole(_), Acc::Whole(_)) | (Acc::Real(_), Acc::Real(_)))
+                        matches!(
+                            (x, y),
+                            (Acc::Whole(_), Acc::Whole(_)) | (Acc::Real(_), Acc::Real(_))
+                        )
                     })
             })
     }

@@ -37,7 +37,12 @@ pub struct Scratch {
 /// The summariser's stream of (history, replicate), shared by every strategy, budget and
 /// noise level of that replicate (common random numbers).
 fn summary_stream(seed: u64, history: usize, replicate: u32) -> u64 {
-    rng::key(&[seed, rng::tag::SUMMARY, history as u64, u64::from(replicate)])
+    rng::key(&[
+        seed,
+        rng::tag::SUMMARY,
+        history as u64,
+        u64::from(replicate),
+    ])
 }
 
 /// Appends every cell of history `index` to `out`, in grid order.

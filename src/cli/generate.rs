@@ -1,9 +1,9 @@
 //! `ctxlab generate EXPERIMENT --out FILE.jsonl`: writes an experiment's synthetic histories so
 //! they can be loaded and shared.
 
-use crate::history::{generate, write_jsonl};
 use crate::experiment::{self, AnyExperiment};
 use crate::history::source::Source;
+use crate::history::{generate, write_jsonl};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{BufWriter, Write};

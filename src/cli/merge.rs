@@ -20,7 +20,12 @@ pub fn run(a: MergeArgs) -> Result<()> {
         ..RunOptions::default()
     };
     let report = merge::merge(&a.results, &opts)?;
-    println!("merged {} shards: {} rows", report.shards, report.rows);
+    println!(
+        "merged {} shards: {} {}",
+        report.shards,
+        report.rows,
+        super::sweep::unit(report.kind)
+    );
     for f in &report.files {
         println!("  {}", f.display());
     }

@@ -82,10 +82,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
     } else {
         String::new()
     };
-    let unit = match report.kind {
-        crate::tables::manifest::SweepKind::Cells => "cells",
-        crate::tables::manifest::SweepKind::Sessions => "sessions",
-    };
+    let unit = unit(report.kind);
     println!(
         "{what}: {} {unit} over {} histories in {:.2} s{resumed} → {}",
         report.rows,
@@ -97,6 +94,14 @@ pub fn run(a: SweepArgs) -> Result<()> {
         println!("  {}", f.display());
     }
     Ok(())
+}
+
+/// What the rows of a kind of sweep are called.
+pub(crate) fn unit(kind: crate::tables::manifest::SweepKind) -> &'static str {
+    match kind {
+        crate::tables::manifest::SweepKind::Cells => "cells",
+        crate::tables::manifest::SweepKind::Sessions => "sessions",
+    }
 }
 
 /// `CTXLAB_FAULT=chunks:K|assembly|charts|publish|manifest` makes the run abort there: how

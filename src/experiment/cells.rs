@@ -4,10 +4,10 @@
 //! expected. Unknown keys are errors, so a typo never silently falls back to a default.
 
 use super::sessions::SessionExperiment;
-pub use crate::history::source::Source;
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::history::generate::GenerateConfig;
+pub use crate::history::source::Source;
 use crate::strategy::{Spec, Strategy};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -7,14 +7,14 @@
 //! cell sweep; only `histories.cost` defaults to `approx-tokens` here, because windows and
 //! prices are in tokens.
 
-use crate::cost::CostModel;
-use crate::error::InputError;
-use crate::session::{Invalid, Layers, Prices, SessionConfig};
-use crate::strategy::Strategy;
 use super::cells::{
     self as sweep_config, check_rates, deserialize_named, no_duplicates, non_empty, one, zero_rate,
     HistoriesFile, OutputFile, Source,
 };
+use crate::cost::CostModel;
+use crate::error::InputError;
+use crate::session::{Invalid, Layers, Prices, SessionConfig};
+use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

@@ -117,4 +117,3 @@ pub fn load_source(source: &Source) -> Result<Vec<History>, InputError> {
     };
     Ok(histories)
 }
-

@@ -12,14 +12,14 @@
 use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
 use super::manifest::{self as manifest_file, Manifest, NoiseBudget, DEFAULT_NOISE_BUDGET};
-pub use crate::experiment::check_noise_budget;
 use super::markdown;
-use crate::tables::numbers;
 use super::palette;
 use super::publish::{self, OutputFile};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::{read_summary, SummaryRow};
 use crate::error::InputError;
+pub use crate::experiment::check_noise_budget;
+use crate::tables::numbers;
 use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 

@@ -6,11 +6,11 @@
 //! sweep's first history (index 0) at the given seed and replicate, so an inspected cell shows
 //! the same mistakes and the same summary draws as the sweep's row for that history.
 
-use crate::tables::numbers::{budget, percent};
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
 use crate::noise::NoiseLevel;
 use crate::strategy::{Context, Item, Outcome, Rule, Strategy};
+use crate::tables::numbers::{budget, percent};
 use std::fmt::Write as _;
 
 /// What became of one record.
@@ -295,8 +295,8 @@ mod tests {
             replicate: 2,
         };
         let x = inspect(&h, &s, cell);
-        assert_eq!(x.flags, noise::flags(&h.truth, cell.noise, 42, 0, 2));
-        let stream = rng::key(&[42, rng::tag::SUMMARY, 0, 2]);
+        assert_eq!(x.flags, crate::noise::flags(&h.truth, cell.noise, 42, 0, 2));
+        let stream = crate::rng::key(&[42, crate::rng::tag::SUMMARY, 0, 2]);
         let summariser = s.summariser().unwrap();
         for i in 0..h.len() {
             let kept = summariser.keeps(x.flags[i], stream, i as u64);

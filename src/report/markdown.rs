@@ -5,9 +5,9 @@ use super::charts::{NoiseAxis, NoiseChoice, CHARTS_DIR};
 use super::figure::Figure;
 use super::labels::{self, fraction3, opt_fraction3};
 use super::manifest::Manifest;
-use crate::tables::numbers;
 use super::summary_grid::SummaryGrid;
 use super::summary_table::SummaryRow;
+use crate::tables::numbers;
 use std::fmt::Write as _;
 
 /// The whole report. `figures` are the charts as drawn, in the order of [`super::charts::figures`].

@@ -1,8 +1,8 @@
 //! `ctxlab session`: scripted traces and history replays as text or CSV.
 
-use crate::tables::numbers::{fraction, opt_fraction, percent};
 use super::text_table::{self, Align};
 use crate::session::{ScriptOutcome, SessionConfig, SessionMetrics, Trace};
+use crate::tables::numbers::{fraction, opt_fraction, percent};
 use std::fmt::Write as _;
 
 /// The header of a scripted trace's CSV, one row per agent call.

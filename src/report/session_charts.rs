@@ -14,9 +14,9 @@ use super::labels;
 use super::palette;
 use super::publish;
 use super::summary_grid::NoiseLevel;
+use crate::error::InputError;
 use crate::tables::manifest::{Manifest as SessionManifest, SweepKind};
 use crate::tables::read::{check, read_frame};
-use crate::error::InputError;
 use polars::prelude::DataFrame;
 use std::path::{Path, PathBuf};
 
@@ -50,7 +50,12 @@ pub struct GroupRow {
 fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputError> {
     // Checked against the declaration the sweep wrote the table from.
     let rows = crate::tables::sessions::table();
-    check(df, path, &crate::tables::sessions::summary_table(&rows), false)?;
+    check(
+        df,
+        path,
+        &crate::tables::sessions::summary_table(&rows),
+        false,
+    )?;
     // Checked above: every accessor succeeds.
     let column = |name: &str| df.column(name).expect("checked column");
     let text = |name: &str| -> Vec<String> {

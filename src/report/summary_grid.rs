@@ -3,9 +3,9 @@
 //! them in one agreed order.
 
 use super::labels;
-use crate::tables::numbers;
 use super::summary_table::SummaryRow;
 use crate::error::InputError;
+use crate::tables::numbers;
 use std::collections::HashMap;
 use std::path::Path;
 

@@ -1,10 +1,10 @@
 //! `ctxlab table`: every strategy at every budget on one history, as text, CSV or Markdown
 //! (the rows are evaluated by [`crate::cells::table_rows`], the sweep's own code).
 
-use crate::tables::numbers::{budget, opt_fraction, percent};
 use super::text_table::{self, Align};
-use crate::history::CostedHistory;
 pub use crate::cells::TableRow;
+use crate::history::CostedHistory;
+use crate::tables::numbers::{budget, opt_fraction, percent};
 
 pub const CSV_HEADER: &str =
     "budget_percent,strategy,capacity,used,reduction,required_retention,exact,feasible";

@@ -47,7 +47,15 @@ fn is_ours(dir: &Path) -> Result<bool> {
             return Ok(true);
         }
     }
-    Ok(empty || Manifest::in_folder(dir).is_some())
+    Ok(empty || written_by_ctxlab(&dir.join(MANIFEST)))
+}
+
+/// Whether `path` is a manifest of this or an earlier ctxlab version (all carry a config hash).
+fn written_by_ctxlab(path: &Path) -> bool {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v.get("config_hash").is_some_and(|h| h.is_string()))
 }
 
 impl Folder {
@@ -197,7 +205,11 @@ fn previous_files(dir: &Path) -> Vec<String> {
 /// leaving the results folder.
 fn remove_ours(dir: &Path, relative: &str) {
     let rel = Path::new(relative);
-    if rel.is_absolute() || rel.components().any(|c| !matches!(c, std::path::Component::Normal(_))) {
+    if rel.is_absolute()
+        || rel
+            .components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)))
+    {
         return;
     }
     let path = dir.join(rel);

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 #[derive(Debug)]
 pub struct MergeReport {
+    pub kind: crate::tables::manifest::SweepKind,
     pub shards: usize,
     pub rows: u64,
     pub files: Vec<PathBuf>,
@@ -110,17 +111,30 @@ fn merge_kind<E: SweepExperiment>(
         }
         let expected = (s.histories.1 - s.histories.0) as u64 * grid.rows_per_history() as u64;
         if s.rows != expected {
-            bail!("shard {}: its state counts {} rows where its histories hold {expected}", s.shard.0, s.rows);
+            bail!(
+                "shard {}: its state counts {} rows where its histories hold {expected}",
+                s.shard.0,
+                s.rows
+            );
         }
         for f in &s.files {
             let path = dir.join(f);
             if f.ends_with(".parquet") {
                 let found = parquet_rows(&path).with_context(|| format!("shard {}", s.shard.0))?;
                 if found as u64 != s.rows_written {
-                    bail!("{}: holds {found} rows where shard {}'s state says {}", path.display(), s.shard.0, s.rows_written);
+                    bail!(
+                        "{}: holds {found} rows where shard {}'s state says {}",
+                        path.display(),
+                        s.shard.0,
+                        s.rows_written
+                    );
                 }
             } else if !path.is_file() {
-                bail!("{}: missing; shard {}'s state lists it", path.display(), s.shard.0);
+                bail!(
+                    "{}: missing; shard {}'s state lists it",
+                    path.display(),
+                    s.shard.0
+                );
             }
         }
         shard_files.extend(s.files.iter().cloned());
@@ -143,7 +157,14 @@ fn merge_kind<E: SweepExperiment>(
         stage: opts.stage,
         fault: opts.fault.as_ref(),
     }
-    .summary_and_manifest(exp, &total, wall, Some(shards.len()), &mut staged, &shard_files)?;
+    .summary_and_manifest(
+        exp,
+        &total,
+        wall,
+        Some(shards.len()),
+        &mut staged,
+        &shard_files,
+    )?;
     let places: Vec<(String, String)> = staged.iter().map(|f| (f.clone(), f.clone())).collect();
     let files = folder.publish(
         &staging,
@@ -154,6 +175,7 @@ fn merge_kind<E: SweepExperiment>(
         opts.fault.as_ref(),
     )?;
     Ok(MergeReport {
+        kind: E::Grid::KIND,
         shards: shards.len(),
         rows: grid.rows(),
         files,

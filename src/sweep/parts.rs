@@ -91,7 +91,12 @@ pub fn path(staging: &Path, chunk: usize) -> PathBuf {
 }
 
 /// Writes a part through a temporary file and a rename: a part that exists is whole.
-pub fn write<G: SweepGrid>(path: &Path, base: usize, names: &[String], rows: &[G::Row]) -> Result<()> {
+pub fn write<G: SweepGrid>(
+    path: &Path,
+    base: usize,
+    names: &[String],
+    rows: &[G::Row],
+) -> Result<()> {
     let mut w = Writer {
         bytes: Vec::with_capacity(64 + rows.len() * 96),
     };
@@ -114,7 +119,12 @@ pub fn write<G: SweepGrid>(path: &Path, base: usize, names: &[String], rows: &[G
 /// Reads a part back.
 pub fn read<G: SweepGrid>(path: &Path) -> Result<Part<G::Row>> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    let damaged = || anyhow::anyhow!("{}: damaged part file; delete the staging folder to start over", path.display());
+    let damaged = || {
+        anyhow::anyhow!(
+            "{}: damaged part file; delete the staging folder to start over",
+            path.display()
+        )
+    };
     let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) else {
         bail!(damaged());
     };

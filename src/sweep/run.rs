@@ -47,7 +47,7 @@ impl CellsOutput {
     fn keeps(self, history: usize) -> bool {
         match self {
             CellsOutput::All => true,
-            CellsOutput::Sample => history % 100 == 0,
+            CellsOutput::Sample => history.is_multiple_of(100),
             CellsOutput::None => false,
         }
     }
@@ -149,15 +149,55 @@ impl RunKey {
     /// The first difference from `other`, as `(what, recorded, now)`.
     fn difference(&self, other: &RunKey) -> Option<(&'static str, String, String)> {
         let d = |what, a: String, b: String| (a != b).then_some((what, a, b));
-        d("kind of sweep", format!("{:?}", other.kind), format!("{:?}", self.kind))
-            .or_else(|| d("experiment (config hash)", other.config_hash.clone(), self.config_hash.clone()))
-            .or_else(|| d("ctxlab version", other.version.clone(), self.version.clone()))
-            .or_else(|| d("--chunk-cells", other.chunk_cells.to_string(), self.chunk_cells.to_string()))
-            .or_else(|| d("--cells", format!("{:?}", other.cells).to_lowercase(), format!("{:?}", self.cells).to_lowercase()))
-            .or_else(|| d("output.formats", formats(other), formats(self)))
-            .or_else(|| d("--shard", shard_text(other.shard), shard_text(self.shard)))
-            .or_else(|| d("number of histories", other.histories.to_string(), self.histories.to_string()))
-            .or_else(|| d("number of chunks", other.chunks_total.to_string(), self.chunks_total.to_string()))
+        d(
+            "kind of sweep",
+            format!("{:?}", other.kind),
+            format!("{:?}", self.kind),
+        )
+        .or_else(|| {
+            d(
+                "experiment (config hash)",
+                other.config_hash.clone(),
+                self.config_hash.clone(),
+            )
+        })
+        .or_else(|| {
+            d(
+                "ctxlab version",
+                other.version.clone(),
+                self.version.clone(),
+            )
+        })
+        .or_else(|| {
+            d(
+                "--chunk-cells",
+                other.chunk_cells.to_string(),
+                self.chunk_cells.to_string(),
+            )
+        })
+        .or_else(|| {
+            d(
+                "--cells",
+                format!("{:?}", other.cells).to_lowercase(),
+                format!("{:?}", self.cells).to_lowercase(),
+            )
+        })
+        .or_else(|| d("output.formats", formats(other), formats(self)))
+        .or_else(|| d("--shard", shard_text(other.shard), shard_text(self.shard)))
+        .or_else(|| {
+            d(
+                "number of histories",
+                other.histories.to_string(),
+                self.histories.to_string(),
+            )
+        })
+        .or_else(|| {
+            d(
+                "number of chunks",
+                other.chunks_total.to_string(),
+                self.chunks_total.to_string(),
+            )
+        })
     }
 }
 
@@ -272,9 +312,13 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         kept.clear();
         let mut names = Vec::with_capacity(evaluated.len());
         for (i, (name, rows)) in (start..end).zip(evaluated) {
-            summary::add(&mut checkpoint.summary, &rows_table, &grid, &rows, |g, r| {
-                g.group(r)
-            });
+            summary::add(
+                &mut checkpoint.summary,
+                &rows_table,
+                &grid,
+                &rows,
+                |g, r| g.group(r),
+            );
             if opts.cells.keeps(i) {
                 kept.extend_from_slice(&rows);
             }
@@ -292,9 +336,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     opts.progress.finish();
     drop(kept);
 
-    let expected_rows = (range.clone())
-        .filter(|&i| opts.cells.keeps(i))
-        .count() as u64
+    let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
         * grid.rows_per_history() as u64;
     let fault = opts.fault.as_ref();
     let mut staged = assemble::<E::Grid>(
@@ -358,7 +400,14 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 files: places.iter().map(|(_, to)| to.clone()).collect(),
             };
             write_json(&staging.join("state.json"), &state)?;
-            folder.publish(&staging, &places, ("state.json", &state_path), &[], &previous, fault)?
+            folder.publish(
+                &staging,
+                &places,
+                ("state.json", &state_path),
+                &[],
+                &previous,
+                fault,
+            )?
         }
     };
     Ok(RunReport {
@@ -374,9 +423,17 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
 
 const CHECKPOINT: &str = "checkpoint.json";
 
+/// Rows per Parquet row group of a rows table, whatever the chunking.
+const ROW_GROUP: usize = 1 << 18;
+
 /// Makes the staging folder ready: refuses to touch an unfinished run unless resuming, refuses
 /// to resume a run made with other settings, and returns the checkpoint to continue from.
-fn prepare_staging(staging: &Path, key: RunKey, empty: Summary, resume: bool) -> Result<Checkpoint> {
+fn prepare_staging(
+    staging: &Path,
+    key: RunKey,
+    empty: Summary,
+    resume: bool,
+) -> Result<Checkpoint> {
     let path = staging.join(CHECKPOINT);
     let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
         Ok(text) => Some(serde_json::from_str(&text).with_context(|| {
@@ -466,24 +523,46 @@ fn assemble<G: SweepGrid>(
     };
     let mut buf = String::new();
     let mut written = 0u64;
+    // Rows are written in row groups of a fixed size, so the Parquet bytes do not depend on
+    // how the run was chunked. The names of every history seen so far stay (a few bytes each).
+    let mut names: Vec<String> = Vec::new();
+    let mut base = 0;
+    let mut pending: Vec<G::Row> = Vec::new();
     for k in 0..chunks {
         let path = parts::path(staging, k);
         let part = parts::read::<G>(&path)?;
-        let names = Names {
-            base: part.base,
-            names: &part.names,
-        };
-        if let Some(s) = sink.as_mut() {
-            s.write(&table.frame(grid, names, &part.rows)?)?;
+        if k == 0 {
+            base = part.base;
         }
+        names.extend(part.names);
+        let at = Names {
+            base,
+            names: &names,
+        };
         if let Some(w) = csv_out.as_mut() {
             table
-                .write_csv(grid, names, &part.rows, w, &mut buf)
+                .write_csv(grid, at, &part.rows, w, &mut buf)
                 .with_context(|| format!("{}: cannot write", csv_path.display()))?;
         }
         written += part.rows.len() as u64;
+        if let Some(s) = sink.as_mut() {
+            pending.extend_from_slice(&part.rows);
+            while pending.len() >= ROW_GROUP {
+                s.write(&table.frame(grid, at, &pending[..ROW_GROUP])?)?;
+                pending.drain(..ROW_GROUP);
+            }
+        }
         if k == 0 {
             fault::point(fault, Fault::Assembly);
+        }
+    }
+    if let Some(s) = sink.as_mut() {
+        if !pending.is_empty() {
+            let at = Names {
+                base,
+                names: &names,
+            };
+            s.write(&table.frame(grid, at, &pending)?)?;
         }
     }
     let mut staged = Vec::new();
@@ -567,8 +646,8 @@ impl<G: SweepGrid> Finish<'_, G> {
         }
         if csv {
             let path = self.staging.join(table.csv_name());
-            let file =
-                File::create(&path).with_context(|| format!("{}: cannot create", path.display()))?;
+            let file = File::create(&path)
+                .with_context(|| format!("{}: cannot create", path.display()))?;
             let mut w = csv::Writer::from_writer(BufWriter::new(file));
             table.write_csv_header(&mut w)?;
             table.write_csv(self.grid, Names::NONE, &rows, &mut w, &mut String::new())?;
@@ -577,7 +656,11 @@ impl<G: SweepGrid> Finish<'_, G> {
             staged.push(table.csv_name());
         }
         if rows.len() != self.grid.groups() {
-            bail!("the summary has {} groups where the grid has {}", rows.len(), self.grid.groups());
+            bail!(
+                "the summary has {} groups where the grid has {}",
+                rows.len(),
+                self.grid.groups()
+            );
         }
         let mut manifest = Manifest {
             kind: G::KIND,

@@ -9,7 +9,9 @@ use crate::cells::{CellRow, Grid};
 pub fn table() -> Table<Grid, CellRow> {
     let feasible = |r: &CellRow| r.metrics.feasible;
     Table::new("cells")
-        .text("history", |_: &Grid, names, r: &CellRow| names.get(r.history))
+        .text("history", |_: &Grid, names, r: &CellRow| {
+            names.get(r.history)
+        })
         .whole("replicate", |_, r| u64::from(r.replicate))
         .real("false_negative", |g, r| {
             g.levels[r.level as usize].false_negative

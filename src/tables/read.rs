@@ -62,7 +62,11 @@ pub struct Checked {
 
 impl Checked {
     /// Reads `path` and checks it against `table`; `nonempty` refuses a table without rows.
-    pub fn read<G, R>(path: &Path, table: &Table<G, R>, nonempty: bool) -> Result<Checked, InputError> {
+    pub fn read<G, R>(
+        path: &Path,
+        table: &Table<G, R>,
+        nonempty: bool,
+    ) -> Result<Checked, InputError> {
         let frame = read_frame(path)?;
         check(&frame, path, table, nonempty)?;
         Ok(Checked {
@@ -77,25 +81,45 @@ impl Checked {
 
     // The checks made every accessor below succeed for a declared column; `expect` says so.
     pub fn text(&self, name: &str) -> Vec<String> {
-        let ca = self.frame.column(name).and_then(|c| c.str()).expect("checked type");
-        ca.iter().map(|v| v.unwrap_or_default().to_string()).collect()
+        let ca = self
+            .frame
+            .column(name)
+            .and_then(|c| c.str())
+            .expect("checked type");
+        ca.iter()
+            .map(|v| v.unwrap_or_default().to_string())
+            .collect()
     }
 
     pub fn whole(&self, name: &str) -> Vec<u64> {
-        self.opt_whole(name).into_iter().map(Option::unwrap_or_default).collect()
+        self.opt_whole(name)
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect()
     }
 
     pub fn opt_whole(&self, name: &str) -> Vec<Option<u64>> {
-        let ca = self.frame.column(name).and_then(|c| c.u64()).expect("checked type");
+        let ca = self
+            .frame
+            .column(name)
+            .and_then(|c| c.u64())
+            .expect("checked type");
         ca.iter().collect()
     }
 
     pub fn real(&self, name: &str) -> Vec<f64> {
-        self.opt_real(name).into_iter().map(Option::unwrap_or_default).collect()
+        self.opt_real(name)
+            .into_iter()
+            .map(Option::unwrap_or_default)
+            .collect()
     }
 
     pub fn opt_real(&self, name: &str) -> Vec<Option<f64>> {
-        let ca = self.frame.column(name).and_then(|c| c.f64()).expect("checked type");
+        let ca = self
+            .frame
+            .column(name)
+            .and_then(|c| c.f64())
+            .expect("checked type");
         ca.iter().collect()
     }
 }

@@ -88,7 +88,9 @@ pub fn summary_table(sessions: &Table<SessionGrid, SessionRow>) -> Table<Session
         .text("strategy", |g: &SessionGrid, _, r: &GroupRow| {
             &g.labels[g.group_coordinates(r.index).strategy]
         })
-        .whole("window", |g, r| g.windows[g.group_coordinates(r.index).window])
+        .whole("window", |g, r| {
+            g.windows[g.group_coordinates(r.index).window]
+        })
         .real("ratio", |g, r| g.ratios[g.group_coordinates(r.index).ratio])
         .whole("trigger", |g, r| {
             let c = g.group_coordinates(r.index);

@@ -1,8 +1,9 @@
 //! The article's 12-record experiment (../shared/spec/article12.json), every figure worked out by
 //! hand from the rules in DESIGN.md.
 
+use ctxlab::cells::table_rows;
 use ctxlab::history::{CostedHistory, History, Record};
-use ctxlab::report::table::{evaluate, to_csv};
+use ctxlab::report::table::to_csv;
 use ctxlab::{CostModel, Strategy};
 
 const LENGTHS: [usize; 12] = [23, 27, 18, 13, 18, 21, 17, 24, 27, 22, 17, 18];
@@ -53,10 +54,11 @@ type Expected = (f64, &'static str, Option<(u64, f64, f64)>);
 #[test]
 fn every_row_of_the_article_table() {
     let h = CostedHistory::new(&article_history(), CostModel::Chars);
-    let rows = evaluate(
+    let rows = table_rows(
         &h,
         &strategies(&["recent", "required"]),
         &[100.0, 70.0, 50.0, 25.0],
+        0,
     );
     let expected: [Expected; 8] = [
         (100.0, "recent", Some((256, 0.0, 1.0))),
@@ -99,7 +101,7 @@ fn every_row_of_the_article_table() {
 #[test]
 fn fill_skip_and_drop_oldest_flagged_variants() {
     let h = CostedHistory::new(&article_history(), CostModel::Chars);
-    let rows = evaluate(
+    let rows = table_rows(
         &h,
         &strategies(&[
             "required(fill=skip)",
@@ -107,6 +109,7 @@ fn fill_skip_and_drop_oldest_flagged_variants() {
             "required(on_overflow=drop-oldest-flagged)",
         ]),
         &[50.0, 25.0],
+        0,
     );
     let used: Vec<Option<u64>> = rows
         .iter()
@@ -131,10 +134,11 @@ fn fill_skip_and_drop_oldest_flagged_variants() {
 fn a_pinned_tail_is_kept_first() {
     let h = CostedHistory::new(&article_history(), CostModel::Chars);
     // Tail ids 10..=12 cost 59; at 50 % the flagged head (92) no longer fits in 128 − 60.
-    let rows = evaluate(
+    let rows = table_rows(
         &h,
         &strategies(&["required(keep_recent=3)", "recent(keep_recent=3)"]),
         &[70.0, 50.0, 20.0],
+        0,
     );
     let used: Vec<Option<u64>> = rows
         .iter()
@@ -150,7 +154,7 @@ fn a_pinned_tail_is_kept_first() {
 #[test]
 fn csv_matches_the_documented_header_and_formats() {
     let h = CostedHistory::new(&article_history(), CostModel::Chars);
-    let rows = evaluate(&h, &strategies(&["recent", "required"]), &[70.0, 25.0]);
+    let rows = table_rows(&h, &strategies(&["recent", "required"]), &[70.0, 25.0], 0);
     let csv = to_csv(&rows);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(

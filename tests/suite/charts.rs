@@ -1,10 +1,10 @@
 //! `ctxlab plot RESULTS_DIR` end to end: charts and report from a summary table written here.
 
+use crate::common::summary_fixture::{write_manifest, write_summary, Row};
 use crate::common::{assert_fails_with, ctxlab, stdout};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use crate::common::summary_fixture::{write_manifest, write_summary, Row};
 
 const STRATEGIES: [&str; 2] = ["recent", "required(fill=skip)"];
 const KEEP_RECENT: [u64; 2] = [0, 3];

@@ -101,7 +101,7 @@ fn merged_shards_equal_the_single_machine_run() {
         serde_json::from_str(&std::fs::read_to_string(d.join("sharded/manifest.json")).unwrap())
             .unwrap();
     assert_eq!(manifest["shards"], 4);
-    assert_eq!(manifest["cells"], 1104);
+    assert_eq!(manifest["rows"], 1104);
 }
 
 #[test]
@@ -203,7 +203,7 @@ fn a_killed_sweep_resumes_to_identical_tables() {
             "--out",
             "resumed",
         ])
-        .env("CTXLAB_ABORT_AFTER_CHUNKS", "7")
+        .env("CTXLAB_FAULT", "chunks:7")
         .output()
         .unwrap();
     assert!(
@@ -250,7 +250,7 @@ fn a_killed_sweep_resumes_to_identical_tables() {
                 "seed=5",
             ],
         ),
-        &["different experiment"],
+        &["cannot resume", "another experiment (config hash)"],
     );
     let out = run_ok(
         d,

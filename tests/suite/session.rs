@@ -1,7 +1,6 @@
 //! Sessions: the lesson's scripted traces (../shared/spec/sessions.json), prefix-cache billing
 //! worked out by hand, retention at need, summaries summarised again, notes, storms, layers.
 
-
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{
     run_script, simulate, simulate_with, Compactor, Layers, SessionConfig, SessionMetrics,

@@ -117,7 +117,7 @@ fn small_session_sweep_writes_every_table_with_the_grid_size() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    assert_eq!(names, ctxlab::sweep::sessions::tables::session_columns());
+    assert_eq!(names, ctxlab::tables::sessions::table().column_names());
     for needed in [
         "history",
         "replicate",
@@ -182,7 +182,11 @@ fn small_session_sweep_writes_every_table_with_the_grid_size() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    assert_eq!(names, ctxlab::sweep::sessions::tables::summary_columns());
+    let sessions = ctxlab::tables::sessions::table();
+    assert_eq!(
+        names,
+        ctxlab::tables::sessions::summary_table(&sessions).column_names()
+    );
     for needed in [
         "compactions_mean",
         "compactions_sd",
@@ -224,8 +228,7 @@ fn small_session_sweep_writes_every_table_with_the_grid_size() {
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["kind"], "sessions");
-    assert_eq!(manifest["sessions"], SMALL_SESSIONS);
-    assert_eq!(manifest["cells"], SMALL_SESSIONS);
+    assert_eq!(manifest["rows"], SMALL_SESSIONS);
     assert_eq!(manifest["seed"], 13);
     assert_eq!(manifest["grid"]["windows"], serde_json::json!([1500, 3000]));
     assert_eq!(
@@ -499,7 +502,7 @@ fn strategies_meet_the_same_noise_and_notes() {
 }
 
 #[test]
-fn session_experiments_generate_their_histories_and_refuse_cell_only_options() {
+fn session_experiments_generate_their_histories_and_write_the_summary_alone() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "small.toml", SMALL);
     let o = run_ok(
@@ -507,21 +510,6 @@ fn session_experiments_generate_their_histories_and_refuse_cell_only_options() {
         &["generate", "small.toml", "--out", "gen.jsonl"],
     );
     assert!(o.starts_with("5 histories"), "{o}");
-    for args in [
-        vec!["sweep", "small.toml", "--shard", "1/2"],
-        vec!["sweep", "small.toml", "--resume"],
-        vec!["sweep", "small.toml", "--chunk-cells", "100"],
-    ] {
-        assert_fails_with(
-            &ctxlab(dir.path(), &args),
-            &[
-                "small.toml",
-                "only appl",
-                "session sweep ([session]) runs whole",
-            ],
-        );
-    }
-    assert!(!dir.path().join("out").exists());
     // --cells none: the summary alone.
     run_ok(
         dir.path(),
@@ -529,6 +517,102 @@ fn session_experiments_generate_their_histories_and_refuse_cell_only_options() {
     );
     assert!(!dir.path().join("out/sessions.csv").exists());
     assert!(dir.path().join("out/summary.csv").is_file());
+}
+
+/// The rows of a hive-partitioned dataset `dir/shard=i/part.parquet`, shards in order.
+fn read_shards(dir: &Path, count: usize) -> DataFrame {
+    let mut all: Option<DataFrame> = None;
+    for i in 0..count {
+        let df = read_parquet(&dir.join(format!("shard={i}/part.parquet")));
+        match all.as_mut() {
+            None => all = Some(df),
+            Some(a) => {
+                a.vstack_mut(&df).unwrap();
+            }
+        }
+    }
+    all.unwrap()
+}
+
+#[test]
+fn session_shards_merged_equal_the_single_run_and_a_killed_run_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "small.toml", SMALL);
+    run_ok(d, &["sweep", "small.toml", "-q", "--out", "single"]);
+    for shard in ["0/2", "1/2"] {
+        run_ok(
+            d,
+            &[
+                "sweep",
+                "small.toml",
+                "-q",
+                "--shard",
+                shard,
+                "--out",
+                "sharded",
+            ],
+        );
+    }
+    assert!(!d.join("sharded/manifest.json").exists());
+    let out = run_ok(d, &["merge", "sharded"]);
+    assert!(
+        out.starts_with(&format!("merged 2 shards: {SMALL_SESSIONS} sessions")),
+        "{out}"
+    );
+    let single = read_parquet(&d.join("single/sessions.parquet"));
+    let merged = read_shards(&d.join("sharded/sessions"), 2);
+    assert!(single.equals_missing(&merged), "shards hold other rows");
+    for f in ["summary.csv", "summary.parquet"] {
+        assert_eq!(
+            std::fs::read(d.join("single").join(f)).unwrap(),
+            std::fs::read(d.join("sharded").join(f)).unwrap(),
+            "{f} differs"
+        );
+    }
+
+    // Killed after two chunks of one history each, then resumed: the very same bytes.
+    let killed = ctxlab_env(
+        d,
+        &[
+            "sweep",
+            "small.toml",
+            "-q",
+            "--chunk-cells",
+            "1",
+            "--out",
+            "resumed",
+        ],
+        ("CTXLAB_FAULT", "chunks:2"),
+    );
+    assert!(!killed.status.success());
+    assert!(!d.join("resumed/manifest.json").exists());
+    let o = run_ok(
+        d,
+        &[
+            "sweep",
+            "small.toml",
+            "-q",
+            "--chunk-cells",
+            "1",
+            "--out",
+            "resumed",
+            "--resume",
+        ],
+    );
+    assert!(o.contains("resumed after 2 finished chunks"), "{o}");
+    for f in [
+        "sessions.csv",
+        "sessions.parquet",
+        "summary.csv",
+        "summary.parquet",
+    ] {
+        assert_eq!(
+            std::fs::read(d.join("single").join(f)).unwrap(),
+            std::fs::read(d.join("resumed").join(f)).unwrap(),
+            "{f} differs after resuming"
+        );
+    }
 }
 
 #[test]

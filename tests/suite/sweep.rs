@@ -56,12 +56,12 @@ fn small_sweep_writes_every_table_with_the_grid_size() {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    assert_eq!(names, ctxlab::sweep::tables::CELL_COLUMNS);
+    assert_eq!(names, ctxlab::tables::cells::table().column_names());
     let csv = std::fs::read_to_string(out.join("cells.csv")).unwrap();
     assert_eq!(csv.lines().count(), cells + 1);
     assert_eq!(
         csv.lines().next().unwrap(),
-        ctxlab::sweep::tables::CELL_COLUMNS.join(",")
+        ctxlab::tables::cells::table().column_names().join(",")
     );
 
     // CSV and Parquet hold the same rows: compare every value of a few columns.
@@ -87,7 +87,7 @@ fn small_sweep_writes_every_table_with_the_grid_size() {
     assert!((0..n.len()).all(|i| n.get(i) == Some(7 * 2)));
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["cells"], cells);
+    assert_eq!(manifest["rows"], cells);
     assert_eq!(manifest["seed"], 11);
     assert_eq!(
         manifest["config"]["sweep"]["strategies"][2],

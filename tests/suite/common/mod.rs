@@ -13,6 +13,16 @@ pub fn ctxlab(dir: &Path, args: &[&str]) -> Output {
         .expect("run ctxlab")
 }
 
+/// Runs the ctxlab binary with `args` in `dir` and one environment variable set.
+pub fn ctxlab_env(dir: &Path, args: &[&str], (key, value): (&str, &str)) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ctxlab"))
+        .args(args)
+        .current_dir(dir)
+        .env(key, value)
+        .output()
+        .expect("run ctxlab")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -1,7 +1,6 @@
 //! Small results folders for chart and report tests: a `summary.parquet` with the sweep's
 //! schema and a `manifest.json`, written from rows given by the test.
 
-
 use polars::prelude::*;
 use std::fs::File;
 use std::path::Path;
@@ -22,67 +21,83 @@ pub struct Row {
     pub ci: Option<(f64, f64)>,
 }
 
-/// The summary's columns, in the sweep's order.
-pub const COLUMNS: [&str; 18] = ctxlab::sweep::tables::SUMMARY_COLUMNS;
+/// The summary's columns, in the sweep's order: from the declaration the sweep writes it by.
+pub fn columns() -> Vec<String> {
+    ctxlab::report::summary_table::required_columns()
+}
 
-/// Writes `rows` as `summary.parquet`, leaving out the column `skip` if given and writing
-/// `retype` (if given) as a String column. sd columns are 0.1, retention_any equals the
-/// required retention, exact is 1 wherever a reduction exists.
+/// The value a fixture row gives a measure's mean: retention_any equals the required
+/// retention, exact is 1 wherever a reduction exists.
+fn mean(r: &Row, measure: &str) -> Option<f64> {
+    match measure {
+        "reduction" => r.reduction,
+        "required_retention" | "retention_any" => r.retention,
+        "exact" => r.reduction.map(|_| 1.0),
+        _ => None,
+    }
+}
+
+/// Writes `rows` as `summary.parquet` with every column the sweep declares, leaving out the
+/// column `skip` if given and writing `retype` (if given) as a String column. Every sd is
+/// 0.1; the intervals of the retention measures are `ci`, the others' are empty.
 pub fn write_summary(path: &Path, rows: &[Row], skip: Option<&str>, retype: Option<&str>) {
-    let f =
-        |get: &dyn Fn(&Row) -> Option<f64>| -> Vec<Option<f64>> { rows.iter().map(get).collect() };
-    let mut columns: Vec<Column> = vec![
-        Column::new(
-            "strategy".into(),
-            rows.iter().map(|r| r.strategy.clone()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "keep_recent".into(),
-            rows.iter().map(|r| r.keep_recent).collect::<Vec<u64>>(),
-        ),
-        Column::new(
-            "budget_percent".into(),
-            rows.iter().map(|r| r.budget).collect::<Vec<f64>>(),
-        ),
-        Column::new(
-            "false_negative".into(),
-            rows.iter().map(|r| r.false_negative).collect::<Vec<f64>>(),
-        ),
-        Column::new(
-            "false_positive".into(),
-            rows.iter().map(|r| r.false_positive).collect::<Vec<f64>>(),
-        ),
-        Column::new("n".into(), rows.iter().map(|r| r.n).collect::<Vec<u64>>()),
-        Column::new(
-            "n_feasible".into(),
-            rows.iter().map(|r| r.n_feasible).collect::<Vec<u64>>(),
-        ),
-        Column::new(
-            "feasible_share".into(),
-            rows.iter()
-                .map(|r| r.n_feasible as f64 / r.n as f64)
-                .collect::<Vec<f64>>(),
-        ),
-        Column::new("reduction_mean".into(), f(&|r| r.reduction)),
-        Column::new("reduction_sd".into(), f(&|r| r.reduction.map(|_| 0.1))),
-        Column::new("required_retention_mean".into(), f(&|r| r.retention)),
-        Column::new(
-            "required_retention_sd".into(),
-            f(&|r| r.retention.map(|_| 0.1)),
-        ),
-        Column::new(
-            "required_retention_ci_low".into(),
-            f(&|r| r.ci.map(|c| c.0)),
-        ),
-        Column::new(
-            "required_retention_ci_high".into(),
-            f(&|r| r.ci.map(|c| c.1)),
-        ),
-        Column::new("retention_any_mean".into(), f(&|r| r.retention)),
-        Column::new("retention_any_ci_low".into(), f(&|r| r.ci.map(|c| c.0))),
-        Column::new("retention_any_ci_high".into(), f(&|r| r.ci.map(|c| c.1))),
-        Column::new("exact_mean".into(), f(&|r| r.reduction.map(|_| 1.0))),
-    ];
+    let names = columns();
+    let mut columns: Vec<Column> = Vec::new();
+    for name in names {
+        let n = name.as_str();
+        let real = |get: &dyn Fn(&Row) -> Option<f64>| -> Column {
+            Column::new(n.into(), rows.iter().map(get).collect::<Vec<Option<f64>>>())
+        };
+        let column = match n {
+            "strategy" => Column::new(
+                n.into(),
+                rows.iter().map(|r| r.strategy.clone()).collect::<Vec<_>>(),
+            ),
+            "keep_recent" => Column::new(
+                n.into(),
+                rows.iter().map(|r| r.keep_recent).collect::<Vec<u64>>(),
+            ),
+            "budget_percent" => Column::new(
+                n.into(),
+                rows.iter().map(|r| r.budget).collect::<Vec<f64>>(),
+            ),
+            "false_negative" => Column::new(
+                n.into(),
+                rows.iter().map(|r| r.false_negative).collect::<Vec<f64>>(),
+            ),
+            "false_positive" => Column::new(
+                n.into(),
+                rows.iter().map(|r| r.false_positive).collect::<Vec<f64>>(),
+            ),
+            "n" => Column::new(n.into(), rows.iter().map(|r| r.n).collect::<Vec<u64>>()),
+            "n_feasible" => Column::new(
+                n.into(),
+                rows.iter().map(|r| r.n_feasible).collect::<Vec<u64>>(),
+            ),
+            "feasible_share" => Column::new(
+                n.into(),
+                rows.iter()
+                    .map(|r| r.n_feasible as f64 / r.n as f64)
+                    .collect::<Vec<f64>>(),
+            ),
+            _ => {
+                let (measure, stat) = n.rsplit_once('_').expect("a measure's statistic");
+                let (measure, stat) = match stat {
+                    "low" | "high" => (measure.trim_end_matches("_ci"), stat),
+                    _ => (measure, stat),
+                };
+                let retention = matches!(measure, "required_retention" | "retention_any");
+                match stat {
+                    "mean" => real(&|r| mean(r, measure)),
+                    "sd" => real(&|r| mean(r, measure).map(|_| 0.1)),
+                    "low" if retention => real(&|r| r.ci.map(|c| c.0)),
+                    "high" if retention => real(&|r| r.ci.map(|c| c.1)),
+                    _ => real(&|_| None),
+                }
+            }
+        };
+        columns.push(column);
+    }
     if let Some(skip) = skip {
         columns.retain(|c| c.name().as_str() != skip);
     }
@@ -115,6 +130,7 @@ pub fn write_manifest(
         * (strategies.len() * keep_recent.len() * budgets.len()) as u64
         * (false_negative.len() * false_positive.len()) as u64;
     let manifest = serde_json::json!({
+        "kind": "cells",
         "name": "fixture",
         "seed": 7,
         "config": {
@@ -131,8 +147,12 @@ pub fn write_manifest(
             },
             "charts": charts
         },
-        "cells": cells,
+        "config_hash": "0000000000000000",
+        "source": "fixture.toml",
+        "rows": cells,
         "histories": histories,
+        "shards": null,
+        "files": ["summary.parquet"],
         "grid": {
             "histories": histories,
             "replicates": replicates,
