@@ -4,11 +4,11 @@
 //! A plain harness (no criterion) keeps the build light; each figure is the best of three runs
 //! so a busy machine disturbs it less.
 
+use ctxlab::cells::{evaluate_history, CellRow, Grid, Scratch};
+use ctxlab::experiment as config;
 use ctxlab::history::generate::{generate, GenerateConfig, Position};
 use ctxlab::history::CostedHistory;
 use ctxlab::strategy::Strategy;
-use ctxlab::cells::{evaluate_history, CellRow, Grid, Scratch};
-use ctxlab::experiment as config;
 use ctxlab::sweep::run;
 use ctxlab::CostModel;
 use rayon::prelude::*;

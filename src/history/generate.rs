@@ -175,11 +175,13 @@ fn fill_text(r: &mut ChaCha8Rng, out: &mut String, kind: Kind, tool: Option<&str
     while out.len() < len {
         let w = WORDS[(r.next_u64() % WORDS.len() as u64) as usize];
         out.push_str(w);
-        out.push(if kind == Kind::ToolResult && r.next_u64().is_multiple_of(8) {
-            '\n'
-        } else {
-            ' '
-        });
+        out.push(
+            if kind == Kind::ToolResult && r.next_u64().is_multiple_of(8) {
+                '\n'
+            } else {
+                ' '
+            },
+        );
     }
     // All generated text is ASCII, so byte length is char length.
     out.truncate(len);

@@ -31,9 +31,11 @@ impl FromStr for Fault {
             "manifest" => Fault::Manifest,
             _ => match s.strip_prefix("chunks:").map(str::parse) {
                 Some(Ok(k)) => Fault::AfterChunks(k),
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "unknown fault {s:?}: expected chunks:K, assembly, charts, publish or manifest"
-                )),
+                ))
+                }
             },
         })
     }
