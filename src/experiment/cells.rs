@@ -370,11 +370,16 @@ pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), Stri
 }
 
 pub(crate) fn check_name(origin: &str, name: &str) -> Result<(), InputError> {
-    if name.trim().is_empty() || name.contains(['/', '\\']) {
+    // The name is the results folder's name: one path component, nothing hidden or parent.
+    if name.trim().is_empty()
+        || name.contains(['/', '\\'])
+        || name.starts_with('.')
+        || name.chars().any(char::is_control)
+    {
         return Err(InputError::key(
             origin,
             "name",
-            "expected a non-empty name without slashes (it names the results folder)",
+            format!("{name:?}: expected a single folder name (no slashes, not starting with a dot): it names the results folder"),
         ));
     }
     Ok(())

@@ -148,56 +148,46 @@ struct RunKey {
 impl RunKey {
     /// The first difference from `other`, as `(what, recorded, now)`.
     fn difference(&self, other: &RunKey) -> Option<(&'static str, String, String)> {
-        let d = |what, a: String, b: String| (a != b).then_some((what, a, b));
-        d(
-            "kind of sweep",
-            format!("{:?}", other.kind),
-            format!("{:?}", self.kind),
-        )
-        .or_else(|| {
-            d(
-                "experiment (config hash)",
-                other.config_hash.clone(),
-                self.config_hash.clone(),
-            )
-        })
-        .or_else(|| {
-            d(
+        let lower = |c: CellsOutput| format!("{c:?}").to_lowercase();
+        // The settings given on the command line first, the experiment's hash (which also
+        // covers output.formats) after them, so the message names what changed.
+        [
+            (
+                "kind of sweep",
+                format!("{:?}", other.kind),
+                format!("{:?}", self.kind),
+            ),
+            (
                 "ctxlab version",
                 other.version.clone(),
                 self.version.clone(),
-            )
-        })
-        .or_else(|| {
-            d(
+            ),
+            (
                 "--chunk-cells",
                 other.chunk_cells.to_string(),
                 self.chunk_cells.to_string(),
-            )
-        })
-        .or_else(|| {
-            d(
-                "--cells",
-                format!("{:?}", other.cells).to_lowercase(),
-                format!("{:?}", self.cells).to_lowercase(),
-            )
-        })
-        .or_else(|| d("output.formats", formats(other), formats(self)))
-        .or_else(|| d("--shard", shard_text(other.shard), shard_text(self.shard)))
-        .or_else(|| {
-            d(
+            ),
+            ("--cells", lower(other.cells), lower(self.cells)),
+            ("output.formats", formats(other), formats(self)),
+            ("--shard", shard_text(other.shard), shard_text(self.shard)),
+            (
                 "number of histories",
                 other.histories.to_string(),
                 self.histories.to_string(),
-            )
-        })
-        .or_else(|| {
-            d(
+            ),
+            (
+                "experiment (config hash)",
+                other.config_hash.clone(),
+                self.config_hash.clone(),
+            ),
+            (
                 "number of chunks",
                 other.chunks_total.to_string(),
                 self.chunks_total.to_string(),
-            )
-        })
+            ),
+        ]
+        .into_iter()
+        .find(|(_, was, now)| was != now)
     }
 }
 
