@@ -63,7 +63,10 @@ pub fn strategies(text: &str) -> Result<Vec<Strategy>, String> {
     if specs.is_empty() {
         return Err("expected at least one strategy, e.g. recent,required".into());
     }
-    specs.iter().map(|s| Strategy::parse(s)).collect()
+    specs
+        .iter()
+        .map(|s| Strategy::parse(s).map_err(String::from))
+        .collect()
 }
 
 /// Checks a budget percentage: a number from 0 to 100.

@@ -111,7 +111,7 @@ pub(crate) fn fault_from_env() -> Result<Option<Fault>> {
         Ok(v) => v
             .parse()
             .map(Some)
-            .map_err(|e: String| anyhow!("CTXLAB_FAULT: {e}")),
+            .map_err(|e: crate::error::ParseError| anyhow!("CTXLAB_FAULT: {e}")),
         Err(_) => Ok(None),
     }
 }

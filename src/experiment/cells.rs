@@ -6,6 +6,7 @@
 use super::sessions::SessionExperiment;
 use crate::cost::CostModel;
 use crate::error::InputError;
+use crate::error::ParseError;
 use crate::history::generate::GenerateConfig;
 pub use crate::history::source::Source;
 use crate::strategy::{Spec, Strategy};
@@ -275,7 +276,7 @@ fn one_line(msg: &str) -> String {
 
 /// Sets `a.b.c = value` in the table; the value is read as TOML (`[25,50]`, `0.1`, `"x"`,
 /// `{ name = "mask" }`) and taken as a plain string when it is not valid TOML.
-pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), String> {
+pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), ParseError> {
     let (key, raw) = assignment
         .split_once('=')
         .ok_or("expected key=value, e.g. sweep.budgets=[25,50]")?;
@@ -287,9 +288,7 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), S
     };
     let parts: Vec<&str> = key.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(format!(
-            "key {key:?} is not a dotted path such as sweep.budgets"
-        ));
+        return Err(format!("key {key:?} is not a dotted path such as sweep.budgets").into());
     }
     let mut t = table;
     for p in &parts[..parts.len() - 1] {
@@ -357,7 +356,7 @@ fn validate(
 
 /// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so
 /// a budget the sweep will not compute fails at once rather than after the run.
-pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), String> {
+pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), ParseError> {
     if budgets.contains(&noise_budget) {
         Ok(())
     } else {
@@ -365,7 +364,7 @@ pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), Stri
         Err(format!(
             "{noise_budget} is not one of the sweep's budgets ({}): the retention-against-noise chart needs one of them",
             list.join(", ")
-        ))
+        ).into())
     }
 }
 
@@ -414,7 +413,7 @@ pub(crate) fn histories(
         }
         (None, Some(globs)) => {
             let paths = if resolve_files {
-                resolve_globs(globs).map_err(|m| err("histories.files", m))?
+                resolve_globs(globs).map_err(|m| err("histories.files", m.into()))?
             } else {
                 globs.iter().map(PathBuf::from).collect()
             };
@@ -472,7 +471,7 @@ pub(crate) fn strategies(
                 toml::Value::Table(t) => Spec::from_toml(t),
                 other => Err(format!(
                     "expected a spec such as \"required(fill=skip)\" or a table {{ name = \"required\", fill = \"skip\" }}, found {other}"
-                )),
+                ).into()),
             };
             spec.and_then(|spec| Strategy::from_spec(&spec))
                 .map_err(|m| InputError::key(origin, format!("{key}[{i}]"), m))
@@ -567,7 +566,7 @@ pub(crate) fn no_duplicates<T: PartialEq + std::fmt::Display>(
     Ok(())
 }
 
-fn resolve_globs(globs: &[String]) -> Result<Vec<PathBuf>, String> {
+fn resolve_globs(globs: &[String]) -> Result<Vec<PathBuf>, ParseError> {
     if globs.is_empty() {
         return Err("must name at least one file or pattern".into());
     }
@@ -581,7 +580,8 @@ fn resolve_globs(globs: &[String]) -> Result<Vec<PathBuf>, String> {
         if matches.is_empty() {
             return Err(format!(
                 "{g:?} matches no file (patterns are relative to the current directory)"
-            ));
+            )
+            .into());
         }
         files.extend(matches);
     }

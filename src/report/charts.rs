@@ -20,7 +20,6 @@ use super::summary_table::{read_summary, SummaryRow};
 use crate::error::InputError;
 pub use crate::experiment::check_noise_budget;
 use crate::tables::numbers;
-use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 
 /// The folder inside a results folder that holds the charts.
@@ -73,7 +72,7 @@ impl Inputs {
 /// Everything is rendered in memory first and then written under temporary names and renamed
 /// into place, so on any error nothing is written. Returns the paths written: for each chart
 /// its PNG then its SVG, then the report.
-pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
     let inputs = Inputs::read(results_dir)?;
     let grid = inputs.grid()?;
     let noise = NoiseChoice::resolve(&grid, &inputs.manifest, &inputs.manifest_path)?;
@@ -91,16 +90,17 @@ pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(publish::write_all(results_dir, &files)?)
 }
 
+fn drawing(figure: &Figure, ext: &str, e: crate::error::DrawError) -> crate::error::Error {
+    crate::error::Error::Draw {
+        chart: format!("{}.{ext}", figure.stem),
+        message: e.0,
+    }
+}
+
 /// A figure rendered as its two files, `charts/<stem>.png` and `charts/<stem>.svg`.
-pub(crate) fn figure_files(figure: &Figure) -> anyhow::Result<[OutputFile; 2]> {
-    let png = figure
-        .to_png()
-        .map_err(anyhow::Error::msg)
-        .with_context(|| format!("drawing {}.png", figure.stem))?;
-    let svg = figure
-        .to_svg()
-        .map_err(anyhow::Error::msg)
-        .with_context(|| format!("drawing {}.svg", figure.stem))?;
+pub(crate) fn figure_files(figure: &Figure) -> crate::error::Result<[OutputFile; 2]> {
+    let png = figure.to_png().map_err(|e| drawing(figure, "png", e))?;
+    let svg = figure.to_svg().map_err(|e| drawing(figure, "svg", e))?;
     let file = |ext: &str, bytes: Vec<u8>| OutputFile {
         relative: Path::new(CHARTS_DIR).join(format!("{}.{ext}", figure.stem)),
         bytes,

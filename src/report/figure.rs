@@ -8,6 +8,7 @@
 use super::fonts;
 use super::labels;
 use super::palette::Marker;
+use crate::error::DrawError;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
@@ -294,7 +295,7 @@ impl Figure {
     }
 
     /// Renders the figure as a PNG file's bytes.
-    pub fn to_png(&self) -> Result<Vec<u8>, String> {
+    pub fn to_png(&self) -> Result<Vec<u8>, DrawError> {
         fonts::ensure_registered()?;
         let (w, h) = self.size();
         let mut pixels = vec![0u8; w as usize * h as usize * 3];
@@ -307,7 +308,7 @@ impl Figure {
     }
 
     /// Renders the figure as an SVG document; text stays text.
-    pub fn to_svg(&self) -> Result<String, String> {
+    pub fn to_svg(&self) -> Result<String, DrawError> {
         fonts::ensure_registered()?;
         let size = self.size();
         let mut svg = String::new();
@@ -320,8 +321,8 @@ impl Figure {
     }
 
     /// Draws the whole figure on `root`, whatever the backend.
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| DrawError(e.to_string());
         let layout = self.layout();
         root.fill(&WHITE).map_err(e)?;
 
@@ -384,8 +385,8 @@ impl Figure {
         &self,
         area: &DrawingArea<DB, Shift>,
         panel: &Panel,
-    ) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    ) -> Result<(), DrawError> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| DrawError(e.to_string());
         let mut chart = ChartBuilder::on(area)
             .caption(
                 &panel.title,
@@ -460,8 +461,8 @@ impl Figure {
         &self,
         root: &DrawingArea<DB, Shift>,
         layout: &Layout,
-    ) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    ) -> Result<(), DrawError> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| DrawError(e.to_string());
         let style = |colour: &'static RGBColor| {
             TextStyle::from(font(LEGEND_SIZE))
                 .color(colour)
@@ -522,11 +523,11 @@ fn draw_path<DB: DrawingBackend, CT: CoordTranslate>(
     area: &DrawingArea<DB, CT>,
     path: Vec<CT::From>,
     style: LineStyle,
-) -> Result<(), String>
+) -> Result<(), DrawError>
 where
     CT::From: Clone,
 {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| DrawError(e.to_string());
     let stroke = style.colour.stroke_width(LINE_WIDTH);
     match style.dash {
         None => area.draw(&PathElement::new(path, stroke)).map_err(e),
@@ -547,8 +548,8 @@ fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
     at: CT::From,
     style: LineStyle,
     size: i32,
-) -> Result<(), String> {
-    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), DrawError> {
+    let e = |e: DrawingAreaErrorKind<DB::ErrorType>| DrawError(e.to_string());
     let fill = style.colour.filled();
     match style.marker {
         Marker::Circle => {
@@ -615,7 +616,7 @@ fn runs(points: &[Option<Point>], keep: impl Fn(&Point) -> bool) -> Vec<Vec<Poin
 }
 
 /// Encodes 8-bit RGB pixels as a PNG.
-fn encode_png(pixels: &[u8], width: u32, height: u32) -> Result<Vec<u8>, String> {
+fn encode_png(pixels: &[u8], width: u32, height: u32) -> Result<Vec<u8>, DrawError> {
     let mut bytes = Vec::new();
     {
         let mut encoder = png::Encoder::new(&mut bytes, width, height);

@@ -2,6 +2,7 @@
 //! system font library is needed at build or run time. DejaVu Sans; its licence is in
 //! `assets/fonts/LICENSE`.
 
+use crate::error::DrawError;
 use plotters::style::{register_font, FontStyle};
 use std::sync::OnceLock;
 
@@ -12,12 +13,12 @@ pub const FAMILY: &str = "sans-serif";
 static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Registers the embedded font with plotters, once per process.
-pub fn ensure_registered() -> Result<(), String> {
-    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+pub fn ensure_registered() -> Result<(), DrawError> {
+    static REGISTERED: OnceLock<Result<(), DrawError>> = OnceLock::new();
     REGISTERED
         .get_or_init(|| {
             register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS)
-                .map_err(|_| "the embedded DejaVu Sans font could not be parsed".to_string())
+                .map_err(|_| DrawError("the embedded DejaVu Sans font could not be parsed".into()))
         })
         .clone()
 }

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 /// folder `dir` — or of a run's staging folder, before it is published — from its summary
 /// table and manifest. Returns the files written, relative to `dir`. A folder without
 /// `summary.parquet` (a run that writes only CSV) gets none.
-pub fn draw(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub fn draw(dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
     if !dir.join("summary.parquet").exists() {
         return Ok(Vec::new());
     }

@@ -108,7 +108,7 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputEr
 /// Reads the summary and manifest of a session sweep's results folder, draws both charts (PNG
 /// and SVG) and writes them into `results_dir/charts/`, all or nothing. Returns the paths
 /// written, each chart's PNG then its SVG.
-pub fn render_all(results_dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
     let manifest_path = results_dir.join("manifest.json");
     let manifest = SessionManifest::read(&manifest_path)?;
     if manifest.kind != SweepKind::Sessions {

@@ -72,7 +72,7 @@ pub fn run_script(cfg: &SessionConfig, usage: &[u64]) -> ScriptOutcome {
 }
 
 /// Parses a usage list such as `400,650,800`; an item may be `input+output`, e.g. `300+100`.
-pub fn parse_usage(text: &str) -> Result<Vec<u64>, String> {
+pub fn parse_usage(text: &str) -> Result<Vec<u64>, crate::error::ParseError> {
     let items: Vec<&str> = text.split(',').map(str::trim).collect();
     if items.iter().all(|s| s.is_empty()) {
         return Err("expected per-call usage figures such as 400,650,800".into());

@@ -12,6 +12,7 @@
 
 use super::window::{push_dropping_oldest, window_start};
 use super::{spec, Context, Item, Outcome, View};
+use crate::error::ParseError;
 use crate::history::Kind;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +40,7 @@ impl Default for ClearToolUses {
 }
 
 impl ClearToolUses {
-    pub fn from_params(p: &mut spec::Params) -> Result<Self, String> {
+    pub fn from_params(p: &mut spec::Params) -> Result<Self, ParseError> {
         let d = ClearToolUses::default();
         let mut exclude_tools = p.list("exclude_tools")?.unwrap_or_default();
         exclude_tools.sort();

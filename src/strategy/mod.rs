@@ -32,6 +32,7 @@ pub use spec::Spec;
 pub use summary::{Summary, SummarySize};
 pub use view::View;
 
+use crate::error::ParseError;
 use crate::summariser::Summariser;
 
 use std::fmt::Write as _;
@@ -108,21 +109,22 @@ pub const NAMES: &[&str] = &[
 
 impl Strategy {
     /// Parses a spec string such as `required(fill=skip)`.
-    pub fn parse(text: &str) -> Result<Strategy, String> {
+    pub fn parse(text: &str) -> Result<Strategy, ParseError> {
         Strategy::from_spec(&Spec::parse(text)?)
     }
 
-    pub fn from_spec(spec: &Spec) -> Result<Strategy, String> {
+    pub fn from_spec(spec: &Spec) -> Result<Strategy, ParseError> {
         if let ("raw", Some((key, _))) = (spec.name.as_str(), spec.params.first()) {
             return Err(format!(
                 "strategy `raw`: unknown parameter `{key}` (it takes no parameters: it keeps everything)"
-            ));
+            ).into());
         }
         if let ("oracle", Some((key, _))) = (spec.name.as_str(), spec.params.first()) {
             return Err(format!(
                 "strategy `oracle`: unknown parameter `{key}` (it takes no parameters, not even \
                  `keep_recent`: it is the upper bound whatever the tail)"
-            ));
+            )
+            .into());
         }
         let mut p = spec.reader();
         let keep_recent = p.usize("keep_recent")?;
@@ -154,7 +156,8 @@ impl Strategy {
                 return Err(format!(
                     "unknown strategy `{other}`, expected one of {}",
                     NAMES.join(", ")
-                ))
+                )
+                .into())
             }
         };
         p.finish()?;
@@ -344,14 +347,14 @@ fn keep_everything(view: View, capacity: u64, out: &mut Context) -> Outcome {
     Outcome::Feasible
 }
 
-fn fill(p: &mut spec::Params) -> Result<Fill, String> {
+fn fill(p: &mut spec::Params) -> Result<Fill, ParseError> {
     Ok(match p.choice("fill", &["stop", "skip"])? {
         Some(s) if s == "skip" => Fill::Skip,
         _ => Fill::Stop,
     })
 }
 
-fn keep_first(p: &mut spec::Params) -> Result<usize, String> {
+fn keep_first(p: &mut spec::Params) -> Result<usize, ParseError> {
     Ok(p.usize("keep_first")?.unwrap_or(DEFAULT_KEEP_FIRST))
 }
 

@@ -2,6 +2,7 @@
 //! `mask(keep_recent=10, min_chars=100)`. Experiment files may also use the table form
 //! `{ name = "mask", keep_recent = 10 }`; both end up as a [`Spec`].
 
+use crate::error::ParseError;
 use std::fmt;
 
 /// A parameter value as written.
@@ -35,7 +36,7 @@ pub struct Spec {
 
 impl Spec {
     /// Parses `name` or `name(key=value, ...)`.
-    pub fn parse(text: &str) -> Result<Spec, String> {
+    pub fn parse(text: &str) -> Result<Spec, ParseError> {
         let text = text.trim();
         let (name, rest) = match text.find('(') {
             None => (text, None),
@@ -50,7 +51,7 @@ impl Spec {
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!(
                 "strategy {text:?}: expected a name of letters, digits and `_`, optionally followed by `(key=value, ...)`"
-            ));
+            ).into());
         }
         let mut params = Vec::new();
         if let Some(inner) = rest {
@@ -72,10 +73,10 @@ impl Spec {
     }
 
     /// Builds a spec from an experiment file's table form `{ name = "...", key = value }`.
-    pub fn from_toml(table: &toml::Table) -> Result<Spec, String> {
+    pub fn from_toml(table: &toml::Table) -> Result<Spec, ParseError> {
         let name = match table.get("name") {
             Some(toml::Value::String(s)) => s.clone(),
-            Some(other) => return Err(format!("`name` must be a string, found {other}")),
+            Some(other) => return Err(format!("`name` must be a string, found {other}").into()),
             None => return Err("a strategy table needs `name = \"...\"`".into()),
         };
         let mut params = Vec::new();
@@ -93,13 +94,13 @@ impl Spec {
                         .iter()
                         .map(|i| match i {
                             toml::Value::String(s) => Ok(s.clone()),
-                            other => Err(format!(
+                            other => Err(ParseError(format!(
                                 "`{key}`: expected a list of strings, found {other}"
-                            )),
+                            ))),
                         })
                         .collect::<Result<_, _>>()?,
                 ),
-                other => return Err(format!("`{key}`: unsupported value {other}")),
+                other => return Err(format!("`{key}`: unsupported value {other}").into()),
             };
             params.push((key.clone(), v));
         }
@@ -179,14 +180,14 @@ impl Params<'_> {
         Some(&self.spec.params[pos].1)
     }
 
-    fn bad(&self, key: &str, expected: &str, found: &Value) -> String {
-        format!(
+    fn bad(&self, key: &str, expected: &str, found: &Value) -> ParseError {
+        ParseError(format!(
             "strategy `{}`: parameter `{key}` expects {expected}, found `{found}`",
             self.spec.name
-        )
+        ))
     }
 
-    pub fn usize(&mut self, key: &'static str) -> Result<Option<usize>, String> {
+    pub fn usize(&mut self, key: &'static str) -> Result<Option<usize>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
             Some(Value::Int(i)) if i >= 0 => Ok(Some(i as usize)),
@@ -194,12 +195,17 @@ impl Params<'_> {
         }
     }
 
-    pub fn u64(&mut self, key: &'static str) -> Result<Option<u64>, String> {
+    pub fn u64(&mut self, key: &'static str) -> Result<Option<u64>, ParseError> {
         Ok(self.usize(key)?.map(|v| v as u64))
     }
 
     /// A number in `[lo, hi]`.
-    pub fn fraction(&mut self, key: &'static str, lo: f64, hi: f64) -> Result<Option<f64>, String> {
+    pub fn fraction(
+        &mut self,
+        key: &'static str,
+        lo: f64,
+        hi: f64,
+    ) -> Result<Option<f64>, ParseError> {
         let v = match self.take(key).cloned() {
             None => return Ok(None),
             Some(Value::Int(i)) => (i as f64, Value::Int(i)),
@@ -212,7 +218,7 @@ impl Params<'_> {
         Ok(Some(v.0))
     }
 
-    pub fn bool(&mut self, key: &'static str) -> Result<Option<bool>, String> {
+    pub fn bool(&mut self, key: &'static str) -> Result<Option<bool>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(b)),
@@ -225,7 +231,7 @@ impl Params<'_> {
         &mut self,
         key: &'static str,
         options: &[&str],
-    ) -> Result<Option<String>, String> {
+    ) -> Result<Option<String>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
             Some(Value::Str(s)) if options.contains(&s.as_str()) => Ok(Some(s)),
@@ -233,7 +239,7 @@ impl Params<'_> {
         }
     }
 
-    pub fn list(&mut self, key: &'static str) -> Result<Option<Vec<String>>, String> {
+    pub fn list(&mut self, key: &'static str) -> Result<Option<Vec<String>>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
             Some(Value::List(l)) => Ok(Some(l)),
@@ -243,7 +249,7 @@ impl Params<'_> {
     }
 
     /// Fails on any parameter that was never asked for.
-    pub fn finish(self) -> Result<(), String> {
+    pub fn finish(self) -> Result<(), ParseError> {
         for (i, (key, _)) in self.spec.params.iter().enumerate() {
             if !self.used[i] {
                 let known = if self.known.is_empty() {
@@ -254,7 +260,8 @@ impl Params<'_> {
                 return Err(format!(
                     "strategy `{}`: unknown parameter `{key}` ({known})",
                     self.spec.name
-                ));
+                )
+                .into());
             }
         }
         Ok(())

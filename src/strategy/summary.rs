@@ -19,6 +19,7 @@
 //!   folding applies: at least the oldest record is summarised.
 
 use super::{spec, Context, Item, Outcome, View};
+use crate::error::ParseError;
 use crate::summariser::Summariser;
 
 pub const DEFAULT_KEEP_RECENT: usize = 6;
@@ -63,7 +64,7 @@ impl Default for Summary {
 }
 
 impl Summary {
-    pub fn from_params(p: &mut spec::Params) -> Result<Self, String> {
+    pub fn from_params(p: &mut spec::Params) -> Result<Self, ParseError> {
         let fixed = p.u64("summary_size")?;
         let ratio = p.fraction("summary_ratio", 0.0, 1.0)?;
         let max = p.u64("summary_max")?;

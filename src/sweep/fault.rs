@@ -3,6 +3,7 @@
 //! completes it. The CLI reads it from `CTXLAB_FAULT`; the library never reads the
 //! environment.
 
+use crate::error::ParseError;
 use std::str::FromStr;
 
 /// Where to abort.
@@ -21,9 +22,9 @@ pub enum Fault {
 }
 
 impl FromStr for Fault {
-    type Err = String;
+    type Err = ParseError;
 
-    fn from_str(s: &str) -> Result<Fault, String> {
+    fn from_str(s: &str) -> Result<Fault, ParseError> {
         Ok(match s {
             "assembly" => Fault::Assembly,
             "charts" => Fault::Charts,
@@ -34,7 +35,8 @@ impl FromStr for Fault {
                 _ => {
                     return Err(format!(
                     "unknown fault {s:?}: expected chunks:K, assembly, charts, publish or manifest"
-                ))
+                )
+                    .into())
                 }
             },
         })

@@ -13,8 +13,9 @@
 //!   manifest listed and this run does not write are removed before the new manifest arrives.
 
 use super::fault::{self, Fault};
+use crate::error::{At, Result};
+use crate::refuse;
 use crate::tables::manifest::{Manifest, MANIFEST};
-use anyhow::{bail, Context as _, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -40,8 +41,12 @@ fn lock_name(shard: Option<usize>) -> String {
 /// Whether `dir` was written by ctxlab (or is empty).
 fn is_ours(dir: &Path) -> Result<bool> {
     let mut empty = true;
-    for entry in fs::read_dir(dir).with_context(|| format!("{}: cannot read", dir.display()))? {
-        let name = entry?.file_name().to_string_lossy().into_owned();
+    for entry in fs::read_dir(dir).at(dir, "read")? {
+        let name = entry
+            .at(dir, "read")?
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
         empty = false;
         if name.starts_with(".ctxlab") && name.ends_with(".lock") || name == "shards" {
             return Ok(true);
@@ -63,15 +68,15 @@ impl Folder {
     /// folder unless `force`, and refuses a folder another run holds.
     pub fn open(dir: &Path, shard: Option<usize>, force: bool) -> Result<Folder> {
         if dir.exists() && !dir.is_dir() {
-            bail!("{}: exists and is not a folder", dir.display());
+            refuse!("{}: exists and is not a folder", dir.display());
         }
         if dir.is_dir() && !force && !is_ours(dir)? {
-            bail!(
+            refuse!(
                 "{}: this folder holds files that ctxlab did not write; choose another --out, or pass --force to write into it (ctxlab removes only files it wrote)",
                 dir.display()
             );
         }
-        fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
+        fs::create_dir_all(dir).at(dir, "create")?;
         let path = dir.join(lock_name(shard));
         let mut file = OpenOptions::new()
             .read(true)
@@ -79,7 +84,7 @@ impl Folder {
             .create(true)
             .truncate(false)
             .open(&path)
-            .with_context(|| format!("{}: cannot open", path.display()))?;
+            .at(&path, "open")?;
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
@@ -91,18 +96,17 @@ impl Folder {
                 } else {
                     format!("process {owner}")
                 };
-                bail!(
+                refuse!(
                     "{}: in use by {who} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
                     dir.display()
                 );
             }
-            Err(fs::TryLockError::Error(e)) => {
-                return Err(e).with_context(|| format!("{}: cannot lock", path.display()))
-            }
+            Err(fs::TryLockError::Error(e)) => return Err(e).at(&path, "lock"),
         }
-        file.set_len(0)?;
-        file.rewind()?;
-        writeln!(file, "{}", std::process::id())?;
+        file.set_len(0)
+            .and_then(|()| file.rewind())
+            .and_then(|()| writeln!(file, "{}", std::process::id()))
+            .at(&path, "write")?;
         Ok(Folder {
             dir: dir.to_path_buf(),
             shard,
@@ -142,18 +146,15 @@ impl Folder {
         // still knows what it listed.
         let old_manifest = self.dir.join(MANIFEST);
         if old_manifest.exists() {
-            fs::rename(&old_manifest, &aside)
-                .with_context(|| format!("{}: cannot move aside", old_manifest.display()))?;
+            fs::rename(&old_manifest, &aside).at(&old_manifest, "move aside")?;
         }
         let mut written = Vec::new();
         for (i, (from, to)) in files.iter().enumerate() {
             let (from, to) = (staging.join(from), self.dir.join(to));
             if let Some(parent) = to.parent() {
-                fs::create_dir_all(parent)
-                    .with_context(|| format!("{}: cannot create", parent.display()))?;
+                fs::create_dir_all(parent).at(parent, "create")?;
             }
-            fs::rename(&from, &to)
-                .with_context(|| format!("{}: cannot move into place", to.display()))?;
+            fs::rename(&from, &to).at(&to, "move into place")?;
             written.push(to);
             if i == 0 {
                 fault::point(fault, Fault::Publish);
@@ -174,11 +175,9 @@ impl Folder {
         fault::point(fault, Fault::Manifest);
         let to = self.dir.join(last.1);
         if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent)
-                .with_context(|| format!("{}: cannot create", parent.display()))?;
+            fs::create_dir_all(parent).at(parent, "create")?;
         }
-        fs::rename(staging.join(last.0), &to)
-            .with_context(|| format!("{}: cannot move into place", to.display()))?;
+        fs::rename(staging.join(last.0), &to).at(&to, "move into place")?;
         written.push(to);
         if self.shard.is_none() {
             let _ = fs::remove_file(&aside);

@@ -10,12 +10,13 @@
 use super::folder::Folder;
 use super::kind::SweepGrid;
 use super::run::{Finish, RunOptions, ShardState, SweepExperiment};
+use crate::error::{At, Result};
 use crate::experiment::{self, AnyExperiment};
+use crate::refuse;
 use crate::stats::Summary;
 use crate::tables::manifest::MANIFEST;
 use crate::tables::read::parquet_rows;
 use crate::tables::summary;
-use anyhow::{bail, Context as _, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -36,13 +37,13 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
     let count = first.shard.1;
     for (path, s) in &states {
         if s.shard.1 != count || s.shard.1 == 0 || s.shard.0 >= s.shard.1 {
-            bail!(
+            refuse!(
                 "{}: shard {}/{} does not belong to the split into {count} shards of {}; all shards must come from one split",
                 path.display(), s.shard.0, s.shard.1, states[0].0.display()
             );
         }
         if s.config_hash != first.config_hash || s.kind != first.kind {
-            bail!(
+            refuse!(
                 "{}: shard {} comes from another experiment (config hash {}, shard {} has {}); re-run it with the same experiment file",
                 path.display(), s.shard.0, s.config_hash, first.shard.0, first.config_hash
             );
@@ -51,7 +52,7 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
     let mut by_index: Vec<Option<&ShardState>> = vec![None; count];
     for (path, s) in &states {
         if by_index[s.shard.0].replace(s).is_some() {
-            bail!("{}: shard {} appears twice", path.display(), s.shard.0);
+            refuse!("{}: shard {} appears twice", path.display(), s.shard.0);
         }
     }
     let missing: Vec<String> = (0..count)
@@ -59,7 +60,7 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
         .map(|i| format!("{i}/{count}"))
         .collect();
     if !missing.is_empty() {
-        bail!(
+        refuse!(
             "{}: shards {} are missing (found {} of {}); run them with `ctxlab sweep EXPERIMENT --shard i/{count} --out {}`",
             dir.join("shards").display(), missing.join(", "), states.len(), count, dir.display()
         );
@@ -68,7 +69,7 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
     let mut next = 0;
     for s in &shards {
         if s.histories.0 != next || s.histories.1 < s.histories.0 {
-            bail!("shard {} starts at history {} where {} was expected: the shards do not tile the histories", s.shard.0, s.histories.0, next);
+            refuse!("shard {} starts at history {} where {} was expected: the shards do not tile the histories", s.shard.0, s.histories.0, next);
         }
         next = s.histories.1;
     }
@@ -80,7 +81,7 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
         AnyExperiment::Sessions(e) => SweepExperiment::config_hash(e),
     };
     if hash != first.config_hash {
-        bail!("{origin}: the recorded experiment does not match its hash; the shard states were edited or come from another ctxlab version");
+        refuse!("{origin}: the recorded experiment does not match its hash; the shard states were edited or come from another ctxlab version");
     }
     match &exp {
         AnyExperiment::Cells(e) => merge_kind(e, &folder, &shards, next, opts),
@@ -102,7 +103,7 @@ fn merge_kind<E: SweepExperiment>(
     let mut shard_files = Vec::new();
     for s in shards {
         if !s.summary.same_shape(&total) {
-            bail!(
+            refuse!(
                 "shard {}: its summary has {} groups where the grid has {}",
                 s.shard.0,
                 s.summary.groups.len(),
@@ -111,7 +112,7 @@ fn merge_kind<E: SweepExperiment>(
         }
         let expected = (s.histories.1 - s.histories.0) as u64 * grid.rows_per_history() as u64;
         if s.rows != expected {
-            bail!(
+            refuse!(
                 "shard {}: its state counts {} rows where its histories hold {expected}",
                 s.shard.0,
                 s.rows
@@ -120,9 +121,9 @@ fn merge_kind<E: SweepExperiment>(
         for f in &s.files {
             let path = dir.join(f);
             if f.ends_with(".parquet") {
-                let found = parquet_rows(&path).with_context(|| format!("shard {}", s.shard.0))?;
+                let found = parquet_rows(&path)?;
                 if found as u64 != s.rows_written {
-                    bail!(
+                    refuse!(
                         "{}: holds {found} rows where shard {}'s state says {}",
                         path.display(),
                         s.shard.0,
@@ -130,7 +131,7 @@ fn merge_kind<E: SweepExperiment>(
                     );
                 }
             } else if !path.is_file() {
-                bail!(
+                refuse!(
                     "{}: missing; shard {}'s state lists it",
                     path.display(),
                     s.shard.0
@@ -143,10 +144,9 @@ fn merge_kind<E: SweepExperiment>(
     }
     let staging = dir.join(".partial-merge");
     if staging.exists() {
-        std::fs::remove_dir_all(&staging)?;
+        std::fs::remove_dir_all(&staging).at(&staging, "clear")?;
     }
-    std::fs::create_dir_all(&staging)
-        .with_context(|| format!("{}: cannot create", staging.display()))?;
+    std::fs::create_dir_all(&staging).at(&staging, "create")?;
     let wall = Duration::from_secs_f64(shards.iter().map(|s| s.wall_seconds.max(0.0)).sum());
     let mut staged = Vec::new();
     Finish {
@@ -184,24 +184,23 @@ fn merge_kind<E: SweepExperiment>(
 
 fn read_states(dir: &Path) -> Result<Vec<(PathBuf, ShardState)>> {
     let folder = dir.join("shards");
-    let entries = std::fs::read_dir(&folder).with_context(|| {
-        format!("{}: no shard states here; run `ctxlab sweep EXPERIMENT --shard i/n --out {}` for every shard first", folder.display(), dir.display())
-    })?;
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        refuse!("{}: no shard states here; run `ctxlab sweep EXPERIMENT --shard i/n --out {}` for every shard first", folder.display(), dir.display());
+    };
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     paths.sort();
     if paths.is_empty() {
-        bail!("{}: no shard states (shard=i.json) found", folder.display());
+        refuse!("{}: no shard states (shard=i.json) found", folder.display());
     }
     paths
         .into_iter()
         .map(|p| {
-            let text = std::fs::read_to_string(&p)
-                .with_context(|| format!("{}: cannot read", p.display()))?;
-            let state: ShardState = serde_json::from_str(&text)
-                .with_context(|| format!("{}: not a ctxlab shard state", p.display()))?;
+            let text = std::fs::read_to_string(&p).at(&p, "read")?;
+            let state: ShardState =
+                serde_json::from_str(&text).at(&p, "read as a ctxlab shard state")?;
             Ok((p, state))
         })
         .collect()

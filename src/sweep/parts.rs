@@ -8,7 +8,7 @@
 //! Fractions that are undefined are stored as NaN (no measure is ever NaN).
 
 use super::kind::SweepGrid;
-use anyhow::{bail, Context as _, Result};
+use crate::error::{At, Error, Result};
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"ctxlabp1";
@@ -112,21 +112,21 @@ pub fn write<G: SweepGrid>(
         G::encode(r, &mut w);
     }
     let tmp = path.with_extension("rows.tmp");
-    std::fs::write(&tmp, &w.bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
+    std::fs::write(&tmp, &w.bytes).at(&tmp, "write")?;
+    std::fs::rename(&tmp, path).at(path, "write")
 }
 
 /// Reads a part back.
 pub fn read<G: SweepGrid>(path: &Path) -> Result<Part<G::Row>> {
-    let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let bytes = std::fs::read(path).at(path, "read")?;
     let damaged = || {
-        anyhow::anyhow!(
+        Error::Refused(format!(
             "{}: damaged part file; delete the staging folder to start over",
             path.display()
-        )
+        ))
     };
     let Some(body) = bytes.strip_prefix(MAGIC.as_slice()) else {
-        bail!(damaged());
+        return Err(damaged());
     };
     let mut r = Reader { bytes: body };
     let base = r.u64().ok_or_else(damaged)? as usize;
@@ -141,7 +141,7 @@ pub fn read<G: SweepGrid>(path: &Path) -> Result<Part<G::Row>> {
         rows.push(G::decode(&mut r).ok_or_else(damaged)?);
     }
     if !r.bytes.is_empty() {
-        bail!(damaged());
+        return Err(damaged());
     }
     Ok(Part { base, names, rows })
 }

@@ -13,13 +13,14 @@ use super::folder::Folder;
 use super::kind::SweepGrid;
 use super::parts;
 use super::shard::Shard;
+use crate::error::{At, Error, Result};
 use crate::history::source::{HistorySource, Source};
+use crate::refuse;
 use crate::stats::Summary;
 use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
 use crate::tables::read::parquet_rows;
 use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
-use anyhow::{bail, Context as _, Result};
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -238,11 +239,12 @@ pub fn run<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> 
 
 /// A pool of `threads` workers (`None`: one per core).
 pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
-    Ok(match threads {
-        Some(0) => bail!("--threads must be at least 1"),
-        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build()?,
-        None => rayon::ThreadPoolBuilder::new().build()?,
-    })
+    match threads {
+        Some(0) => refuse!("--threads must be at least 1"),
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n).build(),
+        None => rayon::ThreadPoolBuilder::new().build(),
+    }
+    .map_err(|e| Error::Refused(format!("cannot start worker threads: {e}")))
 }
 
 fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> {
@@ -426,17 +428,17 @@ fn prepare_staging(
 ) -> Result<Checkpoint> {
     let path = staging.join(CHECKPOINT);
     let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(serde_json::from_str(&text).with_context(|| {
-            format!(
-                "{}: unreadable checkpoint; delete {} to start over",
+        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| {
+            Error::Refused(format!(
+                "{}: unreadable checkpoint ({e}); delete {} to start over",
                 path.display(),
                 staging.display()
-            )
+            ))
         })?),
         Err(_) => None,
     };
     match previous {
-        Some(p) if !resume => bail!(
+        Some(p) if !resume => refuse!(
             "{} holds an unfinished run ({} of {} chunks done); run again with --resume to finish it, or delete that folder to start over",
             staging.display(),
             p.chunks_done,
@@ -444,23 +446,23 @@ fn prepare_staging(
         ),
         Some(p) => {
             if let Some((what, was, now)) = key.difference(&p.key) {
-                bail!(
+                refuse!(
                     "{}: cannot resume: the unfinished run has another {what} ({was}; this run: {now}); resume with the same settings, or delete that folder to start over",
                     staging.display()
                 );
             }
             if !p.summary.same_shape(&empty) {
-                bail!("{}: the checkpoint's summary does not fit this grid; delete that folder to start over", path.display());
+                refuse!("{}: the checkpoint's summary does not fit this grid; delete that folder to start over", path.display());
             }
             Ok(p)
         }
         None => {
             if staging.exists() {
                 std::fs::remove_dir_all(staging)
-                    .with_context(|| format!("{}: cannot clear", staging.display()))?;
+                    .at(staging, "clear")?;
             }
             std::fs::create_dir_all(staging)
-                .with_context(|| format!("{}: cannot create", staging.display()))?;
+                .at(staging, "create")?;
             Ok(Checkpoint {
                 key,
                 chunks_done: 0,
@@ -473,9 +475,9 @@ fn prepare_staging(
 /// Writes JSON through a temporary file and a rename, so a reader never sees half of it.
 pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
-    let text = serde_json::to_string_pretty(value)? + "\n";
-    std::fs::write(&tmp, text).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
+    let text = serde_json::to_string_pretty(value).at(path, "encode")? + "\n";
+    std::fs::write(&tmp, text).at(&tmp, "write")?;
+    std::fs::rename(&tmp, path).at(path, "write")
 }
 
 /// Writes the rows tables from the part files into the staging folder, in chunk order, and
@@ -503,10 +505,9 @@ fn assemble<G: SweepGrid>(
     };
     let mut csv_out = match csv {
         true => {
-            let file = File::create(&csv_path)
-                .with_context(|| format!("{}: cannot create", csv_path.display()))?;
+            let file = File::create(&csv_path).at(&csv_path, "create")?;
             let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, file));
-            table.write_csv_header(&mut w)?;
+            table.write_csv_header(&mut w).at(&csv_path, "write")?;
             Some(w)
         }
         false => None,
@@ -532,13 +533,17 @@ fn assemble<G: SweepGrid>(
         if let Some(w) = csv_out.as_mut() {
             table
                 .write_csv(grid, at, &part.rows, w, &mut buf)
-                .with_context(|| format!("{}: cannot write", csv_path.display()))?;
+                .at(&csv_path, "write")?;
         }
         written += part.rows.len() as u64;
         if let Some(s) = sink.as_mut() {
             pending.extend_from_slice(&part.rows);
             while pending.len() >= ROW_GROUP {
-                s.write(&table.frame(grid, at, &pending[..ROW_GROUP])?)?;
+                s.write(
+                    &table
+                        .frame(grid, at, &pending[..ROW_GROUP])
+                        .at(&parquet_path, "build")?,
+                )?;
                 pending.drain(..ROW_GROUP);
             }
         }
@@ -552,7 +557,7 @@ fn assemble<G: SweepGrid>(
                 base,
                 names: &names,
             };
-            s.write(&table.frame(grid, at, &pending)?)?;
+            s.write(&table.frame(grid, at, &pending).at(&parquet_path, "build")?)?;
         }
     }
     let mut staged = Vec::new();
@@ -562,14 +567,13 @@ fn assemble<G: SweepGrid>(
         staged.push(table.parquet_name());
     }
     if let Some(mut w) = csv_out {
-        w.flush()
-            .with_context(|| format!("{}: cannot write", csv_path.display()))?;
+        w.flush().at(&csv_path, "write")?;
         drop(w);
         check_rows(&csv_path, csv_lines(&csv_path)?.saturating_sub(1), expected)?;
         staged.push(table.csv_name());
     }
     if written != expected {
-        bail!(
+        refuse!(
             "{}: the part files hold {written} rows where the grid has {expected}; delete it to start over",
             staging.display()
         );
@@ -579,7 +583,7 @@ fn assemble<G: SweepGrid>(
 
 fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
     if found != expected {
-        bail!(
+        refuse!(
             "{}: holds {found} rows where the grid has {expected}; nothing was published",
             path.display()
         );
@@ -590,11 +594,11 @@ fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
 /// Lines of a file (the CSV writer ends every record with one newline; no field holds one).
 fn csv_lines(path: &Path) -> Result<u64> {
     use std::io::Read as _;
-    let mut f = File::open(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    let mut f = File::open(path).at(path, "read")?;
     let mut buf = vec![0u8; 1 << 20];
     let mut lines = 0u64;
     loop {
-        let n = f.read(&mut buf)?;
+        let n = f.read(&mut buf).at(path, "read")?;
         if n == 0 {
             return Ok(lines);
         }
@@ -630,23 +634,26 @@ impl<G: SweepGrid> Finish<'_, G> {
         let rows: Vec<GroupRow> = summary::group_rows(summary);
         let (parquet, csv) = self.formats;
         if parquet {
-            let mut df = table.frame(self.grid, Names::NONE, &rows)?;
-            write_parquet(&self.staging.join(table.parquet_name()), &mut df)?;
+            let path = self.staging.join(table.parquet_name());
+            let mut df = table
+                .frame(self.grid, Names::NONE, &rows)
+                .at(&path, "build")?;
+            write_parquet(&path, &mut df)?;
             staged.push(table.parquet_name());
         }
         if csv {
             let path = self.staging.join(table.csv_name());
-            let file = File::create(&path)
-                .with_context(|| format!("{}: cannot create", path.display()))?;
+            let file = File::create(&path).at(&path, "create")?;
             let mut w = csv::Writer::from_writer(BufWriter::new(file));
-            table.write_csv_header(&mut w)?;
-            table.write_csv(self.grid, Names::NONE, &rows, &mut w, &mut String::new())?;
-            w.flush()
-                .with_context(|| format!("{}: cannot write", path.display()))?;
+            table.write_csv_header(&mut w).at(&path, "write")?;
+            table
+                .write_csv(self.grid, Names::NONE, &rows, &mut w, &mut String::new())
+                .at(&path, "write")?;
+            w.flush().at(&path, "write")?;
             staged.push(table.csv_name());
         }
         if rows.len() != self.grid.groups() {
-            bail!(
+            refuse!(
                 "the summary has {} groups where the grid has {}",
                 rows.len(),
                 self.grid.groups()
@@ -685,11 +692,11 @@ impl<G: SweepGrid> Finish<'_, G> {
 
 /// Writes a whole DataFrame as one Parquet file.
 pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<()> {
-    let file = File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+    let file = File::create(path).at(path, "create")?;
     ParquetWriter::new(BufWriter::new(file))
         .with_compression(ParquetCompression::Zstd(None))
         .finish(df)
-        .with_context(|| format!("{}: cannot write Parquet", path.display()))?;
+        .at(path, "write Parquet")?;
     Ok(())
 }
 
@@ -701,14 +708,17 @@ struct ParquetSink {
 
 impl ParquetSink {
     fn create<G, R>(path: &Path, table: &Table<G, R>, grid: &G) -> Result<Self> {
-        let file =
-            File::create(path).with_context(|| format!("{}: cannot create", path.display()))?;
+        let file = File::create(path).at(path, "create")?;
         // The schema of the declared table, from an empty frame of it.
-        let schema = table.frame(grid, Names::NONE, &[])?.schema().clone();
+        let schema = table
+            .frame(grid, Names::NONE, &[])
+            .at(path, "build")?
+            .schema()
+            .clone();
         let writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
             .with_compression(ParquetCompression::Zstd(None))
             .batched(&schema)
-            .with_context(|| format!("{}: cannot start Parquet", path.display()))?;
+            .at(path, "start Parquet")?;
         Ok(ParquetSink {
             writer,
             path: path.to_path_buf(),
@@ -716,15 +726,11 @@ impl ParquetSink {
     }
 
     fn write(&mut self, df: &DataFrame) -> Result<()> {
-        self.writer
-            .write_batch(df)
-            .with_context(|| format!("{}: cannot write Parquet", self.path.display()))
+        self.writer.write_batch(df).at(&self.path, "write Parquet")
     }
 
     fn finish(self) -> Result<()> {
-        self.writer
-            .finish()
-            .with_context(|| format!("{}: cannot finish Parquet", self.path.display()))?;
+        self.writer.finish().at(&self.path, "finish Parquet")?;
         Ok(())
     }
 }

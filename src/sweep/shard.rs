@@ -6,6 +6,7 @@
 //! `SLURM_ARRAY_TASK_COUNT`) or Kubernetes indexed Jobs (`JOB_COMPLETION_INDEX` with
 //! `--shard-count n`, since Kubernetes does not export the count).
 
+use crate::error::ParseError;
 use std::fmt;
 use std::ops::Range;
 
@@ -16,17 +17,15 @@ pub struct Shard {
 }
 
 impl Shard {
-    pub fn new(index: usize, count: usize) -> Result<Shard, String> {
+    pub fn new(index: usize, count: usize) -> Result<Shard, ParseError> {
         if count == 0 || index >= count {
-            return Err(format!(
-                "shard {index}/{count}: expected i/n with 0 ≤ i < n"
-            ));
+            return Err(format!("shard {index}/{count}: expected i/n with 0 ≤ i < n").into());
         }
         Ok(Shard { index, count })
     }
 
     /// Parses `i/n`.
-    pub fn parse(text: &str) -> Result<Shard, String> {
+    pub fn parse(text: &str) -> Result<Shard, ParseError> {
         let (i, n) = text
             .split_once('/')
             .ok_or_else(|| format!("--shard {text:?}: expected i/n, e.g. 0/8"))?;
@@ -44,7 +43,7 @@ impl Shard {
         flag: Option<&str>,
         count_flag: Option<usize>,
         env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Option<Shard>, String> {
+    ) -> Result<Option<Shard>, ParseError> {
         if let Some(f) = flag {
             return Shard::parse(f).map(Some);
         }

@@ -27,6 +27,7 @@
 
 use super::{image_marker, json_error, run_name, Problems, Run, RunBuilder, SeenIds, ToolIds};
 use crate::error::InputError;
+use crate::error::ParseError;
 use crate::history::Kind;
 use serde::Deserialize;
 use serde_json::Value;
@@ -145,7 +146,7 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
     run.finish(path)
 }
 
-fn assistant_records(message: &Message, tools: &mut ToolIds) -> Result<Vec<Pending>, String> {
+fn assistant_records(message: &Message, tools: &mut ToolIds) -> Result<Vec<Pending>, ParseError> {
     let mut out = Vec::new();
     let blocks = match &message.content {
         Value::String(s) => {
@@ -156,7 +157,8 @@ fn assistant_records(message: &Message, tools: &mut ToolIds) -> Result<Vec<Pendi
         other => {
             return Err(format!(
                 "`message.content` should be a string or a list of blocks, found {other}"
-            ))
+            )
+            .into())
         }
     };
     // Validate every block first: a tool name is declared only when the whole line is good.
@@ -187,7 +189,11 @@ fn assistant_records(message: &Message, tools: &mut ToolIds) -> Result<Vec<Pendi
     Ok(out)
 }
 
-fn user_records(line: &Line, message: &Message, tools: &ToolIds) -> Result<Vec<Pending>, String> {
+fn user_records(
+    line: &Line,
+    message: &Message,
+    tools: &ToolIds,
+) -> Result<Vec<Pending>, ParseError> {
     let kind = if line.is_compact_summary == Some(true) {
         Kind::Summary
     } else if line.is_meta == Some(true) {
@@ -222,7 +228,8 @@ fn user_records(line: &Line, message: &Message, tools: &ToolIds) -> Result<Vec<P
         other => {
             return Err(format!(
                 "`message.content` should be a string or a list of blocks, found {other}"
-            ))
+            )
+            .into())
         }
     }
     Ok(out)
@@ -249,18 +256,19 @@ fn note(block: &Value) -> Pending {
     }
 }
 
-fn block_type(block: &Value) -> Result<&str, String> {
-    block
-        .get("type")
-        .and_then(Value::as_str)
-        .ok_or_else(|| format!("a content block needs a string `type`, found {block}"))
+fn block_type(block: &Value) -> Result<&str, ParseError> {
+    block.get("type").and_then(Value::as_str).ok_or_else(|| {
+        ParseError(format!(
+            "a content block needs a string `type`, found {block}"
+        ))
+    })
 }
 
-fn str_field<'a>(block: &'a Value, key: &str) -> Result<&'a str, String> {
+fn str_field<'a>(block: &'a Value, key: &str) -> Result<&'a str, ParseError> {
     block.get(key).and_then(Value::as_str).ok_or_else(|| {
-        format!(
+        ParseError(format!(
             "a `{}` block needs a string `{key}`",
             block.get("type").and_then(Value::as_str).unwrap_or("?")
-        )
+        ))
     })
 }

@@ -18,6 +18,7 @@ use super::{
     arguments_text, json_error, run_name, Function, Problems, Run, RunBuilder, ToolCall, ToolIds,
 };
 use crate::error::InputError;
+use crate::error::ParseError;
 use crate::history::Kind;
 use serde::Deserialize;
 use serde_json::Value;
@@ -110,7 +111,7 @@ struct Chat {
 
 impl Chat {
     /// Adds the records of one message, or none if it is malformed.
-    fn add(&mut self, m: &Message) -> Result<(), String> {
+    fn add(&mut self, m: &Message) -> Result<(), ParseError> {
         let text = super::content_text(&m.content);
         match m.role {
             Role::System | Role::Developer => self.run.push(Kind::System, None, text),

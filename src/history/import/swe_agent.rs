@@ -21,6 +21,7 @@
 
 use super::{arguments_text, json_error, run_name, Role, Run, RunBuilder, ToolCall, ToolIds};
 use crate::error::InputError;
+use crate::error::ParseError;
 use crate::history::Kind;
 use serde::Deserialize;
 use serde_json::Value;
@@ -119,7 +120,7 @@ struct Conversation {
 }
 
 impl Conversation {
-    fn add(&mut self, item: &Item) -> Result<(), String> {
+    fn add(&mut self, item: &Item) -> Result<(), ParseError> {
         let text = super::content_text(&item.content);
         if item.is_demo == Some(true) {
             self.run.push(Kind::Note, None, text);
