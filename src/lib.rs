@@ -13,6 +13,7 @@
 
 pub mod calibrate;
 pub mod cells;
+#[doc(hidden)]
 pub mod cli;
 pub mod cost;
 pub mod error;
@@ -21,7 +22,7 @@ pub mod history;
 pub mod metrics;
 pub mod noise;
 pub mod report;
-pub mod rng;
+mod rng;
 pub mod session;
 pub mod sessions;
 pub mod stats;
@@ -36,3 +37,22 @@ pub use history::import;
 pub use history::{CostedHistory, History, Kind, Record};
 pub use metrics::{score, Metrics};
 pub use strategy::{Context, Item, Outcome, Strategy, View};
+
+pub use error::{Error, ParseError};
+pub use experiment::{load_any, parse_any, AnyExperiment};
+pub use sweep::memory::Tables;
+
+/// Runs an experiment of either kind in memory and returns its tables (see
+/// [`sweep::memory`]): the entry point for a notebook or another tool.
+///
+/// ```no_run
+/// let exp = ctxlab::load_any("experiments/noise.toml".as_ref(), &[]).unwrap();
+/// let tables = ctxlab::run_in_memory(&exp, None).unwrap();
+/// println!("{}", tables.summary.height());
+/// ```
+pub fn run_in_memory(exp: &AnyExperiment, threads: Option<usize>) -> Result<Tables, Error> {
+    match exp {
+        AnyExperiment::Cells(e) => sweep::memory::tables(e, threads),
+        AnyExperiment::Sessions(e) => sweep::memory::tables(e, threads),
+    }
+}

@@ -5,6 +5,7 @@
 pub mod fault;
 mod folder;
 pub mod kind;
+pub mod memory;
 pub mod merge;
 mod parts;
 pub mod run;

@@ -11,6 +11,7 @@ mod cli_session;
 mod cli_table;
 mod import_formats;
 mod invariants;
+mod memory;
 mod readme;
 mod real_runs;
 mod scale;
