@@ -1,131 +1,176 @@
-//! The statistics behind every summary table: per group, the number of rows and, per measure,
-//! the mean, standard deviation and 95 % interval.
+//! The statistics behind every summary table: per group and measure, the number of values and
+//! of histories, the mean, the standard deviation of the values, and a 95 % interval of the
+//! mean that treats the **history** as the unit.
 //!
-//! Statistics are running sums in fixed point (2⁻³² resolution, in 128-bit integers): integer
-//! addition is associative, so the summary is the same bit for bit whatever the thread count,
-//! the chunking, or how shards split the histories — merging shards gives exactly the
-//! single-machine summary, and no row needs to stay in memory. Means are over feasible cells
-//! (retention over feasible cells of histories that have required records); the interval is
-//! mean ± 1.96 · sd / √n (normal approximation; null below two cells).
+//! Replicates, budgets and strategies of one history share that history, so their values are
+//! correlated (a strategy that ignores flags gives identical replicates). The interval is
+//! therefore cluster-robust: with `s_h` and `n_h` the sum and count of history `h`'s values,
+//! `H` histories and `N = Σ n_h`, the mean is `m = Σ s_h / N`, its variance
+//! `V = H / (H − 1) · Σ_h (s_h − m·n_h)² / N²` (the CR1 sandwich estimator of a ratio mean), and
+//! the interval `m ± t(0.975, H − 1) · √V`. A group whose values all come from one history has
+//! no interval (`None`, and `n_histories = 1` says why).
+//!
+//! Everything is kept as exact integer sums: values as integers (whole measures) or in fixed
+//! point (fractions, 2⁻³² resolution), and the per-history totals `Σ s_h`, `Σ s_h²`, `Σ n_h²`,
+//! `Σ s_h·n_h` as 128-bit integers. Integer addition is associative, so the summary — interval
+//! included — is the same bit for bit whatever the thread count, the chunking, or how shards
+//! split the histories (a history never spans two shards), and no row needs to stay in memory.
 
 use serde::{Deserialize, Serialize};
 
-/// One unit in fixed point: values are stored as `round(x · 2³²)`.
+/// One unit of a fraction in fixed point: values are stored as `round(x · 2³²)`.
 const ONE: f64 = (1u64 << 32) as f64;
 
-/// Count, sum and sum of squares of a measure, exactly.
+/// The running statistics of one measure in one group.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Running {
+pub struct Acc {
+    /// Whole numbers (tokens, compactions) rather than fractions in fixed point.
+    pub whole: bool,
+    /// Values.
     pub n: u64,
+    /// Histories with at least one value.
+    pub histories: u64,
     #[serde(with = "i128_text")]
     sum: i128,
     #[serde(with = "i128_text")]
     sum_sq: i128,
+    /// Σ over histories of the history's sum squared, of its count squared, and of the two
+    /// multiplied.
+    #[serde(with = "i128_text")]
+    history_sum_sq: i128,
+    #[serde(with = "i128_text")]
+    history_n_sq: i128,
+    #[serde(with = "i128_text")]
+    history_sum_n: i128,
 }
 
-impl Running {
-    pub fn push(&mut self, x: f64) {
-        let q = (x * ONE).round() as i128;
+/// The values of one measure that one history gives one group, before they join the group.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Partial {
+    n: u64,
+    sum: i128,
+    sum_sq: i128,
+}
+
+impl Partial {
+    fn push(&mut self, q: i128) {
         self.n += 1;
         self.sum += q;
-        self.sum_sq += q * q;
+        self.sum_sq = self.sum_sq.saturating_add(q.saturating_mul(q));
+    }
+}
+
+impl Acc {
+    pub fn new(whole: bool) -> Acc {
+        Acc {
+            whole,
+            ..Acc::default()
+        }
     }
 
-    /// Adds another accumulator (exact, order-free).
-    pub fn merge(&mut self, other: &Running) {
-        self.n += other.n;
-        self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
+    /// A value in the accumulator's integer form.
+    pub fn quantise(&self, x: f64) -> i128 {
+        if self.whole {
+            x as i128
+        } else {
+            (x * ONE).round() as i128
+        }
+    }
+
+    fn scale(&self) -> f64 {
+        if self.whole {
+            1.0
+        } else {
+            ONE
+        }
+    }
+
+    /// Adds the values one history gave this group (exact).
+    pub fn add_history(&mut self, p: &Partial) {
+        if p.n == 0 {
+            return;
+        }
+        let n = i128::from(p.n);
+        self.n += p.n;
+        self.histories += 1;
+        self.sum += p.sum;
+        self.sum_sq = self.sum_sq.saturating_add(p.sum_sq);
+        self.history_sum_sq = self
+            .history_sum_sq
+            .saturating_add(p.sum.saturating_mul(p.sum));
+        self.history_n_sq += n * n;
+        self.history_sum_n = self.history_sum_n.saturating_add(p.sum.saturating_mul(n));
+    }
+
+    /// Adds another accumulator of other histories (exact, order-free).
+    pub fn merge(&mut self, o: &Acc) {
+        self.n += o.n;
+        self.histories += o.histories;
+        self.sum += o.sum;
+        self.sum_sq = self.sum_sq.saturating_add(o.sum_sq);
+        self.history_sum_sq = self.history_sum_sq.saturating_add(o.history_sum_sq);
+        self.history_n_sq += o.history_n_sq;
+        self.history_sum_n = self.history_sum_n.saturating_add(o.history_sum_n);
     }
 
     pub fn mean(&self) -> Option<f64> {
-        (self.n > 0).then(|| self.sum as f64 / self.n as f64 / ONE)
+        (self.n > 0).then(|| self.sum as f64 / self.n as f64 / self.scale())
     }
 
-    /// Sample standard deviation, from the exact `n·Σx² − (Σx)²`.
+    /// Sample standard deviation of the values (descriptive: it says how spread the cells
+    /// are, not how sure the mean is), from the exact `n·Σx² − (Σx)²`.
     pub fn sd(&self) -> Option<f64> {
         if self.n < 2 {
             return None;
         }
-        let n = self.n as i128;
-        let spread = (n * self.sum_sq - self.sum * self.sum).max(0) as f64;
-        Some((spread / (n as f64 * (n - 1) as f64)).sqrt() / ONE)
-    }
-
-    /// The 95 % interval of the mean.
-    pub fn interval(&self) -> Option<(f64, f64)> {
-        let mean = self.mean()?;
-        let half = 1.96 * self.sd()? / (self.n as f64).sqrt();
-        Some((mean - half, mean + half))
-    }
-}
-
-/// Count, sum and sum of squares of a whole-number measure (tokens, compactions), exactly.
-///
-/// [`Running`] scales by 2³², which leaves room for values up to a few million before its
-/// 128-bit sum of squares could overflow over many sessions; token counts of long sessions go
-/// past that, and need no fraction bits anyway.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tally {
-    pub n: u64,
-    #[serde(with = "u128_text")]
-    sum: u128,
-    #[serde(with = "u128_text")]
-    sum_sq: u128,
-}
-
-impl Tally {
-    pub fn push(&mut self, x: u64) {
-        let x = u128::from(x);
-        self.n += 1;
-        self.sum += x;
-        self.sum_sq += x * x;
-    }
-
-    /// Adds another tally (exact, order-free).
-    pub fn merge(&mut self, other: &Tally) {
-        self.n += other.n;
-        self.sum += other.sum;
-        self.sum_sq += other.sum_sq;
-    }
-
-    pub fn mean(&self) -> Option<f64> {
-        (self.n > 0).then(|| self.sum as f64 / self.n as f64)
-    }
-
-    /// Sample standard deviation, from the exact `n·Σx² − (Σx)²` (in floating point only if
-    /// that product would not fit 128 bits).
-    pub fn sd(&self) -> Option<f64> {
-        if self.n < 2 {
-            return None;
-        }
-        let n = u128::from(self.n);
-        let spread = match (n.checked_mul(self.sum_sq), self.sum.checked_mul(self.sum)) {
-            (Some(a), Some(b)) => a.saturating_sub(b) as f64,
-            _ => (n as f64 * self.sum_sq as f64 - (self.sum as f64).powi(2)).max(0.0),
+        let n = self.n as f64;
+        let spread = match (
+            i128::from(self.n).checked_mul(self.sum_sq),
+            self.sum.checked_mul(self.sum),
+        ) {
+            (Some(a), Some(b)) => (a - b).max(0) as f64,
+            _ => (n * self.sum_sq as f64 - (self.sum as f64).powi(2)).max(0.0),
         };
-        Some((spread / (n as f64 * (n - 1) as f64)).sqrt())
+        Some((spread / (n * (n - 1.0))).sqrt() / self.scale())
     }
 
-    /// The 95 % interval of the mean.
+    /// The 95 % interval of the mean by history (see the module documentation); `None` with
+    /// fewer than two histories.
     pub fn interval(&self) -> Option<(f64, f64)> {
+        if self.histories < 2 {
+            return None;
+        }
         let mean = self.mean()?;
-        let half = 1.96 * self.sd()? / (self.n as f64).sqrt();
+        let scale = self.scale();
+        let n = self.n as f64;
+        let m = self.sum as f64 / n; // in the accumulator's units
+        let residual = (self.history_sum_sq as f64 - 2.0 * m * self.history_sum_n as f64
+            + m * m * self.history_n_sq as f64)
+            .max(0.0);
+        let h = self.histories as f64;
+        let variance = h / (h - 1.0) * residual / (n * n);
+        let half = t975(self.histories - 1) * variance.sqrt() / scale;
         Some((mean - half, mean + half))
     }
 }
 
-/// JSON has no 128-bit integers: write them as decimal strings.
-mod u128_text {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&v.to_string())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
-        let text = String::deserialize(d)?;
-        text.parse().map_err(serde::de::Error::custom)
+/// The 0.975 quantile of Student's t with `df` degrees of freedom (exact table to 30, then the
+/// Cornish–Fisher expansion, within 10⁻⁴ of the exact value).
+pub fn t975(df: u64) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281, 2.2010,
+        2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860, 2.0796, 2.0739,
+        2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df as usize - 1],
+        _ => {
+            let z: f64 = 1.959_964;
+            let v = df as f64;
+            z + (z.powi(3) + z) / (4.0 * v)
+                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * v * v)
+        }
     }
 }
 
@@ -143,55 +188,12 @@ mod i128_text {
     }
 }
 
-/// The accumulator of one measure: exact tallies for whole numbers, fixed point for fractions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Acc {
-    Whole(Tally),
-    Real(Running),
-}
-
-impl Acc {
-    pub fn n(&self) -> u64 {
-        match self {
-            Acc::Whole(t) => t.n,
-            Acc::Real(r) => r.n,
-        }
-    }
-
-    pub fn mean(&self) -> Option<f64> {
-        match self {
-            Acc::Whole(t) => t.mean(),
-            Acc::Real(r) => r.mean(),
-        }
-    }
-
-    pub fn sd(&self) -> Option<f64> {
-        match self {
-            Acc::Whole(t) => t.sd(),
-            Acc::Real(r) => r.sd(),
-        }
-    }
-
-    pub fn interval(&self) -> Option<(f64, f64)> {
-        match self {
-            Acc::Whole(t) => t.interval(),
-            Acc::Real(r) => r.interval(),
-        }
-    }
-
-    fn merge(&mut self, other: &Acc) {
-        match (self, other) {
-            (Acc::Whole(a), Acc::Whole(b)) => a.merge(b),
-            (Acc::Real(a), Acc::Real(b)) => a.merge(b),
-            _ => unreachable!("summaries of one grid have the same measures"),
-        }
-    }
-}
-
 /// One summary group: its number of rows and an accumulator per measure.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GroupAcc {
     pub n: u64,
+    /// Histories with at least one row in the group.
+    pub histories: u64,
     pub measures: Vec<Acc>,
 }
 
@@ -202,25 +204,84 @@ pub struct Summary {
     pub groups: Vec<GroupAcc>,
 }
 
+/// What one history gives the groups, gathered before it joins the summary: a partial per
+/// group and measure, and the groups it touched (so clearing costs what was touched).
+#[derive(Debug, Clone, Default)]
+pub struct HistoryPartials {
+    measures: usize,
+    rows: Vec<u64>,
+    partials: Vec<Partial>,
+    touched: Vec<usize>,
+}
+
+impl HistoryPartials {
+    /// Records that the history has a row in `group`; returns where its measures go.
+    fn row(&mut self, group: usize) -> &mut [Partial] {
+        if self.rows[group] == 0 {
+            self.touched.push(group);
+        }
+        self.rows[group] += 1;
+        let m = self.measures;
+        &mut self.partials[group * m..(group + 1) * m]
+    }
+}
+
 impl Summary {
     /// An empty summary of `groups` groups whose measures are whole (`true`) or fractional.
     pub fn new(groups: usize, whole: &[bool]) -> Self {
         let empty = GroupAcc {
             n: 0,
-            measures: whole
-                .iter()
-                .map(|&w| {
-                    if w {
-                        Acc::Whole(Tally::default())
-                    } else {
-                        Acc::Real(Running::default())
-                    }
-                })
-                .collect(),
+            histories: 0,
+            measures: whole.iter().map(|&w| Acc::new(w)).collect(),
         };
         Summary {
             groups: vec![empty; groups],
         }
+    }
+
+    /// A scratch for [`Summary::add_history`], sized for this summary.
+    pub fn partials(&self) -> HistoryPartials {
+        let measures = self.groups.first().map_or(0, |g| g.measures.len());
+        HistoryPartials {
+            measures,
+            rows: vec![0; self.groups.len()],
+            partials: vec![Partial::default(); self.groups.len() * measures],
+            touched: Vec::new(),
+        }
+    }
+
+    /// Adds the rows of **one history**: `rows` yields each row's group and its measures'
+    /// values (`None` where undefined). `scratch` comes from [`Summary::partials`].
+    pub fn add_history<I, V>(&mut self, scratch: &mut HistoryPartials, rows: I)
+    where
+        I: IntoIterator<Item = (usize, V)>,
+        V: IntoIterator<Item = Option<f64>>,
+    {
+        for (group, values) in rows {
+            let accs = &self.groups[group].measures;
+            let partials = scratch.row(group);
+            for ((p, acc), x) in partials.iter_mut().zip(accs).zip(values) {
+                if let Some(x) = x {
+                    p.push(acc.quantise(x));
+                }
+            }
+        }
+        for &g in &scratch.touched {
+            let group = &mut self.groups[g];
+            group.n += scratch.rows[g];
+            group.histories += 1;
+            let m = scratch.measures;
+            for (acc, p) in group
+                .measures
+                .iter_mut()
+                .zip(&mut scratch.partials[g * m..(g + 1) * m])
+            {
+                acc.add_history(p);
+                *p = Partial::default();
+            }
+            scratch.rows[g] = 0;
+        }
+        scratch.touched.clear();
     }
 
     /// Whether `other` has the same shape (groups and measure kinds) as `self`.
@@ -228,19 +289,15 @@ impl Summary {
         self.groups.len() == other.groups.len()
             && self.groups.iter().zip(&other.groups).all(|(a, b)| {
                 a.measures.len() == b.measures.len()
-                    && a.measures.iter().zip(&b.measures).all(|(x, y)| {
-                        matches!(
-                            (x, y),
-                            (Acc::Whole(_), Acc::Whole(_)) | (Acc::Real(_), Acc::Real(_))
-                        )
-                    })
+                    && a.measures.iter().zip(&b.measures).all(|(x, y)| x.whole == y.whole)
             })
     }
 
-    /// Adds another summary of the same shape (exact, order-free).
+    /// Adds another summary of the same shape, over other histories (exact, order-free).
     pub fn merge(&mut self, other: &Summary) {
         for (a, b) in self.groups.iter_mut().zip(&other.groups) {
             a.n += b.n;
+            a.histories += b.histories;
             for (x, y) in a.measures.iter_mut().zip(&b.measures) {
                 x.merge(y);
             }
@@ -252,70 +309,77 @@ impl Summary {
 mod tests {
     use super::*;
 
-    #[test]
-    fn running_statistics_match_hand_computation() {
-        let mut r = Running::default();
-        for x in [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0] {
-            r.push(x);
+    /// One group, one measure, and each history's values.
+    fn summary_of(whole: bool, histories: &[&[f64]]) -> Summary {
+        let mut s = Summary::new(1, &[whole]);
+        let mut scratch = s.partials();
+        for values in histories {
+            s.add_history(&mut scratch, values.iter().map(|&x| (0, [Some(x)])));
         }
-        assert_eq!(r.mean(), Some(5.0));
-        // Sum of squared deviations 32, sample variance 32/7.
-        assert!((r.sd().unwrap() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
-        let (lo, hi) = r.interval().unwrap();
-        let half = 1.96 * (32.0f64 / 7.0).sqrt() / 8f64.sqrt();
-        assert!((lo - (5.0 - half)).abs() < 1e-12 && (hi - (5.0 + half)).abs() < 1e-12);
-        let mut one = Running::default();
-        one.push(3.0);
-        assert_eq!(
-            (one.mean(), one.sd(), one.interval()),
-            (Some(3.0), None, None)
-        );
+        s
+    }
+
+    #[test]
+    fn mean_sd_and_the_interval_by_history_match_hand_computation() {
+        // Three histories: sums 6, 4, 9 over 2, 2, 3 values; N = 7, mean 19/7.
+        let s = summary_of(false, &[&[2.0, 4.0], &[1.0, 3.0], &[2.0, 3.0, 4.0]]);
+        let acc = &s.groups[0].measures[0];
+        assert_eq!((acc.n, acc.histories), (7, 3));
+        let m = 19.0 / 7.0;
+        assert!((acc.mean().unwrap() - m).abs() < 1e-12);
+        // Values 2,4,1,3,2,3,4: Σx² = 59, sample variance (59 − 7m²)/6.
+        let sd = ((59.0 - 7.0 * m * m) / 6.0f64).sqrt();
+        assert!((acc.sd().unwrap() - sd).abs() < 1e-9);
+        // Residuals s_h − m·n_h: 6 − 2m, 4 − 2m, 9 − 3m.
+        let r: f64 = [(6.0, 2.0), (4.0, 2.0), (9.0, 3.0)]
+            .iter()
+            .map(|&(s, n): &(f64, f64)| (s - m * n).powi(2))
+            .sum();
+        let half = 4.3027 * (1.5 * r / 49.0).sqrt();
+        let (lo, hi) = acc.interval().unwrap();
+        assert!((lo - (m - half)).abs() < 1e-9 && (hi - (m + half)).abs() < 1e-9);
+        // One history: a mean, no interval.
+        let one = summary_of(false, &[&[0.5, 0.7]]);
+        let acc = &one.groups[0].measures[0];
+        assert_eq!(acc.histories, 1);
+        assert!(acc.mean().is_some() && acc.interval().is_none());
     }
 
     #[test]
     fn merging_in_any_split_gives_the_same_bits() {
-        let xs: Vec<f64> = (0..1000)
-            .map(|i| ((i * 7919) % 1000) as f64 / 997.0)
+        let histories: Vec<Vec<f64>> = (0..200)
+            .map(|h| (0..5).map(|i| ((h * 7919 + i * 31) % 1000) as f64 / 997.0).collect())
             .collect();
-        let mut whole = Running::default();
-        xs.iter().for_each(|&x| whole.push(x));
-        for split in [1, 13, 500, 999] {
-            let (mut a, mut b) = (Running::default(), Running::default());
-            xs[..split].iter().for_each(|&x| a.push(x));
-            xs[split..].iter().rev().for_each(|&x| b.push(x));
-            b.merge(&a);
-            assert_eq!(b, whole);
-            assert_eq!(b.mean().unwrap().to_bits(), whole.mean().unwrap().to_bits());
+        let refs: Vec<&[f64]> = histories.iter().map(Vec::as_slice).collect();
+        let whole = summary_of(false, &refs);
+        for split in [1, 13, 100, 199] {
+            let mut a = summary_of(false, &refs[..split]);
+            let b = summary_of(false, &refs[split..]);
+            a.merge(&b);
+            assert_eq!(a, whole);
         }
         let json = serde_json::to_string(&whole).unwrap();
-        assert_eq!(serde_json::from_str::<Running>(&json).unwrap(), whole);
+        assert_eq!(serde_json::from_str::<Summary>(&json).unwrap(), whole);
     }
 
     #[test]
-    fn tallies_are_exact_on_large_whole_numbers() {
-        let mut t = Tally::default();
-        for x in [2u64, 4, 4, 4, 5, 5, 7, 9] {
-            t.push(x);
-        }
-        assert_eq!(t.mean(), Some(5.0));
-        assert!((t.sd().unwrap() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
-        // Ten thousand sessions of ten billion tokens: far past what 2³² fixed point holds.
-        let mut big = Tally::default();
-        let mut split = (Tally::default(), Tally::default());
-        for i in 0..10_000u64 {
-            let x = 10_000_000_000 + i;
-            big.push(x);
-            if i % 3 == 0 {
-                split.0.push(x)
-            } else {
-                split.1.push(x)
-            }
-        }
-        split.1.merge(&split.0);
-        assert_eq!(split.1, big);
-        assert_eq!(big.mean(), Some(10_000_004_999.5));
-        // The sd of 0..10000 is sqrt(10000 · 10001 / 12).
-        assert!((big.sd().unwrap() - (10_000.0f64 * 10_001.0 / 12.0).sqrt()).abs() < 1e-6);
-        assert_eq!(Tally::default().mean(), None);
+    fn whole_measures_are_exact_on_large_numbers() {
+        let values: Vec<Vec<f64>> = (0..10_000u64)
+            .map(|i| vec![(10_000_000_000 + i) as f64])
+            .collect();
+        let refs: Vec<&[f64]> = values.iter().map(Vec::as_slice).collect();
+        let s = summary_of(true, &refs);
+        let acc = &s.groups[0].measures[0];
+        assert_eq!(acc.mean(), Some(10_000_004_999.5));
+        assert!((acc.sd().unwrap() - (10_000.0f64 * 10_001.0 / 12.0).sqrt()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn t_quantiles() {
+        assert_eq!(t975(1), 12.7062);
+        assert_eq!(t975(30), 2.0423);
+        // Exact values 2.0211 (40), 2.0086 (50), 1.9840 (100).
+        assert!((t975(40) - 2.0211).abs() < 1e-3);
+        assert!((t975(100) - 1.9840).abs() < 1e-3);
     }
 }

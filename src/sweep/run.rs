@@ -288,6 +288,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     opts.progress
         .advance(((resumed_chunks * per_chunk).min(range.len()) * grid.rows_per_history()) as u64);
     let mut kept: Vec<<E::Grid as SweepGrid>::Row> = Vec::new();
+    let mut partials = checkpoint.summary.partials();
     for k in resumed_chunks..chunks_total {
         let start = range.start + k * per_chunk;
         let end = (start + per_chunk).min(range.end);
@@ -306,6 +307,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         for (i, (name, rows)) in (start..end).zip(evaluated) {
             summary::add(
                 &mut checkpoint.summary,
+                &mut partials,
                 &rows_table,
                 &grid,
                 &rows,

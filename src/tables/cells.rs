@@ -68,6 +68,8 @@ pub fn summary_table(cells: &Table<Grid, CellRow>) -> Table<Grid, GroupRow> {
             g.levels[g.group_coordinates(r.index).3].false_positive
         })
         .whole("n", |_, r| r.acc.n)
+        // The independent units the intervals rest on.
+        .whole("n_histories", |_, r| r.acc.histories)
         .whole("n_feasible", move |_, r| r.count(feasible))
         .real("feasible_share", move |_, r| {
             if r.acc.n == 0 {

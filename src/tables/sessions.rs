@@ -106,6 +106,8 @@ pub fn summary_table(sessions: &Table<SessionGrid, SessionRow>) -> Table<Session
             g.levels[g.group_coordinates(r.index).level].false_positive
         })
         .whole("n", |_, r| r.acc.n)
+        // The independent units the intervals rest on.
+        .whole("n_histories", |_, r| r.acc.histories)
         // Sessions of histories with required records (the n of the retention-at-the-end means).
         .whole("n_retention", move |_, r| r.count(retention))
         // Sessions with retention at need defined.

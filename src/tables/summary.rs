@@ -6,7 +6,7 @@
 //! the kind of sweep names it (`n_feasible` for cells, `n_retention` for sessions).
 
 use super::{Table, Value};
-use crate::stats::{Acc, GroupAcc, Summary};
+use crate::stats::{GroupAcc, HistoryPartials, Summary};
 
 /// The suffixes of the statistics every measure gets, in column order.
 pub const STATS: [&str; 4] = ["mean", "sd", "ci_low", "ci_high"];
@@ -22,7 +22,7 @@ pub struct GroupRow {
 impl GroupRow {
     /// The number of rows where measure `k` (in table order) is defined.
     pub fn count(&self, k: usize) -> u64 {
-        self.acc.measures[k].n()
+        self.acc.measures[k].n
     }
 }
 
@@ -39,26 +39,27 @@ pub fn empty<G, R>(rows: &Table<G, R>, groups: usize) -> Summary {
     Summary::new(groups, &whole)
 }
 
-/// Adds `rows` to `summary`; `group` places a row in its group.
+/// Adds the rows of one history to `summary`; `group` places a row in its group, `scratch`
+/// (from `summary.partials()`) gathers the history's totals per group.
 pub fn add<G, R>(
     summary: &mut Summary,
+    scratch: &mut HistoryPartials,
     table: &Table<G, R>,
     grid: &G,
     rows: &[R],
     group: impl Fn(&G, &R) -> usize,
 ) {
     let measures: Vec<_> = table.measures().collect();
-    for r in rows {
-        let g = &mut summary.groups[group(grid, r)];
-        g.n += 1;
-        for (acc, column) in g.measures.iter_mut().zip(&measures) {
-            match (acc, column.value(grid, r)) {
-                (Acc::Whole(t), Value::Whole(Some(x))) => t.push(x),
-                (Acc::Real(a), Value::Real(Some(x))) => a.push(x),
-                _ => {}
-            }
-        }
-    }
+    summary.add_history(
+        scratch,
+        rows.iter().map(|r| {
+            let values = measures.iter().map(move |c| match c.value(grid, r) {
+                Value::Whole(x) => x.map(|x| x as f64),
+                Value::Real(x) => x,
+            });
+            (group(grid, r), values)
+        }),
+    );
 }
 
 /// The summary's groups as rows of the summary table, in group order.
