@@ -13,6 +13,7 @@ mod import_formats;
 mod invariants;
 mod readme;
 mod real_runs;
+mod runner;
 mod scale;
 mod session;
 mod session_sweep;
