@@ -14,6 +14,7 @@ mod invariants;
 mod memory;
 mod readme;
 mod real_runs;
+mod runner;
 mod scale;
 mod session;
 mod session_sweep;
