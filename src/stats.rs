@@ -289,7 +289,10 @@ impl Summary {
         self.groups.len() == other.groups.len()
             && self.groups.iter().zip(&other.groups).all(|(a, b)| {
                 a.measures.len() == b.measures.len()
-                    && a.measures.iter().zip(&b.measures).all(|(x, y)| x.whole == y.whole)
+                    && a.measures
+                        .iter()
+                        .zip(&b.measures)
+                        .all(|(x, y)| x.whole == y.whole)
             })
     }
 
@@ -348,7 +351,11 @@ mod tests {
     #[test]
     fn merging_in_any_split_gives_the_same_bits() {
         let histories: Vec<Vec<f64>> = (0..200)
-            .map(|h| (0..5).map(|i| ((h * 7919 + i * 31) % 1000) as f64 / 997.0).collect())
+            .map(|h| {
+                (0..5)
+                    .map(|i| ((h * 7919 + i * 31) % 1000) as f64 / 997.0)
+                    .collect()
+            })
             .collect();
         let refs: Vec<&[f64]> = histories.iter().map(Vec::as_slice).collect();
         let whole = summary_of(false, &refs);

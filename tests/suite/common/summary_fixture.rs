@@ -70,6 +70,8 @@ pub fn write_summary(path: &Path, rows: &[Row], skip: Option<&str>, retype: Opti
                 rows.iter().map(|r| r.false_positive).collect::<Vec<f64>>(),
             ),
             "n" => Column::new(n.into(), rows.iter().map(|r| r.n).collect::<Vec<u64>>()),
+            // Every group rests on the manifest's 20 histories.
+            "n_histories" => Column::new(n.into(), vec![20u64; rows.len()]),
             "n_feasible" => Column::new(
                 n.into(),
                 rows.iter().map(|r| r.n_feasible).collect::<Vec<u64>>(),
