@@ -107,6 +107,10 @@ pub struct ChartsFile {
     /// swept budgets. Absent: 50, or the swept budget nearest to it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noise_budget: Option<f64>,
+    /// Which retention the charts draw: `"all"` (every cell, an infeasible one keeping
+    /// nothing; the default) or `"feasible"` (feasible cells only, a conditional mean).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention: Option<String>,
 }
 
 /// A validated experiment, ready to run.
@@ -335,6 +339,15 @@ fn validate(
     if let Some(b) = file.charts.noise_budget {
         check_noise_budget(b, &s.budgets)
             .map_err(|m| InputError::key(origin, "charts.noise_budget", m))?;
+    }
+    if let Some(r) = &file.charts.retention {
+        if r != "all" && r != "feasible" {
+            return Err(InputError::key(
+                origin,
+                "charts.retention",
+                format!("{r:?}: expected \"all\" or \"feasible\""),
+            ));
+        }
     }
     let (parquet, csv) = formats(origin, &file.output)?;
     let output_dir = output_dir(&file.output, &file.name);

@@ -46,8 +46,10 @@ impl Inputs {
         }
         let summary_path = results_dir.join("summary.parquet");
         let manifest_path = results_dir.join("manifest.json");
-        let rows = read_summary(&summary_path)?;
+        // The summary first: a folder without tables is named by its missing table.
+        let table = read_summary(&summary_path)?;
         let manifest = manifest_file::read(&manifest_path)?;
+        let rows = table.rows(manifest_file::retention_drawn(&manifest));
         Ok(Inputs {
             summary_path,
             manifest_path,
@@ -212,18 +214,25 @@ impl NoiseAxis {
 
 pub(crate) const FLAG_NOISE: &str = "FN = P(flag off | required), FP = P(flag on | not required).";
 const RETENTION_LABEL: &str = "required retention (fraction of required records kept)";
+/// What the retention drawn rests on, for a subtitle.
+fn retention_note(manifest: &Manifest) -> String {
+    format!(
+        "Retention {}; hollow marks: groups where some cells are infeasible (the feasible share is in the report).",
+        manifest_file::retention_drawn(manifest).meaning()
+    )
+}
 const REDUCTION_LABEL: &str =
     "reduction = 1 − used / total (fraction of the history's cost removed)";
 const BUDGET_LABEL: &str = "budget (% of each history's total cost)";
 const FEASIBLE_LABEL: &str = "feasible share (fraction of cells whose context fits the budget)";
-pub(crate) const MEAN_BAND: &str = "95 % interval of the mean";
+pub(crate) const MEAN_BAND: &str = "95 % interval of the mean, by history";
 pub(crate) const DODGED: &str =
     "Series are offset slightly along x so that equal values stay visible.";
 /// The step between neighbouring series' offsets, as a share of the x axis' span.
 const DODGE: f64 = 0.01;
 /// The largest spread of all offsets together, as a share of the x axis' span.
 const DODGE_SPREAD: f64 = 0.05;
-const WILSON_BAND: &str = "95 % interval (Wilson)";
+const SHARE_BAND: &str = "95 % interval of the share, by history";
 
 /// The three figures, in the order they are written and reported.
 pub fn figures(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoice) -> Vec<Figure> {
@@ -305,9 +314,10 @@ fn retention_vs_reduction(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
         stem: "retention_vs_reduction",
         title: "Required retention against reduction, by flag noise".into(),
         subtitle: format!(
-            "One point per budget ({} %): means over feasible cells; bands: {MEAN_BAND} \
-             retention. {FLAG_NOISE} {}",
+            "One point per budget ({} %): reduction over feasible cells. {} Bands: {MEAN_BAND}. \
+             {FLAG_NOISE} {}",
             budget_list(&grid.budgets),
+            retention_note(manifest),
             source(manifest)
         ),
         x: Axis::unit(REDUCTION_LABEL),
@@ -327,6 +337,7 @@ fn retention_point(row: &SummaryRow) -> Option<Point> {
         x: row.reduction_mean?,
         y: row.required_retention_mean?,
         band: retention_band(row),
+        hollow: row.feasible_share < 1.0,
     })
 }
 
@@ -396,6 +407,7 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
                                 x: x + dodge(grid, s, &x_axis),
                                 y: row.required_retention_mean?,
                                 band: retention_band(row),
+                                hollow: row.feasible_share < 1.0,
                             })
                         })
                         .collect(),
@@ -419,9 +431,10 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
             numbers::budget(noise.budget)
         ),
         subtitle: format!(
-            "Budget {} % of each history's total cost{substituted}. Points: means over feasible \
-             cells; bands: {MEAN_BAND}. {DODGED} {FLAG_NOISE} {}",
+            "Budget {} % of each history's total cost{substituted}. {} Bands: {MEAN_BAND}. \
+             {DODGED} {FLAG_NOISE} {}",
             numbers::budget(noise.budget),
+            retention_note(manifest),
             source(manifest)
         ),
         x: x_axis,
@@ -435,20 +448,6 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
     }
 }
 
-/// The Wilson score interval at 95 % for `k` successes in `n` trials.
-pub fn wilson_interval(k: u64, n: u64) -> Option<(f64, f64)> {
-    if n == 0 {
-        return None;
-    }
-    let z = 1.959_963_984_540_054_f64;
-    let n = n as f64;
-    let p = (k as f64 / n).min(1.0);
-    let denominator = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denominator;
-    let half = z / denominator * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
-}
-
 fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
     let x_axis = Axis {
         label: BUDGET_LABEL.into(),
@@ -460,7 +459,8 @@ fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
         Some(Point {
             x: row.budget_percent + dodge(grid, s, &x_axis),
             y: row.feasible_share,
-            band: wilson_interval(row.n_feasible, row.n),
+            band: Some((row.feasible_ci_low?, row.feasible_ci_high?)),
+            hollow: false,
         })
     });
     let (legend_title, legend) = legend(grid);
@@ -469,8 +469,8 @@ fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
         title: "Feasible share by budget, by flag noise".into(),
         subtitle: format!(
             "A cell is infeasible when what the strategy must keep (e.g. the flagged records, \
-             or a pinned tail) exceeds the budget. Bands: Wilson 95 % interval over the cells \
-             of a group. {DODGED} {FLAG_NOISE} {}",
+             or a pinned tail) exceeds the budget. Bands: {SHARE_BAND} (cells of one history \
+             are not independent). {DODGED} {FLAG_NOISE} {}",
             source(manifest)
         ),
         x: x_axis,
@@ -480,26 +480,13 @@ fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
         legend_title,
         legend,
         legend_group: grid.keep_recents.len(),
-        band_label: WILSON_BAND.into(),
+        band_label: SHARE_BAND.into(),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wilson_interval_matches_hand_computation() {
-        // k = 8 of n = 10: centre (0.8 + 1.9208/10) / 1.38415 = 0.71672,
-        // half 1.95996 / 1.38415 × sqrt(0.016 + 0.0096040) = 0.22662.
-        let (low, high) = wilson_interval(8, 10).unwrap();
-        assert!((low - 0.4902).abs() < 1e-4, "{low}");
-        assert!((high - 0.9433).abs() < 1e-4, "{high}");
-        let (low, high) = wilson_interval(10, 10).unwrap();
-        assert!((low - 0.7225).abs() < 1e-4, "{low}");
-        assert!((high - 1.0).abs() < 1e-12, "{high}");
-        assert_eq!(wilson_interval(0, 0), None);
-    }
 
     #[test]
     fn rate_axis_ends_at_the_next_tenth() {

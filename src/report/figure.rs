@@ -121,6 +121,9 @@ pub struct Point {
     pub x: f64,
     pub y: f64,
     pub band: Option<(f64, f64)>,
+    /// Drawn as a ring instead of a filled mark: the value rests on part of its cells only
+    /// (e.g. some were infeasible).
+    pub hollow: bool,
 }
 
 /// A series in one panel; `None` points are gaps (no value there), where the line breaks.
@@ -452,6 +455,13 @@ impl Figure {
             for p in line.points.iter().flatten() {
                 let at = (self.x.clamp(p.x), self.y.clamp(p.y));
                 draw_marker(plot, at, line.style, MARKER_SIZE)?;
+                if p.hollow {
+                    let inner = LineStyle {
+                        colour: WHITE,
+                        ..line.style
+                    };
+                    draw_marker(plot, at, inner, MARKER_SIZE - 3)?;
+                }
             }
         }
         Ok(())
@@ -637,6 +647,7 @@ mod tests {
             x,
             y: x,
             band: band.then_some((x - 0.1, x + 0.1)),
+            hollow: false,
         })
     }
 

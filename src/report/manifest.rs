@@ -1,6 +1,7 @@
 //! What the report reads of a run's manifest (the one type the runner writes,
 //! [`crate::tables::manifest::Manifest`]) beyond its fields: the noise chart's budget.
 
+use super::summary_table::Retention;
 use crate::error::InputError;
 pub use crate::tables::manifest::{Axes as Grid, Manifest};
 use std::path::Path;
@@ -21,8 +22,36 @@ pub enum NoiseBudget {
 pub fn read(path: &Path) -> Result<Manifest, InputError> {
     let manifest = Manifest::read(path)?;
     noise_budget(&manifest, path)?;
+    retention(&manifest, path)?;
     Ok(manifest)
 }
+
+/// `config.charts.retention`: `"all"` (the default) or `"feasible"`.
+pub fn retention(manifest: &Manifest, path: &Path) -> Result<Retention, InputError> {
+    match manifest
+        .config
+        .get("charts")
+        .and_then(|c| c.get("retention"))
+    {
+        None | Some(serde_json::Value::Null) => Ok(Retention::All),
+        Some(v) => match v.as_str() {
+            Some("all") => Ok(Retention::All),
+            Some("feasible") => Ok(Retention::Feasible),
+            _ => Err(InputError::key(
+                path.display().to_string(),
+                "config.charts.retention",
+                format!("{v}: expected \"all\" or \"feasible\""),
+            )),
+        },
+    }
+}
+
+/// The retention the charts draw (checked when the manifest was read).
+pub fn retention_drawn(manifest: &Manifest) -> Retention {
+    retention(manifest, Path::new(MANIFEST_NAME)).unwrap_or_default()
+}
+
+const MANIFEST_NAME: &str = "manifest.json";
 
 /// `config.charts.noise_budget`, checked to be a percentage when present.
 pub fn noise_budget(manifest: &Manifest, path: &Path) -> Result<NoiseBudget, InputError> {

@@ -37,8 +37,8 @@ pub fn report(
         );
         let _ = writeln!(out, "{}\n", figure.subtitle);
         match figure.stem {
-            "retention_vs_reduction" => retention_vs_reduction_table(&mut out, grid),
-            "retention_vs_noise" => retention_vs_noise_table(&mut out, grid, noise),
+            "retention_vs_reduction" => retention_vs_reduction_table(&mut out, grid, manifest),
+            "retention_vs_noise" => retention_vs_noise_table(&mut out, grid, noise, manifest),
             "feasibility" => feasibility_table(&mut out, grid),
             _ => {}
         }
@@ -105,6 +105,23 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
     for (key, value) in rows {
         let _ = writeln!(out, "| {key} | {} |", escape(&value));
     }
+    let drawn = super::manifest::retention_drawn(manifest);
+    let fewest = grid.rows.iter().map(|r| r.n_histories).min().unwrap_or(0);
+    let _ = writeln!(
+        out,
+        "\n**What the numbers rest on.** A group (strategy × keep_recent × budget × noise level) \
+         holds {} histories × {} replicates = up to {} cells, but its cells are not independent: \
+         replicates and budgets of one history share that history. Every interval is therefore \
+         a 95 % interval of the mean **by history**: cluster-robust (CR1) from per-history \
+         totals, `mean ± t(0.975, H − 1) · se`, with H the group's histories (at least {fewest} \
+         here; a group of one history gets no interval). Retention is drawn {}; reduction and \
+         `exact` are means over feasible cells; the feasibility chart's share is a mean over \
+         all cells with the same interval by history.",
+        g.histories,
+        g.replicates,
+        g.histories * g.replicates,
+        drawn.meaning()
+    );
     let config = serde_json::to_string_pretty(&manifest.config)
         .unwrap_or_else(|_| manifest.config.to_string());
     let _ = writeln!(
@@ -170,25 +187,41 @@ fn retention(row: Option<&SummaryRow>) -> String {
     }
 }
 
-fn retention_vs_reduction_table(out: &mut String, grid: &SummaryGrid) {
+fn retention_vs_reduction_table(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
     let _ = writeln!(
         out,
-        "Each cell: mean required retention (95 % interval) / mean reduction, over the feasible \
-         cells of the group; — where no cell was feasible.\n"
+        "Each cell: mean required retention {} (95 % interval by history) / mean reduction \
+         over feasible cells / feasible share where it is under 1; — where no cell was \
+         feasible.\n",
+        super::manifest::retention_drawn(manifest).meaning()
     );
     series_by_budget_table(out, grid, |cell| {
         match cell.and_then(|r| r.reduction_mean) {
-            Some(reduction) => format!("{} / {}", retention(cell), fraction3(reduction)),
+            Some(reduction) => {
+                let share = cell.map_or(1.0, |r| r.feasible_share);
+                let partial = if share < 1.0 {
+                    format!(" / feasible {}", fraction3(share))
+                } else {
+                    String::new()
+                };
+                format!("{} / {}{partial}", retention(cell), fraction3(reduction))
+            }
             None => "—".into(),
         }
     });
 }
 
-fn retention_vs_noise_table(out: &mut String, grid: &SummaryGrid, noise: &NoiseChoice) {
+fn retention_vs_noise_table(
+    out: &mut String,
+    grid: &SummaryGrid,
+    noise: &NoiseChoice,
+    manifest: &Manifest,
+) {
     let _ = writeln!(
         out,
-        "Each cell: mean required retention (95 % interval) at a {} % budget, over the feasible \
-         cells of the group; — where no cell was feasible.\n",
+        "Each cell: mean required retention {} (95 % interval by history) at a {} % budget; \
+         — where the group has no value.\n",
+        super::manifest::retention_drawn(manifest).meaning(),
         numbers::budget(noise.budget)
     );
     let axis = NoiseAxis::choose(grid);
@@ -215,9 +248,23 @@ fn retention_vs_noise_table(out: &mut String, grid: &SummaryGrid, noise: &NoiseC
 }
 
 fn feasibility_table(out: &mut String, grid: &SummaryGrid) {
-    let _ = writeln!(out, "Each cell: feasible share (feasible cells / cells).\n");
+    let _ = writeln!(
+        out,
+        "Each cell: feasible share (feasible cells / cells), 95 % interval by history.\n"
+    );
     series_by_budget_table(out, grid, |cell| match cell {
-        Some(r) => format!("{} ({}/{})", fraction3(r.feasible_share), r.n_feasible, r.n),
+        Some(r) => {
+            let interval = match (r.feasible_ci_low, r.feasible_ci_high) {
+                (Some(lo), Some(hi)) => format!(" {}–{}", fraction3(lo), fraction3(hi)),
+                _ => String::new(),
+            };
+            format!(
+                "{} ({}/{}){interval}",
+                fraction3(r.feasible_share),
+                r.n_feasible,
+                r.n
+            )
+        }
         None => "—".into(),
     });
 }

@@ -274,6 +274,7 @@ fn tokens_retention(g: &Groups) -> Figure {
                     x: row.billed_tokens? / scale,
                     y: row.retention_at_need?,
                     band: row.retention_at_need_ci,
+                    hollow: false,
                 })
             })
             .collect();
@@ -331,6 +332,7 @@ fn compactions(g: &Groups) -> Figure {
                     x: grid.ratios[q] + dodge_offset(index, count, &x),
                     y: row.compactions?,
                     band: row.compactions_ci,
+                    hollow: false,
                 })
             })
             .collect();

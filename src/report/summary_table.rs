@@ -10,6 +10,33 @@ use std::path::Path;
 
 pub use crate::tables::read::{read_frame, sweep_output_error};
 
+/// Which retention the charts draw (`charts.retention`): over all cells, an infeasible cell
+/// counting as nothing kept (the default), or over feasible cells only (conditional).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Retention {
+    #[default]
+    All,
+    Feasible,
+}
+
+impl Retention {
+    /// The summary's name of the retention measure drawn.
+    pub fn measure(self) -> &'static str {
+        match self {
+            Retention::All => "required_retention_all",
+            Retention::Feasible => "required_retention_feasible",
+        }
+    }
+
+    /// What a reader must know about the figure drawn.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Retention::All => "over all cells (an infeasible cell keeps nothing)",
+            Retention::Feasible => "over feasible cells only (conditional on fitting the budget)",
+        }
+    }
+}
+
 /// One group of cells, as the charts and the report read it: a strategy × keep_recent ×
 /// budget × noise level.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,17 +47,27 @@ pub struct SummaryRow {
     pub false_negative: f64,
     pub false_positive: f64,
     pub n: u64,
+    /// Histories the group's cells come from: the unit of every interval.
+    pub n_histories: u64,
     pub n_feasible: u64,
     pub feasible_share: f64,
+    /// The feasible share's interval by history.
+    pub feasible_ci_low: Option<f64>,
+    pub feasible_ci_high: Option<f64>,
+    /// Over feasible cells.
     pub reduction_mean: Option<f64>,
     pub reduction_sd: Option<f64>,
+    /// The retention drawn (see [`Retention`]): mean, sd and interval by history.
     pub required_retention_mean: Option<f64>,
     pub required_retention_sd: Option<f64>,
     pub required_retention_ci_low: Option<f64>,
     pub required_retention_ci_high: Option<f64>,
+    /// Over feasible cells only, whichever is drawn.
+    pub required_retention_feasible_mean: Option<f64>,
     pub retention_any_mean: Option<f64>,
     pub retention_any_ci_low: Option<f64>,
     pub retention_any_ci_high: Option<f64>,
+    /// Over feasible cells.
     pub exact_mean: Option<f64>,
 }
 
@@ -44,32 +81,51 @@ pub fn required_columns() -> Vec<String> {
     declared().columns.into_iter().map(|c| c.name).collect()
 }
 
+/// A summary table read and checked against its declaration.
+pub struct Summary(Checked);
+
+impl Summary {
+    /// Its rows, with the retention `retention` says drawn.
+    pub fn rows(&self, retention: Retention) -> Vec<SummaryRow> {
+        rows_from(&self.0, retention)
+    }
+}
+
 /// Reads a summary table. Extra columns are ignored; missing or mistyped ones are errors.
-pub fn read_summary(path: &Path) -> Result<Vec<SummaryRow>, InputError> {
-    rows_from(&Checked::read(path, &declared(), true)?)
+pub fn read_summary(path: &Path) -> Result<Summary, InputError> {
+    Ok(Summary(Checked::read(path, &declared(), true)?))
 }
 
 /// Builds rows from a table already read and checked against the declaration.
-fn rows_from(t: &Checked) -> Result<Vec<SummaryRow>, InputError> {
+fn rows_from(t: &Checked, retention: Retention) -> Vec<SummaryRow> {
+    let drawn = retention.measure();
+    let any = match retention {
+        Retention::All => "retention_any_all",
+        Retention::Feasible => "retention_any_feasible",
+    };
     let strategy = t.text("strategy");
     let keep_recent = t.whole("keep_recent");
     let budget_percent = t.real("budget_percent");
     let false_negative = t.real("false_negative");
     let false_positive = t.real("false_positive");
     let n = t.whole("n");
+    let n_histories = t.whole("n_histories");
     let n_feasible = t.whole("n_feasible");
     let feasible_share = t.real("feasible_share");
-    let reduction_mean = t.opt_real("reduction_mean");
-    let reduction_sd = t.opt_real("reduction_sd");
-    let rr_mean = t.opt_real("required_retention_mean");
-    let rr_sd = t.opt_real("required_retention_sd");
-    let rr_low = t.opt_real("required_retention_ci_low");
-    let rr_high = t.opt_real("required_retention_ci_high");
-    let any_mean = t.opt_real("retention_any_mean");
-    let any_low = t.opt_real("retention_any_ci_low");
-    let any_high = t.opt_real("retention_any_ci_high");
-    let exact_mean = t.opt_real("exact_mean");
-    Ok((0..t.height())
+    let feasible_low = t.opt_real("feasible_ci_low");
+    let feasible_high = t.opt_real("feasible_ci_high");
+    let reduction_mean = t.opt_real("reduction_feasible_mean");
+    let reduction_sd = t.opt_real("reduction_feasible_sd");
+    let rr_mean = t.opt_real(&format!("{drawn}_mean"));
+    let rr_sd = t.opt_real(&format!("{drawn}_sd"));
+    let rr_low = t.opt_real(&format!("{drawn}_ci_low"));
+    let rr_high = t.opt_real(&format!("{drawn}_ci_high"));
+    let rr_feasible = t.opt_real("required_retention_feasible_mean");
+    let any_mean = t.opt_real(&format!("{any}_mean"));
+    let any_low = t.opt_real(&format!("{any}_ci_low"));
+    let any_high = t.opt_real(&format!("{any}_ci_high"));
+    let exact_mean = t.opt_real("exact_feasible_mean");
+    (0..t.height())
         .map(|i| SummaryRow {
             strategy: strategy[i].clone(),
             keep_recent: keep_recent[i],
@@ -77,20 +133,24 @@ fn rows_from(t: &Checked) -> Result<Vec<SummaryRow>, InputError> {
             false_negative: false_negative[i],
             false_positive: false_positive[i],
             n: n[i],
+            n_histories: n_histories[i],
             n_feasible: n_feasible[i],
             feasible_share: feasible_share[i],
+            feasible_ci_low: feasible_low[i],
+            feasible_ci_high: feasible_high[i],
             reduction_mean: reduction_mean[i],
             reduction_sd: reduction_sd[i],
             required_retention_mean: rr_mean[i],
             required_retention_sd: rr_sd[i],
             required_retention_ci_low: rr_low[i],
             required_retention_ci_high: rr_high[i],
+            required_retention_feasible_mean: rr_feasible[i],
             retention_any_mean: any_mean[i],
             retention_any_ci_low: any_low[i],
             retention_any_ci_high: any_high[i],
             exact_mean: exact_mean[i],
         })
-        .collect())
+        .collect()
 }
 
 #[cfg(test)]
@@ -121,10 +181,13 @@ mod tests {
 
     fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<SummaryRow>, InputError> {
         crate::tables::read::check(df, path, &declared(), true)?;
-        rows_from(&Checked {
-            path: path.into(),
-            frame: df.clone(),
-        })
+        Ok(rows_from(
+            &Checked {
+                path: path.into(),
+                frame: df.clone(),
+            },
+            Retention::All,
+        ))
     }
 
     #[test]

@@ -26,17 +26,27 @@ pub fn table() -> Table<Grid, CellRow> {
         .whole("total", |_, r| r.total)
         .opt_whole("used", move |_, r| feasible(r).then_some(r.metrics.used))
         .opt_real("reduction", |_, r| r.metrics.reduction)
-        .measure()
+        .measure_as("reduction_feasible")
         .whole("required_total", |_, r| u64::from(r.metrics.required_total))
         .opt_whole("required_kept", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.required_kept))
         })
         .opt_real("required_retention", |_, r| r.metrics.required_retention)
+        .measure_as("required_retention_feasible")
+        // Over every cell of a history with required records: an infeasible cell keeps
+        // nothing (the harness could not build a context within the budget).
+        .opt_real("required_retention_all", |_, r| {
+            all_cells(r, r.metrics.required_retention)
+        })
         .measure()
         .opt_real("retention_any", |_, r| r.metrics.retention_any)
+        .measure_as("retention_any_feasible")
+        .opt_real("retention_any_all", |_, r| {
+            all_cells(r, r.metrics.retention_any)
+        })
         .measure()
         .opt_real("exact", |_, r| r.metrics.exact)
-        .measure()
+        .measure_as("exact_feasible")
         .opt_whole("placeholders", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.placeholders))
         })
@@ -44,6 +54,19 @@ pub fn table() -> Table<Grid, CellRow> {
             feasible(r).then_some(u64::from(r.metrics.summarised))
         })
         .flag("feasible", move |_, r| feasible(r))
+        .measure()
+}
+
+/// A retention over all cells: the feasible cell's own, 0 for an infeasible one, undefined
+/// for a history without required records.
+fn all_cells(r: &CellRow, feasible: Option<f64>) -> Option<f64> {
+    if r.metrics.required_total == 0 {
+        None
+    } else if r.metrics.feasible {
+        feasible
+    } else {
+        Some(0.0)
+    }
 }
 
 /// The cell summary: the group's keys, its counts, then every measure's statistics.

@@ -83,6 +83,9 @@ pub struct Column<G, R> {
     pub get: Get<G, R>,
     /// Summarised per group (mean, sd, interval) in the summary table.
     pub measure: bool,
+    /// The summary's name for the measure when it is not the column's own, e.g.
+    /// `required_retention_feasible` for a mean over feasible cells only.
+    pub summary_name: Option<String>,
 }
 
 impl<G, R> Column<G, R> {
@@ -111,6 +114,11 @@ impl<G, R> Column<G, R> {
         }
     }
 
+    /// The measure's name in the summary.
+    pub fn summary_name(&self) -> &str {
+        self.summary_name.as_deref().unwrap_or(&self.name)
+    }
+
     /// Whether the summary tallies this measure as whole numbers.
     pub fn whole(&self) -> bool {
         matches!(self.get, Get::Whole(_) | Get::OptWhole(_) | Get::Flag(_))
@@ -136,6 +144,7 @@ impl<G, R> Table<G, R> {
             name: name.into(),
             get,
             measure: false,
+            summary_name: None,
         });
         self
     }
@@ -186,6 +195,17 @@ impl<G, R> Table<G, R> {
             .last_mut()
             .expect("measure() follows a column")
             .measure = true;
+        self
+    }
+
+    /// [`Table::measure`] under another name in the summary, for a measure that is defined on
+    /// a subset of the rows, so the summary says it is conditional.
+    pub fn measure_as(mut self, summary_name: &str) -> Self {
+        self = self.measure();
+        self.columns
+            .last_mut()
+            .expect("follows a column")
+            .summary_name = Some(summary_name.to_string());
         self
     }
 

@@ -79,7 +79,7 @@ pub fn group_rows(summary: &Summary) -> Vec<GroupRow> {
 pub fn table<G: 'static, R>(rows: &Table<G, R>, keys: Table<G, GroupRow>) -> Table<G, GroupRow> {
     let mut t = keys;
     for (k, column) in rows.measures().enumerate() {
-        let name = &column.name;
+        let name = column.summary_name();
         t = t
             .opt_real(format!("{name}_mean"), move |_, r: &GroupRow| {
                 r.acc.measures[k].mean()

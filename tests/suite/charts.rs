@@ -266,7 +266,7 @@ fn svgs_keep_their_text_with_axis_labels_and_every_series() {
                 "reduction = 1 − used / total (fraction of the history's cost removed) →",
                 "FN 0 % · FP 0 %",
                 "FN 20 % · FP 10 %",
-                "95 % interval of the mean",
+                "95 % interval of the mean, by history",
             ],
         ),
         (
@@ -285,7 +285,7 @@ fn svgs_keep_their_text_with_axis_labels_and_every_series() {
                 "Feasible share by budget, by flag noise",
                 "↑ feasible share (fraction of cells whose context fits the budget)",
                 "budget (% of each history's total cost) →",
-                "95 % interval (Wilson)",
+                "95 % interval of the share, by history",
             ],
         ),
     ];
@@ -367,8 +367,15 @@ fn report_numbers_equal_the_summary_table() {
             (Some(m), Some((lo, hi))) => format!("{} ({}–{})", f3(m), f3(lo), f3(hi)),
             _ => "—".to_string(),
         };
+        // The feasible share follows where some cells were infeasible.
+        let share = r.n_feasible as f64 / r.n as f64;
+        let partial = if share < 1.0 {
+            format!(" / feasible {}", f3(share))
+        } else {
+            String::new()
+        };
         let drawn = match r.reduction {
-            Some(x) => format!("{retention} / {}", f3(x)),
+            Some(x) => format!("{retention} / {}{partial}", f3(x)),
             None => "—".to_string(),
         };
         assert_eq!(cell(&reduction, &[&name, &k, &b], &column), drawn, "{r:?}");
@@ -506,7 +513,7 @@ fn a_folder_without_tables_fails_and_writes_nothing() {
 
 #[test]
 fn a_summary_missing_a_column_fails_naming_file_and_column() {
-    for column in ["required_retention_ci_high", "strategy", "n_feasible"] {
+    for column in ["required_retention_all_ci_high", "strategy", "n_feasible"] {
         let dir = results_folder(serde_json::json!({ "noise_budget": 50.0 }));
         write_summary(
             &dir.path().join("summary.parquet"),

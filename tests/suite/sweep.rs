@@ -178,19 +178,19 @@ formats = ["parquet"]
     let s = read_parquet(&dir.path().join("out/summary.parquet"));
     let q = s.column("false_negative").unwrap().f64().unwrap().clone();
     let mean = s
-        .column("required_retention_mean")
+        .column("required_retention_feasible_mean")
         .unwrap()
         .f64()
         .unwrap()
         .clone();
     let lo = s
-        .column("required_retention_ci_low")
+        .column("required_retention_feasible_ci_low")
         .unwrap()
         .f64()
         .unwrap()
         .clone();
     let hi = s
-        .column("required_retention_ci_high")
+        .column("required_retention_feasible_ci_high")
         .unwrap()
         .f64()
         .unwrap()
@@ -241,12 +241,25 @@ formats = ["csv"]
     let cells = std::fs::read_to_string(dir.path().join("out/cells.csv")).unwrap();
     // budget, strategy, capacity, used, reduction, required_retention, exact, feasible — the
     // same figures `ctxlab table` prints for this history.
+    let header: Vec<&str> = cells.lines().next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let wanted = [
+        "budget_percent",
+        "strategy",
+        "capacity",
+        "used",
+        "reduction",
+        "required_retention",
+        "exact",
+        "feasible",
+    ]
+    .map(at);
     let rows: Vec<String> = cells
         .lines()
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            [f[6], f[4], f[7], f[9], f[10], f[13], f[15], f[18]].join(",")
+            wanted.map(|i| f[i]).join(",")
         })
         .collect();
     let table = stdout(&ctxlab(

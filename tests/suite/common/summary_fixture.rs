@@ -30,9 +30,13 @@ pub fn columns() -> Vec<String> {
 /// retention, exact is 1 wherever a reduction exists.
 fn mean(r: &Row, measure: &str) -> Option<f64> {
     match measure {
-        "reduction" => r.reduction,
-        "required_retention" | "retention_any" => r.retention,
-        "exact" => r.reduction.map(|_| 1.0),
+        "reduction_feasible" => r.reduction,
+        "required_retention_all"
+        | "required_retention_feasible"
+        | "retention_any_all"
+        | "retention_any_feasible" => r.retention,
+        "exact_feasible" => r.reduction.map(|_| 1.0),
+        "feasible" => Some(r.n_feasible as f64 / r.n as f64),
         _ => None,
     }
 }
@@ -88,7 +92,7 @@ pub fn write_summary(path: &Path, rows: &[Row], skip: Option<&str>, retype: Opti
                     "low" | "high" => (measure.trim_end_matches("_ci"), stat),
                     _ => (measure, stat),
                 };
-                let retention = matches!(measure, "required_retention" | "retention_any");
+                let retention = measure.contains("retention");
                 match stat {
                     "mean" => real(&|r| mean(r, measure)),
                     "sd" => real(&|r| mean(r, measure).map(|_| 0.1)),
