@@ -3,11 +3,8 @@
 //! everything else — chunks, checkpoints, shards, merging, staging and publishing — is written
 //! once in [`super::run`] and [`super::merge`].
 
-use super::parts::{Reader, Writer};
 use crate::cells::{self, CellRow, Grid};
 use crate::history::CostedHistory;
-use crate::metrics::Metrics;
-use crate::session::SessionMetrics;
 use crate::sessions::{self, SessionGrid, SessionRow};
 use crate::tables::manifest::{Axes, SweepKind};
 use crate::tables::summary::GroupRow;
@@ -38,9 +35,6 @@ pub trait SweepGrid: Sized + Sync + Send + 'static {
     fn summary_table(rows: &Table<Self, Self::Row>) -> Table<Self, GroupRow>;
     /// The axes, for the manifest.
     fn axes(&self) -> Axes;
-    /// A row in the part files' binary form, and back.
-    fn encode(row: &Self::Row, out: &mut Writer);
-    fn decode(input: &mut Reader) -> Option<Self::Row>;
 
     /// Rows of the whole grid.
     fn rows(&self) -> u64 {
@@ -105,54 +99,6 @@ impl SweepGrid for Grid {
             ..Axes::default()
         }
     }
-    fn encode(r: &CellRow, w: &mut Writer) {
-        w.u32(r.history);
-        w.u32(r.replicate);
-        for x in [r.level, r.strategy, r.keep_recent_axis, r.budget] {
-            w.u16(x);
-        }
-        w.u32(r.keep_recent);
-        w.u64(r.capacity);
-        w.u64(r.total);
-        let m = &r.metrics;
-        w.flag(m.feasible);
-        w.u64(m.used);
-        w.opt_f64(m.reduction);
-        w.u32(m.required_total);
-        w.u32(m.required_kept);
-        w.opt_f64(m.required_retention);
-        w.u32(m.required_any);
-        w.opt_f64(m.retention_any);
-        w.opt_f64(m.exact);
-        w.u32(m.placeholders);
-        w.u32(m.summarised);
-    }
-    fn decode(r: &mut Reader) -> Option<CellRow> {
-        Some(CellRow {
-            history: r.u32()?,
-            replicate: r.u32()?,
-            level: r.u16()?,
-            strategy: r.u16()?,
-            keep_recent_axis: r.u16()?,
-            budget: r.u16()?,
-            keep_recent: r.u32()?,
-            capacity: r.u64()?,
-            total: r.u64()?,
-            metrics: Metrics {
-                feasible: r.flag()?,
-                used: r.u64()?,
-                reduction: r.opt_f64()?,
-                required_total: r.u32()?,
-                required_kept: r.u32()?,
-                required_retention: r.opt_f64()?,
-                required_any: r.u32()?,
-                retention_any: r.opt_f64()?,
-                exact: r.opt_f64()?,
-                placeholders: r.u32()?,
-                summarised: r.u32()?,
-            },
-        })
-    }
 }
 
 impl SweepGrid for SessionGrid {
@@ -202,85 +148,6 @@ impl SweepGrid for SessionGrid {
             note_rates: self.note_rates.clone(),
             ..Axes::default()
         }
-    }
-    fn encode(r: &SessionRow, w: &mut Writer) {
-        w.u32(r.history);
-        w.u32(r.replicate);
-        for x in [r.level, r.strategy, r.window, r.ratio, r.note_rate] {
-            w.u16(x);
-        }
-        let m = &r.metrics;
-        for x in [
-            m.records,
-            m.calls,
-            m.compactions,
-            m.failed_compactions,
-            m.model_calls,
-            m.storms,
-        ] {
-            w.u32(x);
-        }
-        w.flag(m.guard_tripped);
-        w.u32(m.over_window_calls);
-        for x in [
-            m.input_tokens,
-            m.cache_read_tokens,
-            m.cache_write_tokens,
-            m.output_tokens,
-        ] {
-            w.u64(x);
-        }
-        w.f64(m.cost);
-        for x in [m.peak_input, m.final_context, m.final_usage] {
-            w.u64(x);
-        }
-        for x in [
-            m.noted,
-            m.required_total,
-            m.required_verbatim,
-            m.required_any,
-        ] {
-            w.u32(x);
-        }
-        w.opt_f64(m.retention_end);
-        w.opt_f64(m.retention_any_end);
-        w.opt_f64(m.retention_at_need);
-    }
-    fn decode(r: &mut Reader) -> Option<SessionRow> {
-        Some(SessionRow {
-            history: r.u32()?,
-            replicate: r.u32()?,
-            level: r.u16()?,
-            strategy: r.u16()?,
-            window: r.u16()?,
-            ratio: r.u16()?,
-            note_rate: r.u16()?,
-            metrics: SessionMetrics {
-                records: r.u32()?,
-                calls: r.u32()?,
-                compactions: r.u32()?,
-                failed_compactions: r.u32()?,
-                model_calls: r.u32()?,
-                storms: r.u32()?,
-                guard_tripped: r.flag()?,
-                over_window_calls: r.u32()?,
-                input_tokens: r.u64()?,
-                cache_read_tokens: r.u64()?,
-                cache_write_tokens: r.u64()?,
-                output_tokens: r.u64()?,
-                cost: r.f64()?,
-                peak_input: r.u64()?,
-                final_context: r.u64()?,
-                final_usage: r.u64()?,
-                noted: r.u32()?,
-                required_total: r.u32()?,
-                required_verbatim: r.u32()?,
-                required_any: r.u32()?,
-                retention_end: r.opt_f64()?,
-                retention_any_end: r.opt_f64()?,
-                retention_at_need: r.opt_f64()?,
-            },
-        })
     }
 }
 

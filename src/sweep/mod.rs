@@ -7,7 +7,7 @@ mod folder;
 pub mod kind;
 pub mod memory;
 pub mod merge;
-mod parts;
+mod rows_writer;
 pub mod run;
 pub mod shard;
 

@@ -11,14 +11,13 @@
 use super::fault::{self, Fault};
 use super::folder::Folder;
 use super::kind::SweepGrid;
-use super::parts;
+use super::rows_writer::RowsWriter;
 use super::shard::Shard;
 use crate::error::{At, Error, Result};
 use crate::history::source::{HistorySource, Source};
 use crate::refuse;
 use crate::stats::Summary;
 use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
-use crate::tables::read::parquet_rows;
 use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
@@ -287,9 +286,26 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     opts.progress.start(shard_rows, unit);
     opts.progress
         .advance(((resumed_chunks * per_chunk).min(range.len()) * grid.rows_per_history()) as u64);
+    let wanted = opts.cells != CellsOutput::None && (parquet || csv);
+    let mut writer = match wanted {
+        true => Some(RowsWriter::create(
+            &staging,
+            &grid,
+            &rows_table,
+            (parquet, csv),
+            range.start,
+        )?),
+        false => None,
+    };
     let mut kept: Vec<<E::Grid as SweepGrid>::Row> = Vec::new();
     let mut partials = checkpoint.summary.partials();
-    for k in resumed_chunks..chunks_total {
+    for k in 0..chunks_total {
+        // A resumed run has the summary of its finished chunks, but the tables are rewritten
+        // from the start: their rows are evaluated again (when there are tables to write).
+        let finished = k < resumed_chunks;
+        if finished && writer.is_none() {
+            continue;
+        }
         let start = range.start + k * per_chunk;
         let end = (start + per_chunk).min(range.end);
         // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
@@ -299,27 +315,34 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
                 out.reserve(grid.rows_per_history());
                 grid.evaluate_history(i, costed, scratch, out);
-                opts.progress.advance(out.len() as u64);
+                if !finished {
+                    opts.progress.advance(out.len() as u64);
+                }
             },
         );
         kept.clear();
         let mut names = Vec::with_capacity(evaluated.len());
         for (i, (name, rows)) in (start..end).zip(evaluated) {
-            summary::add(
-                &mut checkpoint.summary,
-                &mut partials,
-                &rows_table,
-                &grid,
-                &rows,
-                |g, r| g.group(r),
-            );
+            if !finished {
+                summary::add(
+                    &mut checkpoint.summary,
+                    &mut partials,
+                    &rows_table,
+                    &grid,
+                    &rows,
+                    |g, r| g.group(r),
+                );
+            }
             if opts.cells.keeps(i) {
                 kept.extend_from_slice(&rows);
             }
             names.push(name);
         }
-        if opts.cells != CellsOutput::None && (parquet || csv) {
-            parts::write::<E::Grid>(&parts::path(&staging, k), start, &names, &kept)?;
+        if let Some(w) = writer.as_mut() {
+            w.push(names, &kept)?;
+        }
+        if finished {
+            continue;
         }
         checkpoint.chunks_done = k + 1;
         write_json(&staging.join(CHECKPOINT), &checkpoint)?;
@@ -333,16 +356,12 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
         * grid.rows_per_history() as u64;
     let fault = opts.fault.as_ref();
-    let mut staged = assemble::<E::Grid>(
-        &staging,
-        chunks_total,
-        &grid,
-        &rows_table,
-        (parquet, csv),
-        opts.cells,
-        expected_rows,
-        fault,
-    )?;
+    // The tables are written but their Parquet footer is not: "in the middle of assembly".
+    fault::point(fault, Fault::Assembly);
+    let mut staged = match writer {
+        Some(w) => w.finish(expected_rows)?,
+        None => Vec::new(),
+    };
     let wall = started.elapsed();
     let summary = checkpoint.summary;
     let stem = rows_table.stem;
@@ -417,9 +436,6 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
 
 const CHECKPOINT: &str = "checkpoint.json";
 
-/// Rows per Parquet row group of a rows table, whatever the chunking.
-const ROW_GROUP: usize = 1 << 18;
-
 /// Makes the staging folder ready: refuses to touch an unfinished run unless resuming, refuses
 /// to resume a run made with other settings, and returns the checkpoint to continue from.
 fn prepare_staging(
@@ -480,132 +496,6 @@ pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let text = serde_json::to_string_pretty(value).at(path, "encode")? + "\n";
     std::fs::write(&tmp, text).at(&tmp, "write")?;
     std::fs::rename(&tmp, path).at(path, "write")
-}
-
-/// Writes the rows tables from the part files into the staging folder, in chunk order, and
-/// checks their row counts; returns the staged names. The parts stay (they are removed with
-/// the staging folder once the run is published), so this can be interrupted and redone.
-#[allow(clippy::too_many_arguments)]
-fn assemble<G: SweepGrid>(
-    staging: &Path,
-    chunks: usize,
-    grid: &G,
-    table: &Table<G, G::Row>,
-    (parquet, csv): (bool, bool),
-    cells: CellsOutput,
-    expected: u64,
-    fault: Option<&Fault>,
-) -> Result<Vec<String>> {
-    if cells == CellsOutput::None {
-        return Ok(Vec::new());
-    }
-    let parquet_path = staging.join(table.parquet_name());
-    let csv_path = staging.join(table.csv_name());
-    let mut sink = match parquet {
-        true => Some(ParquetSink::create(&parquet_path, table, grid)?),
-        false => None,
-    };
-    let mut csv_out = match csv {
-        true => {
-            let file = File::create(&csv_path).at(&csv_path, "create")?;
-            let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, file));
-            table.write_csv_header(&mut w).at(&csv_path, "write")?;
-            Some(w)
-        }
-        false => None,
-    };
-    let mut buf = String::new();
-    let mut written = 0u64;
-    // Rows are written in row groups of a fixed size, so the Parquet bytes do not depend on
-    // how the run was chunked. The names of every history seen so far stay (a few bytes each).
-    let mut names: Vec<String> = Vec::new();
-    let mut base = 0;
-    let mut pending: Vec<G::Row> = Vec::new();
-    for k in 0..chunks {
-        let path = parts::path(staging, k);
-        let part = parts::read::<G>(&path)?;
-        if k == 0 {
-            base = part.base;
-        }
-        names.extend(part.names);
-        let at = Names {
-            base,
-            names: &names,
-        };
-        if let Some(w) = csv_out.as_mut() {
-            table
-                .write_csv(grid, at, &part.rows, w, &mut buf)
-                .at(&csv_path, "write")?;
-        }
-        written += part.rows.len() as u64;
-        if let Some(s) = sink.as_mut() {
-            pending.extend_from_slice(&part.rows);
-            while pending.len() >= ROW_GROUP {
-                s.write(
-                    &table
-                        .frame(grid, at, &pending[..ROW_GROUP])
-                        .at(&parquet_path, "build")?,
-                )?;
-                pending.drain(..ROW_GROUP);
-            }
-        }
-        if k == 0 {
-            fault::point(fault, Fault::Assembly);
-        }
-    }
-    if let Some(s) = sink.as_mut() {
-        if !pending.is_empty() {
-            let at = Names {
-                base,
-                names: &names,
-            };
-            s.write(&table.frame(grid, at, &pending).at(&parquet_path, "build")?)?;
-        }
-    }
-    let mut staged = Vec::new();
-    if let Some(s) = sink {
-        s.finish()?;
-        check_rows(&parquet_path, parquet_rows(&parquet_path)? as u64, expected)?;
-        staged.push(table.parquet_name());
-    }
-    if let Some(mut w) = csv_out {
-        w.flush().at(&csv_path, "write")?;
-        drop(w);
-        check_rows(&csv_path, csv_lines(&csv_path)?.saturating_sub(1), expected)?;
-        staged.push(table.csv_name());
-    }
-    if written != expected {
-        refuse!(
-            "{}: the part files hold {written} rows where the grid has {expected}; delete it to start over",
-            staging.display()
-        );
-    }
-    Ok(staged)
-}
-
-fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
-    if found != expected {
-        refuse!(
-            "{}: holds {found} rows where the grid has {expected}; nothing was published",
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-/// Lines of a file (the CSV writer ends every record with one newline; no field holds one).
-fn csv_lines(path: &Path) -> Result<u64> {
-    use std::io::Read as _;
-    let mut f = File::open(path).at(path, "read")?;
-    let mut buf = vec![0u8; 1 << 20];
-    let mut lines = 0u64;
-    loop {
-        let n = f.read(&mut buf).at(path, "read")?;
-        if n == 0 {
-            return Ok(lines);
-        }
-        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-    }
 }
 
 /// The summary tables, the report stage and the manifest of a finished (or merged) run, all
@@ -700,39 +590,4 @@ pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<()> {
         .finish(df)
         .at(path, "write Parquet")?;
     Ok(())
-}
-
-/// A Parquet file written one batch (row group) at a time.
-struct ParquetSink {
-    writer: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
-    path: PathBuf,
-}
-
-impl ParquetSink {
-    fn create<G, R>(path: &Path, table: &Table<G, R>, grid: &G) -> Result<Self> {
-        let file = File::create(path).at(path, "create")?;
-        // The schema of the declared table, from an empty frame of it.
-        let schema = table
-            .frame(grid, Names::NONE, &[])
-            .at(path, "build")?
-            .schema()
-            .clone();
-        let writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
-            .with_compression(ParquetCompression::Zstd(None))
-            .batched(&schema)
-            .at(path, "start Parquet")?;
-        Ok(ParquetSink {
-            writer,
-            path: path.to_path_buf(),
-        })
-    }
-
-    fn write(&mut self, df: &DataFrame) -> Result<()> {
-        self.writer.write_batch(df).at(&self.path, "write Parquet")
-    }
-
-    fn finish(self) -> Result<()> {
-        self.writer.finish().at(&self.path, "finish Parquet")?;
-        Ok(())
-    }
 }
