@@ -1,6 +1,8 @@
 //! Writing a run's rows table (cells or sessions) into the staging folder as the chunks come,
 //! in Parquet row groups of a fixed size (so the bytes do not depend on the chunking) and as
 //! CSV, at the writers' speed: each row is encoded once, column by column, and never read back.
+//! The encoding runs on a thread of its own, so it overlaps with the evaluation of the next
+//! chunk.
 //!
 //! The files are staged, not published: a run killed half way leaves a Parquet file without
 //! its footer in the staging folder, and `--resume` rewrites the tables from the start (the
@@ -16,34 +18,132 @@ use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// Rows per Parquet row group of a rows table, whatever the chunking.
 pub const ROW_GROUP: usize = 1 << 18;
 
-pub struct RowsWriter<'a, G: SweepGrid> {
-    grid: &'a G,
-    table: &'a Table<G, G::Row>,
-    parquet: Option<(PathBuf, ParquetSink)>,
-    csv: Option<(PathBuf, csv::Writer<BufWriter<File>>)>,
-    /// The names of every history so far, from index `base` on.
+/// Rows on their way to the encoding thread, with the names of the histories they come from
+/// (from index `base` on).
+struct Batch<R> {
     base: usize,
     names: Vec<String>,
-    /// Rows waiting for a full row group.
+    rows: Vec<R>,
+}
+
+pub struct RowsWriter<'scope, G: SweepGrid> {
+    send: Option<mpsc::SyncSender<Batch<G::Row>>>,
+    encoder: ScopedJoinHandle<'scope, Result<Vec<String>>>,
+    /// The histories of the rows pending (from index `base` on) and the rows themselves.
+    base: usize,
+    names: Vec<String>,
     pending: Vec<G::Row>,
-    buf: String,
     written: u64,
 }
 
-impl<'a, G: SweepGrid> RowsWriter<'a, G> {
-    /// Starts the tables in `staging` (`None` when no format is wanted); `base` is the index
-    /// of the run's first history.
-    pub fn create(
+impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
+    /// Starts the tables in `staging`; `base` is the index of the run's first history.
+    pub fn create<'env>(
+        scope: &'scope Scope<'scope, 'env>,
         staging: &Path,
-        grid: &'a G,
-        table: &'a Table<G, G::Row>,
-        (parquet, csv): (bool, bool),
+        grid: &'env G,
+        table: &'env Table<G, G::Row>,
+        formats: (bool, bool),
         base: usize,
     ) -> Result<Self> {
+        let mut files = Files::create(staging, grid, table, formats)?;
+        // Two batches in flight at most: memory stays bounded by the row groups.
+        let (send, receive) = mpsc::sync_channel::<Batch<G::Row>>(1);
+        let encoder = scope.spawn(move || {
+            for batch in receive {
+                files.write(grid, table, &batch)?;
+            }
+            files.finish()
+        });
+        Ok(RowsWriter {
+            send: Some(send),
+            encoder,
+            base,
+            names: Vec::new(),
+            pending: Vec::new(),
+            written: 0,
+        })
+    }
+
+    /// Appends the next history: its name, and its rows when `keep` (the rows table may hold
+    /// a sample of the histories; every name is kept so the indices line up).
+    pub fn push(&mut self, name: String, rows: &[G::Row], keep: bool) -> Result<()> {
+        self.names.push(name);
+        if keep {
+            self.pending.extend_from_slice(rows);
+            self.written += rows.len() as u64;
+        }
+        while self.pending.len() >= ROW_GROUP {
+            let rest = self.pending.split_off(ROW_GROUP);
+            let rows = std::mem::replace(&mut self.pending, rest);
+            self.send(rows)?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, rows: Vec<G::Row>) -> Result<()> {
+        let batch = Batch {
+            base: self.base,
+            names: self.names.clone(),
+            rows,
+        };
+        // The rows still pending belong to the newest histories only.
+        let last = self.names.len().saturating_sub(1);
+        self.base += last;
+        self.names.drain(..last);
+        if let Some(send) = &self.send {
+            if send.send(batch).is_err() {
+                // The encoder stopped on an error: `finish` reports it.
+                self.send = None;
+            }
+        }
+        Ok(())
+    }
+
+    /// Finishes the tables and checks each file's rows against `expected`; returns the
+    /// staged file names.
+    pub fn finish(mut self, expected: u64) -> Result<Vec<String>> {
+        let rows = std::mem::take(&mut self.pending);
+        if !rows.is_empty() {
+            self.send(rows)?;
+        }
+        drop(self.send.take());
+        let staged = self
+            .encoder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        if self.written != expected {
+            refuse!(
+                "the rows written ({}) are not the grid's ({expected}); nothing was published",
+                self.written
+            );
+        }
+        Ok(staged)
+    }
+}
+
+/// The open table files, owned by the encoding thread.
+struct Files {
+    parquet: Option<(PathBuf, ParquetSink)>,
+    csv: Option<(PathBuf, csv::Writer<BufWriter<File>>)>,
+    buf: String,
+    rows: u64,
+    names: (String, String),
+}
+
+impl Files {
+    fn create<G: SweepGrid>(
+        staging: &Path,
+        grid: &G,
+        table: &Table<G, G::Row>,
+        (parquet, csv): (bool, bool),
+    ) -> Result<Files> {
         let parquet = match parquet {
             true => {
                 let path = staging.join(table.parquet_name());
@@ -62,79 +162,51 @@ impl<'a, G: SweepGrid> RowsWriter<'a, G> {
             }
             false => None,
         };
-        Ok(RowsWriter {
-            grid,
-            table,
+        Ok(Files {
             parquet,
             csv,
-            base,
-            names: Vec::new(),
-            pending: Vec::new(),
             buf: String::new(),
-            written: 0,
+            rows: 0,
+            names: (table.parquet_name(), table.csv_name()),
         })
     }
 
-    /// Appends a chunk: the names of its histories (the next ones in order) and the rows kept.
-    pub fn push(&mut self, names: Vec<String>, rows: &[G::Row]) -> Result<()> {
-        self.names.extend(names);
+    fn write<G: SweepGrid>(
+        &mut self,
+        grid: &G,
+        table: &Table<G, G::Row>,
+        batch: &Batch<G::Row>,
+    ) -> Result<()> {
         let at = Names {
-            base: self.base,
-            names: &self.names,
+            base: batch.base,
+            names: &batch.names,
         };
         if let Some((path, w)) = self.csv.as_mut() {
-            self.table
-                .write_csv(self.grid, at, rows, w, &mut self.buf)
+            table
+                .write_csv(grid, at, &batch.rows, w, &mut self.buf)
                 .at(path, "write")?;
         }
         if let Some((path, sink)) = self.parquet.as_mut() {
-            self.pending.extend_from_slice(rows);
-            let mut start = 0;
-            while self.pending.len() - start >= ROW_GROUP {
-                let df = self
-                    .table
-                    .frame(self.grid, at, &self.pending[start..start + ROW_GROUP])
-                    .at(path, "build")?;
-                sink.write(&df)?;
-                start += ROW_GROUP;
-            }
-            self.pending.drain(..start);
+            let df = table.frame(grid, at, &batch.rows).at(path, "build")?;
+            sink.write(&df)?;
         }
-        self.written += rows.len() as u64;
+        self.rows += batch.rows.len() as u64;
         Ok(())
     }
 
-    /// Finishes the tables and checks each file's rows against `expected`; returns the
-    /// staged file names.
-    pub fn finish(mut self, expected: u64) -> Result<Vec<String>> {
-        if self.written != expected {
-            refuse!(
-                "the rows written ({}) are not the grid's ({expected}); nothing was published",
-                self.written
-            );
-        }
+    /// Closes the files and checks that each holds the rows written; returns their names.
+    fn finish(mut self) -> Result<Vec<String>> {
         let mut staged = Vec::new();
-        if let Some((path, mut sink)) = self.parquet.take() {
-            if !self.pending.is_empty() {
-                let at = Names {
-                    base: self.base,
-                    names: &self.names,
-                };
-                let df = self
-                    .table
-                    .frame(self.grid, at, &self.pending)
-                    .at(&path, "build")?;
-                sink.write(&df)?;
-            }
+        if let Some((path, sink)) = self.parquet.take() {
             sink.finish()?;
-            check_rows(&path, parquet_rows(&path)? as u64, expected)?;
-            staged.push(self.table.parquet_name());
+            check_rows(&path, parquet_rows(&path)? as u64, self.rows)?;
+            staged.push(self.names.0.clone());
         }
         if let Some((path, mut w)) = self.csv.take() {
             w.flush().at(&path, "write")?;
             drop(w);
-            check_rows(&path, csv_lines(&path)?.saturating_sub(1), expected)?;
-            staged.push(self.table.csv_name());
+            check_rows(&path, csv_lines(&path)?.saturating_sub(1), self.rows)?;
+            staged.push(self.names.1.clone());
         }
         Ok(staged)
     }
@@ -143,7 +215,7 @@ impl<'a, G: SweepGrid> RowsWriter<'a, G> {
 fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
     if found != expected {
         refuse!(
-            "{}: holds {found} rows where the grid has {expected}; nothing was published",
+            "{}: holds {found} rows where {expected} were written; nothing was published",
             path.display()
         );
     }

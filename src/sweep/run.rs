@@ -286,82 +286,80 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     opts.progress.start(shard_rows, unit);
     opts.progress
         .advance(((resumed_chunks * per_chunk).min(range.len()) * grid.rows_per_history()) as u64);
-    let wanted = opts.cells != CellsOutput::None && (parquet || csv);
-    let mut writer = match wanted {
-        true => Some(RowsWriter::create(
-            &staging,
-            &grid,
-            &rows_table,
-            (parquet, csv),
-            range.start,
-        )?),
-        false => None,
-    };
-    let mut kept: Vec<<E::Grid as SweepGrid>::Row> = Vec::new();
-    let mut partials = checkpoint.summary.partials();
-    for k in 0..chunks_total {
-        // A resumed run has the summary of its finished chunks, but the tables are rewritten
-        // from the start: their rows are evaluated again (when there are tables to write).
-        let finished = k < resumed_chunks;
-        if finished && writer.is_none() {
-            continue;
-        }
-        let start = range.start + k * per_chunk;
-        let end = (start + per_chunk).min(range.end);
-        // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
-        let evaluated = source.evaluate(
-            start..end,
-            exp.cost(),
-            |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
-                out.reserve(grid.rows_per_history());
-                grid.evaluate_history(i, costed, scratch, out);
-                if !finished {
-                    opts.progress.advance(out.len() as u64);
-                }
-            },
-        );
-        kept.clear();
-        let mut names = Vec::with_capacity(evaluated.len());
-        for (i, (name, rows)) in (start..end).zip(evaluated) {
-            if !finished {
-                summary::add(
-                    &mut checkpoint.summary,
-                    &mut partials,
-                    &rows_table,
-                    &grid,
-                    &rows,
-                    |g, r| g.group(r),
-                );
-            }
-            if opts.cells.keeps(i) {
-                kept.extend_from_slice(&rows);
-            }
-            names.push(name);
-        }
-        if let Some(w) = writer.as_mut() {
-            w.push(names, &kept)?;
-        }
-        if finished {
-            continue;
-        }
-        checkpoint.chunks_done = k + 1;
-        write_json(&staging.join(CHECKPOINT), &checkpoint)?;
-        if opts.fault == Some(Fault::AfterChunks(checkpoint.chunks_done - resumed_chunks)) {
-            std::process::abort();
-        }
-    }
-    opts.progress.finish();
-    drop(kept);
-
     let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
         * grid.rows_per_history() as u64;
-    let fault = opts.fault.as_ref();
-    // The tables are written but their Parquet footer is not: "in the middle of assembly".
-    fault::point(fault, Fault::Assembly);
-    let mut staged = match writer {
-        Some(w) => w.finish(expected_rows)?,
-        None => Vec::new(),
-    };
+    // The rows tables are encoded on a thread of their own, within this scope.
+    let (mut staged, fault) =
+        std::thread::scope(|scope| -> Result<(Vec<String>, Option<&Fault>)> {
+            let wanted = opts.cells != CellsOutput::None && (parquet || csv);
+            let mut writer = match wanted {
+                true => Some(RowsWriter::create(
+                    scope,
+                    &staging,
+                    &grid,
+                    &rows_table,
+                    (parquet, csv),
+                    range.start,
+                )?),
+                false => None,
+            };
+            let mut partials = checkpoint.summary.partials();
+            for k in 0..chunks_total {
+                // A resumed run has the summary of its finished chunks, but the tables are rewritten
+                // from the start: their rows are evaluated again (when there are tables to write).
+                let finished = k < resumed_chunks;
+                if finished && writer.is_none() {
+                    continue;
+                }
+                let start = range.start + k * per_chunk;
+                let end = (start + per_chunk).min(range.end);
+                // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
+                let evaluated = source.evaluate(
+                    start..end,
+                    exp.cost(),
+                    |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
+                        out.reserve(grid.rows_per_history());
+                        grid.evaluate_history(i, costed, scratch, out);
+                        if !finished {
+                            opts.progress.advance(out.len() as u64);
+                        }
+                    },
+                );
+                for (i, (name, rows)) in (start..end).zip(evaluated) {
+                    if !finished {
+                        summary::add(
+                            &mut checkpoint.summary,
+                            &mut partials,
+                            &rows_table,
+                            &grid,
+                            &rows,
+                            |g, r| g.group(r),
+                        );
+                    }
+                    if let Some(w) = writer.as_mut() {
+                        w.push(name, &rows, opts.cells.keeps(i))?;
+                    }
+                }
+                if finished {
+                    continue;
+                }
+                checkpoint.chunks_done = k + 1;
+                write_json(&staging.join(CHECKPOINT), &checkpoint)?;
+                if opts.fault == Some(Fault::AfterChunks(checkpoint.chunks_done - resumed_chunks)) {
+                    std::process::abort();
+                }
+            }
+            opts.progress.finish();
+
+            let fault = opts.fault.as_ref();
+            // The tables are written but their Parquet footer is not: "in the middle of assembly".
+            fault::point(fault, Fault::Assembly);
+            let staged = match writer {
+                Some(w) => w.finish(expected_rows)?,
+                None => Vec::new(),
+            };
+            Ok((staged, fault))
+        })?;
     let wall = started.elapsed();
     let summary = checkpoint.summary;
     let stem = rows_table.stem;
