@@ -465,7 +465,7 @@ fn breakdown(big: &BigSweep, tmp: &Path) -> Result<()> {
     row("batched writer fed those frames", n, write);
     println!(
         "{:<58} {n:>10} {:>9.3} s   (cost - the two above)",
-        "rest: part files written and read back, row copies",
+        "rest: row copies and hand-over (below 0: encoding overlaps evaluation)",
         big.table_cost() - frame - write
     );
     Ok(())
