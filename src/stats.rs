@@ -197,11 +197,25 @@ pub struct GroupAcc {
     pub measures: Vec<Acc>,
 }
 
-/// The running summary of a sweep: one [`GroupAcc`] per group, in group order. It is what a
-/// checkpoint and a shard state carry, and merging two is exact and order-free.
+/// A paired comparison: the differences (strategy − baseline) of one measure over the cells
+/// both define, cell by cell on the same (history, replicate, ...) coordinates, and how many
+/// histories come out better or worse on average.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairAcc {
+    pub diff: Acc,
+    pub better: u64,
+    pub worse: u64,
+}
+
+/// The running summary of a sweep: one [`GroupAcc`] per group, in group order, and the paired
+/// comparisons of every group with every other strategy. It is what a checkpoint and a shard
+/// state carry, and merging two is exact and order-free.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub groups: Vec<GroupAcc>,
+    /// Indexed `(group × strategies + baseline) × paired measures + measure`.
+    #[serde(default)]
+    pub pairs: Vec<PairAcc>,
 }
 
 /// What one history gives the groups, gathered before it joins the summary: a partial per
@@ -212,6 +226,8 @@ pub struct HistoryPartials {
     rows: Vec<u64>,
     partials: Vec<Partial>,
     touched: Vec<usize>,
+    pairs: Vec<Partial>,
+    pairs_touched: Vec<usize>,
 }
 
 impl HistoryPartials {
@@ -227,16 +243,53 @@ impl HistoryPartials {
 }
 
 impl Summary {
-    /// An empty summary of `groups` groups whose measures are whole (`true`) or fractional.
-    pub fn new(groups: usize, whole: &[bool]) -> Self {
+    /// An empty summary of `groups` groups whose measures are whole (`true`) or fractional,
+    /// with pairs for `strategies` baselines of the `paired` measures (whole or not).
+    pub fn new(groups: usize, whole: &[bool], strategies: usize, paired: &[bool]) -> Self {
         let empty = GroupAcc {
             n: 0,
             histories: 0,
             measures: whole.iter().map(|&w| Acc::new(w)).collect(),
         };
+        let pairs = (0..groups * strategies)
+            .flat_map(|_| paired.iter())
+            .map(|&w| PairAcc {
+                diff: Acc::new(w),
+                better: 0,
+                worse: 0,
+            })
+            .collect();
         Summary {
             groups: vec![empty; groups],
+            pairs,
         }
+    }
+
+    /// Adds one history's differences: `(pair index, strategy − baseline)` per pair of cells.
+    /// Call it once per history, after [`Summary::add_history`] with the same scratch.
+    pub fn add_pairs(
+        &mut self,
+        scratch: &mut HistoryPartials,
+        diffs: impl IntoIterator<Item = (usize, f64)>,
+    ) {
+        for (pair, d) in diffs {
+            let p = &mut scratch.pairs[pair];
+            if p.n == 0 {
+                scratch.pairs_touched.push(pair);
+            }
+            p.push(self.pairs[pair].diff.quantise(d));
+        }
+        for &i in &scratch.pairs_touched {
+            let p = std::mem::take(&mut scratch.pairs[i]);
+            let acc = &mut self.pairs[i];
+            acc.diff.add_history(&p);
+            match p.sum.cmp(&0) {
+                std::cmp::Ordering::Greater => acc.better += 1,
+                std::cmp::Ordering::Less => acc.worse += 1,
+                std::cmp::Ordering::Equal => {}
+            }
+        }
+        scratch.pairs_touched.clear();
     }
 
     /// A scratch for [`Summary::add_history`], sized for this summary.
@@ -247,6 +300,8 @@ impl Summary {
             rows: vec![0; self.groups.len()],
             partials: vec![Partial::default(); self.groups.len() * measures],
             touched: Vec::new(),
+            pairs: vec![Partial::default(); self.pairs.len()],
+            pairs_touched: Vec::new(),
         }
     }
 
@@ -286,7 +341,13 @@ impl Summary {
 
     /// Whether `other` has the same shape (groups and measure kinds) as `self`.
     pub fn same_shape(&self, other: &Summary) -> bool {
-        self.groups.len() == other.groups.len()
+        self.pairs.len() == other.pairs.len()
+            && self
+                .pairs
+                .iter()
+                .zip(&other.pairs)
+                .all(|(a, b)| a.diff.whole == b.diff.whole)
+            && self.groups.len() == other.groups.len()
             && self.groups.iter().zip(&other.groups).all(|(a, b)| {
                 a.measures.len() == b.measures.len()
                     && a.measures
@@ -305,6 +366,11 @@ impl Summary {
                 x.merge(y);
             }
         }
+        for (a, b) in self.pairs.iter_mut().zip(&other.pairs) {
+            a.diff.merge(&b.diff);
+            a.better += b.better;
+            a.worse += b.worse;
+        }
     }
 }
 
@@ -314,7 +380,7 @@ mod tests {
 
     /// One group, one measure, and each history's values.
     fn summary_of(whole: bool, histories: &[&[f64]]) -> Summary {
-        let mut s = Summary::new(1, &[whole]);
+        let mut s = Summary::new(1, &[whole], 1, &[]);
         let mut scratch = s.partials();
         for values in histories {
             s.add_history(&mut scratch, values.iter().map(|&x| (0, [Some(x)])));

@@ -28,6 +28,49 @@ pub struct ExperimentFile {
     pub output: OutputFile,
     #[serde(default)]
     pub charts: ChartsFile,
+    #[serde(default, skip_serializing_if = "CompareFile::is_empty")]
+    pub compare: CompareFile,
+}
+
+/// `[compare]`: paired comparisons against one strategy.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompareFile {
+    /// The baseline strategy, one of the swept ones (a spec string or table): the sweep then
+    /// writes `compare.parquet` / `compare.csv`, every strategy minus it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<toml::Value>,
+}
+
+impl CompareFile {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.baseline.is_none()
+    }
+}
+
+/// `compare.baseline`, checked to be one of `strategies`: its index.
+pub(crate) fn compare_baseline(
+    origin: &str,
+    compare: &CompareFile,
+    strategies: &[Strategy],
+) -> Result<Option<usize>, InputError> {
+    let Some(spec) = &compare.baseline else {
+        return Ok(None);
+    };
+    let baseline = self::strategies(origin, "compare.baseline", std::slice::from_ref(spec))?;
+    let label = baseline[0].label();
+    let labels: Vec<String> = strategies.iter().map(Strategy::label).collect();
+    match labels.iter().position(|l| *l == label) {
+        Some(i) => Ok(Some(i)),
+        None => Err(InputError::key(
+            origin,
+            "compare.baseline",
+            format!(
+                "{label:?} is not one of the swept strategies ({}); the baseline must be swept too",
+                labels.join(", ")
+            ),
+        )),
+    }
 }
 
 pub(crate) fn one() -> u32 {
@@ -129,6 +172,8 @@ pub struct Experiment {
     pub output_dir: PathBuf,
     pub parquet: bool,
     pub csv: bool,
+    /// `compare.baseline`, as an index into `strategies`.
+    pub baseline: Option<usize>,
 }
 
 /// Reads, overrides and validates an experiment file.
@@ -351,7 +396,9 @@ fn validate(
     }
     let (parquet, csv) = formats(origin, &file.output)?;
     let output_dir = output_dir(&file.output, &file.name);
+    let baseline = compare_baseline(origin, &file.compare, &strategies)?;
     Ok(Experiment {
+        baseline,
         origin: origin.to_string(),
         source,
         cost,

@@ -9,7 +9,7 @@
 
 use super::cells::{
     self as sweep_config, check_rates, deserialize_named, no_duplicates, non_empty, one, zero_rate,
-    HistoriesFile, OutputFile, Source,
+    CompareFile, HistoriesFile, OutputFile, Source,
 };
 use crate::cost::CostModel;
 use crate::error::InputError;
@@ -31,6 +31,8 @@ pub struct SessionExperimentFile {
     pub session: SessionFile,
     #[serde(default)]
     pub output: OutputFile,
+    #[serde(default, skip_serializing_if = "CompareFile::is_empty")]
+    pub compare: CompareFile,
 }
 
 /// The `[session]` table.
@@ -159,6 +161,8 @@ pub struct SessionExperiment {
     pub output_dir: PathBuf,
     pub parquet: bool,
     pub csv: bool,
+    /// `compare.baseline`, as an index into `strategies`.
+    pub baseline: Option<usize>,
 }
 
 /// Builds a session experiment from a parsed file with its overrides applied.
@@ -208,7 +212,9 @@ fn validate(
     }
     let (parquet, csv) = sweep_config::formats(origin, &file.output)?;
     let output_dir = sweep_config::output_dir(&file.output, &file.name);
+    let baseline = sweep_config::compare_baseline(origin, &file.compare, &strategies)?;
     Ok(SessionExperiment {
+        baseline,
         origin: origin.to_string(),
         source,
         cost,

@@ -7,11 +7,11 @@ use crate::cells::{self, CellRow, Grid};
 use crate::history::CostedHistory;
 use crate::sessions::{self, SessionGrid, SessionRow};
 use crate::tables::manifest::{Axes, SweepKind};
-use crate::tables::summary::GroupRow;
+use crate::tables::summary::{GroupRow, Grouping, PairRow};
 use crate::tables::Table;
 
 /// A kind of sweep, by its grid.
-pub trait SweepGrid: Sized + Sync + Send + 'static {
+pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     type Row: Copy + Send + Sync + 'static;
     type Scratch: Default + Send;
     const KIND: SweepKind;
@@ -19,9 +19,6 @@ pub trait SweepGrid: Sized + Sync + Send + 'static {
     fn histories(&self) -> usize;
     /// Rows (cells or sessions) of one history.
     fn rows_per_history(&self) -> usize;
-    fn groups(&self) -> usize;
-    /// The summary group of a row.
-    fn group(&self, row: &Self::Row) -> usize;
     fn history(row: &Self::Row) -> u32;
     /// Appends every row of history `index` to `out`, in table order.
     fn evaluate_history(
@@ -33,6 +30,9 @@ pub trait SweepGrid: Sized + Sync + Send + 'static {
     );
     fn rows_table() -> Table<Self, Self::Row>;
     fn summary_table(rows: &Table<Self, Self::Row>) -> Table<Self, GroupRow>;
+    fn pairs_table() -> Table<Self, PairRow>;
+    /// The strategies' labels, in grid order.
+    fn labels(&self) -> &[String];
     /// The axes, for the manifest.
     fn axes(&self) -> Axes;
 
@@ -53,18 +53,6 @@ impl SweepGrid for Grid {
     fn rows_per_history(&self) -> usize {
         self.cells_per_history()
     }
-    fn groups(&self) -> usize {
-        Grid::groups(self)
-    }
-    fn group(&self, r: &CellRow) -> usize {
-        Grid::group(
-            self,
-            r.strategy as usize,
-            r.keep_recent_axis as usize,
-            r.budget as usize,
-            r.level as usize,
-        )
-    }
     fn history(r: &CellRow) -> u32 {
         r.history
     }
@@ -82,6 +70,12 @@ impl SweepGrid for Grid {
     }
     fn summary_table(rows: &Table<Self, CellRow>) -> Table<Self, GroupRow> {
         crate::tables::cells::summary_table(rows)
+    }
+    fn pairs_table() -> Table<Self, PairRow> {
+        crate::tables::cells::pairs_table()
+    }
+    fn labels(&self) -> &[String] {
+        &self.labels
     }
     fn axes(&self) -> Axes {
         Axes {
@@ -112,12 +106,6 @@ impl SweepGrid for SessionGrid {
     fn rows_per_history(&self) -> usize {
         self.sessions_per_history()
     }
-    fn groups(&self) -> usize {
-        SessionGrid::groups(self)
-    }
-    fn group(&self, r: &SessionRow) -> usize {
-        SessionGrid::group(self, r.coordinates())
-    }
     fn history(r: &SessionRow) -> u32 {
         r.history
     }
@@ -135,6 +123,12 @@ impl SweepGrid for SessionGrid {
     }
     fn summary_table(rows: &Table<Self, SessionRow>) -> Table<Self, GroupRow> {
         crate::tables::sessions::summary_table(rows)
+    }
+    fn pairs_table() -> Table<Self, PairRow> {
+        crate::tables::sessions::pairs_table()
+    }
+    fn labels(&self) -> &[String] {
+        &self.labels
     }
     fn axes(&self) -> Axes {
         Axes {
@@ -183,6 +177,9 @@ impl super::run::SweepExperiment for crate::experiment::Experiment {
     fn grid(&self, histories: usize) -> Grid {
         Grid::new(self, histories)
     }
+    fn baseline(&self) -> Option<usize> {
+        self.baseline
+    }
 }
 
 impl super::run::SweepExperiment for crate::experiment::SessionExperiment {
@@ -216,5 +213,8 @@ impl super::run::SweepExperiment for crate::experiment::SessionExperiment {
     }
     fn grid(&self, histories: usize) -> SessionGrid {
         SessionGrid::new(self, histories)
+    }
+    fn baseline(&self) -> Option<usize> {
+        self.baseline
     }
 }

@@ -35,14 +35,12 @@ pub fn tables<E: SweepExperiment>(exp: &E, threads: Option<usize>) -> Result<Tab
                 grid.evaluate_history(i, history, scratch, out)
             },
         );
-        let mut totals = summary::empty(&table, grid.groups());
+        let mut totals = summary::empty(&table, &grid);
         let mut scratch = totals.partials();
         let mut names = Vec::with_capacity(evaluated.len());
         let mut rows = Vec::with_capacity(grid.rows() as usize);
         for (name, part) in evaluated {
-            summary::add(&mut totals, &mut scratch, &table, &grid, &part, |g, r| {
-                g.group(r)
-            });
+            summary::add(&mut totals, &mut scratch, &table, &grid, &part);
             names.push(name);
             rows.extend(part);
         }

@@ -99,7 +99,7 @@ fn merge_kind<E: SweepExperiment>(
     let dir = &folder.dir;
     let grid = exp.grid(histories);
     let rows_table = E::Grid::rows_table();
-    let mut total: Summary = summary::empty(&rows_table, grid.groups());
+    let mut total: Summary = summary::empty(&rows_table, &grid);
     let mut shard_files = Vec::new();
     for s in shards {
         if !s.summary.same_shape(&total) {

@@ -128,6 +128,8 @@ pub trait SweepExperiment: Sync {
     /// (parquet, csv)
     fn formats(&self) -> (bool, bool);
     fn grid(&self, histories: usize) -> Self::Grid;
+    /// `compare.baseline`: the strategy (its index) the sweep's `compare` table is against.
+    fn baseline(&self) -> Option<usize>;
 }
 
 /// Everything that changes the rows or the files of a run: a resumed run must match it.
@@ -273,7 +275,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         histories: total,
         chunks_total: range.len().div_ceil(per_chunk),
     };
-    let empty = summary::empty(&rows_table, grid.groups());
+    let empty = summary::empty(&rows_table, &grid);
     let mut checkpoint = prepare_staging(&staging, key, empty, opts.resume)?;
     let chunks_total = checkpoint.key.chunks_total;
     let resumed_chunks = checkpoint.chunks_done;
@@ -333,7 +335,6 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                             &rows_table,
                             &grid,
                             &rows,
-                            |g, r| g.group(r),
                         );
                     }
                     if let Some(w) = writer.as_mut() {
@@ -522,25 +523,42 @@ impl<G: SweepGrid> Finish<'_, G> {
     ) -> Result<()> {
         let table = G::summary_table(self.rows_table);
         let rows: Vec<GroupRow> = summary::group_rows(summary);
-        let (parquet, csv) = self.formats;
-        if parquet {
-            let path = self.staging.join(table.parquet_name());
-            let mut df = table
-                .frame(self.grid, Names::NONE, &rows)
-                .at(&path, "build")?;
-            write_parquet(&path, &mut df)?;
-            staged.push(table.parquet_name());
-        }
-        if csv {
-            let path = self.staging.join(table.csv_name());
-            let file = File::create(&path).at(&path, "create")?;
-            let mut w = csv::Writer::from_writer(BufWriter::new(file));
-            table.write_csv_header(&mut w).at(&path, "write")?;
-            table
-                .write_csv(self.grid, Names::NONE, &rows, &mut w, &mut String::new())
-                .at(&path, "write")?;
-            w.flush().at(&path, "write")?;
-            staged.push(table.csv_name());
+        staged.extend(write_table(
+            self.staging,
+            &table,
+            self.grid,
+            &rows,
+            self.formats,
+        )?);
+        // Every strategy against every other, cell by cell; `compare` against the baseline.
+        if self.grid.strategies() > 1 {
+            let all = summary::pair_rows(
+                summary,
+                self.rows_table,
+                self.grid,
+                self.grid.labels(),
+                None,
+            );
+            let pairs = G::pairs_table();
+            staged.extend(write_table(
+                self.staging,
+                &pairs,
+                self.grid,
+                &all,
+                self.formats,
+            )?);
+            if let Some(b) = exp.baseline() {
+                let mut compare = G::pairs_table();
+                compare.stem = "compare";
+                let chosen: Vec<_> = all.into_iter().filter(|r| r.baseline == b).collect();
+                staged.extend(write_table(
+                    self.staging,
+                    &compare,
+                    self.grid,
+                    &chosen,
+                    self.formats,
+                )?);
+            }
         }
         if rows.len() != self.grid.groups() {
             refuse!(
@@ -578,6 +596,36 @@ impl<G: SweepGrid> Finish<'_, G> {
         write_json(&self.staging.join(MANIFEST), &manifest)?;
         Ok(())
     }
+}
+
+/// Writes a small table (a summary, the pairs) whole, in the formats asked for, into
+/// `folder`; returns the file names written.
+pub(crate) fn write_table<G: Sync, R: Sync>(
+    folder: &Path,
+    table: &Table<G, R>,
+    grid: &G,
+    rows: &[R],
+    (parquet, csv): (bool, bool),
+) -> Result<Vec<String>> {
+    let mut written = Vec::new();
+    if parquet {
+        let path = folder.join(table.parquet_name());
+        let mut df = table.frame(grid, Names::NONE, rows).at(&path, "build")?;
+        write_parquet(&path, &mut df)?;
+        written.push(table.parquet_name());
+    }
+    if csv {
+        let path = folder.join(table.csv_name());
+        let file = File::create(&path).at(&path, "create")?;
+        let mut w = csv::Writer::from_writer(BufWriter::new(file));
+        table.write_csv_header(&mut w).at(&path, "write")?;
+        table
+            .write_csv(grid, Names::NONE, rows, &mut w, &mut String::new())
+            .at(&path, "write")?;
+        w.flush().at(&path, "write")?;
+        written.push(table.csv_name());
+    }
+    Ok(written)
 }
 
 /// Writes a whole DataFrame as one Parquet file.

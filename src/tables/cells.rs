@@ -1,9 +1,37 @@
 //! The cells table (one row per cell) and the keys of its summary (one row per strategy ×
 //! keep_recent × budget × noise level).
 
-use super::summary::{self, measure_index, GroupRow};
+use super::summary::{self, measure_index, GroupRow, Grouping, Keyed, PairRow};
 use super::Table;
 use crate::cells::{CellRow, Grid};
+
+impl Grouping<CellRow> for Grid {
+    fn groups(&self) -> usize {
+        Grid::groups(self)
+    }
+    fn group(&self, r: &CellRow) -> usize {
+        Grid::group(
+            self,
+            r.strategy as usize,
+            r.keep_recent_axis as usize,
+            r.budget as usize,
+            r.level as usize,
+        )
+    }
+    fn strategies(&self) -> usize {
+        self.strategies.len()
+    }
+    fn strategy(&self, r: &CellRow) -> usize {
+        r.strategy as usize
+    }
+    // Cells run strategy, keep_recent, budget within a replicate and noise level.
+    fn strategy_stride(&self) -> usize {
+        self.keep_recent.len() * self.budgets.len()
+    }
+    fn group_strategy(&self, group: usize) -> usize {
+        self.group_coordinates(group).0
+    }
+}
 
 /// The cells table, column by column. Measures (`.measure()`) are summarised per group.
 pub fn table() -> Table<Grid, CellRow> {
@@ -27,6 +55,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .opt_whole("used", move |_, r| feasible(r).then_some(r.metrics.used))
         .opt_real("reduction", |_, r| r.metrics.reduction)
         .measure_as("reduction_feasible")
+        .paired()
         .whole("required_total", |_, r| u64::from(r.metrics.required_total))
         .opt_whole("required_kept", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.required_kept))
@@ -39,6 +68,7 @@ pub fn table() -> Table<Grid, CellRow> {
             all_cells(r, r.metrics.required_retention)
         })
         .measure()
+        .paired()
         .opt_real("retention_any", |_, r| r.metrics.retention_any)
         .measure_as("retention_any_feasible")
         .opt_real("retention_any_all", |_, r| {
@@ -69,27 +99,32 @@ fn all_cells(r: &CellRow, feasible: Option<f64>) -> Option<f64> {
     }
 }
 
+/// The keys of a cell group, for the summary and the pairs tables.
+fn keys<R: Keyed + 'static>() -> Table<Grid, R> {
+    Table::new("summary")
+        .text("strategy", |g: &Grid, _, r: &R| {
+            &g.labels[g.group_coordinates(r.group()).0]
+        })
+        .whole("keep_recent", |g, r| {
+            let (s, k, _, _) = g.group_coordinates(r.group());
+            g.strategies[s].effective_keep_recent(g.keep_recent[k]) as u64
+        })
+        .percent("budget_percent", |g, r| {
+            g.budgets[g.group_coordinates(r.group()).2]
+        })
+        .real("false_negative", |g, r| {
+            g.levels[g.group_coordinates(r.group()).3].false_negative
+        })
+        .real("false_positive", |g, r| {
+            g.levels[g.group_coordinates(r.group()).3].false_positive
+        })
+}
+
 /// The cell summary: the group's keys, its counts, then every measure's statistics.
 pub fn summary_table(cells: &Table<Grid, CellRow>) -> Table<Grid, GroupRow> {
     // Feasible cells are exactly those with a reduction.
     let feasible = measure_index(cells, "reduction");
-    let keys = Table::new("summary")
-        .text("strategy", |g: &Grid, _, r: &GroupRow| {
-            &g.labels[g.group_coordinates(r.index).0]
-        })
-        .whole("keep_recent", |g, r| {
-            let (s, k, _, _) = g.group_coordinates(r.index);
-            g.strategies[s].effective_keep_recent(g.keep_recent[k]) as u64
-        })
-        .percent("budget_percent", |g, r| {
-            g.budgets[g.group_coordinates(r.index).2]
-        })
-        .real("false_negative", |g, r| {
-            g.levels[g.group_coordinates(r.index).3].false_negative
-        })
-        .real("false_positive", |g, r| {
-            g.levels[g.group_coordinates(r.index).3].false_positive
-        })
+    let keys = keys::<GroupRow>()
         .whole("n", |_, r| r.acc.n)
         // The independent units the intervals rest on.
         .whole("n_histories", |_, r| r.acc.histories)
@@ -102,4 +137,10 @@ pub fn summary_table(cells: &Table<Grid, CellRow>) -> Table<Grid, GroupRow> {
             }
         });
     summary::table(cells, keys)
+}
+
+/// The pairs table of a cell sweep: each group against each other strategy's group at the
+/// same keep_recent, budget and noise level.
+pub fn pairs_table() -> Table<Grid, PairRow> {
+    summary::pairs_table(keys::<PairRow>())
 }

@@ -86,6 +86,8 @@ pub struct Column<G, R> {
     /// The summary's name for the measure when it is not the column's own, e.g.
     /// `required_retention_feasible` for a mean over feasible cells only.
     pub summary_name: Option<String>,
+    /// Compared strategy against strategy, cell by cell, in the pairs table.
+    pub paired: bool,
 }
 
 impl<G, R> Column<G, R> {
@@ -145,6 +147,7 @@ impl<G, R> Table<G, R> {
             get,
             measure: false,
             summary_name: None,
+            paired: false,
         });
         self
     }
@@ -207,6 +210,18 @@ impl<G, R> Table<G, R> {
             .expect("follows a column")
             .summary_name = Some(summary_name.to_string());
         self
+    }
+
+    /// Marks the column declared last as compared between strategies: the pairs table gets
+    /// the mean difference (strategy − baseline) over the cells both define, by history.
+    pub fn paired(mut self) -> Self {
+        self.columns.last_mut().expect("follows a column").paired = true;
+        self
+    }
+
+    /// The paired columns, in table order.
+    pub fn paired_columns(&self) -> impl Iterator<Item = &Column<G, R>> {
+        self.columns.iter().filter(|c| c.paired)
     }
 
     pub fn column_names(&self) -> Vec<&str> {

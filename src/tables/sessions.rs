@@ -1,7 +1,7 @@
 //! The sessions table (one row per simulated session) and the keys of its summary (one row per
 //! strategy × window × ratio × note rate × noise level).
 
-use super::summary::{self, measure_index, GroupRow};
+use super::summary::{self, measure_index, GroupRow, Grouping, Keyed, PairRow};
 use super::Table;
 use crate::sessions::{SessionGrid, SessionRow};
 
@@ -13,6 +13,28 @@ fn config<'g>(g: &'g SessionGrid, r: &SessionRow) -> &'g crate::session::Session
 /// every model call, compactions included.
 pub fn billed_tokens(m: &crate::session::SessionMetrics) -> u64 {
     m.input_tokens + m.output_tokens
+}
+
+impl Grouping<SessionRow> for SessionGrid {
+    fn groups(&self) -> usize {
+        SessionGrid::groups(self)
+    }
+    fn group(&self, r: &SessionRow) -> usize {
+        SessionGrid::group(self, r.coordinates())
+    }
+    fn strategies(&self) -> usize {
+        self.strategies.len()
+    }
+    fn strategy(&self, r: &SessionRow) -> usize {
+        r.strategy as usize
+    }
+    // Sessions run strategy, window, ratio, note rate within a replicate and noise level.
+    fn strategy_stride(&self) -> usize {
+        self.windows.len() * self.ratios.len() * self.note_rates.len()
+    }
+    fn group_strategy(&self, group: usize) -> usize {
+        self.group_coordinates(group).strategy
+    }
 }
 
 /// The sessions table, column by column. Measures (`.measure()`) are summarised per group.
@@ -60,8 +82,10 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .whole("billed_tokens", |_, r| billed_tokens(&r.metrics))
         .measure()
+        .paired()
         .real("cost", |_, r| r.metrics.cost)
         .measure()
+        .paired()
         .whole("peak_input", |_, r| r.metrics.peak_input)
         .measure()
         .whole("final_context", |_, r| r.metrics.final_context)
@@ -74,37 +98,47 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .whole("required_any", |_, r| u64::from(r.metrics.required_any))
         .opt_real("retention_end", |_, r| r.metrics.retention_end)
         .measure()
+        .paired()
         .opt_real("retention_any_end", |_, r| r.metrics.retention_any_end)
         .measure()
+        .paired()
         .opt_real("retention_at_need", |_, r| r.metrics.retention_at_need)
         .measure()
+        .paired()
+}
+
+/// The keys of a session group, for the summary and the pairs tables.
+fn keys<R: Keyed + 'static>() -> Table<SessionGrid, R> {
+    Table::new("summary")
+        .text("strategy", |g: &SessionGrid, _, r: &R| {
+            &g.labels[g.group_coordinates(r.group()).strategy]
+        })
+        .whole("window", |g, r| {
+            g.windows[g.group_coordinates(r.group()).window]
+        })
+        .real("ratio", |g, r| {
+            g.ratios[g.group_coordinates(r.group()).ratio]
+        })
+        .whole("trigger", |g, r| {
+            let c = g.group_coordinates(r.group());
+            g.config(c.window, c.ratio, c.note_rate).trigger()
+        })
+        .real("note_rate", |g, r| {
+            g.note_rates[g.group_coordinates(r.group()).note_rate]
+        })
+        .real("false_negative", |g, r| {
+            g.levels[g.group_coordinates(r.group()).level].false_negative
+        })
+        .real("false_positive", |g, r| {
+            g.levels[g.group_coordinates(r.group()).level].false_positive
+        })
 }
 
 /// The session summary: the group's keys, its counts, then every measure's statistics.
 pub fn summary_table(sessions: &Table<SessionGrid, SessionRow>) -> Table<SessionGrid, GroupRow> {
     let retention = measure_index(sessions, "retention_end");
     let at_need = measure_index(sessions, "retention_at_need");
-    let keys = Table::new("summary")
-        .text("strategy", |g: &SessionGrid, _, r: &GroupRow| {
-            &g.labels[g.group_coordinates(r.index).strategy]
-        })
-        .whole("window", |g, r| {
-            g.windows[g.group_coordinates(r.index).window]
-        })
-        .real("ratio", |g, r| g.ratios[g.group_coordinates(r.index).ratio])
-        .whole("trigger", |g, r| {
-            let c = g.group_coordinates(r.index);
-            g.config(c.window, c.ratio, c.note_rate).trigger()
-        })
-        .real("note_rate", |g, r| {
-            g.note_rates[g.group_coordinates(r.index).note_rate]
-        })
-        .real("false_negative", |g, r| {
-            g.levels[g.group_coordinates(r.index).level].false_negative
-        })
-        .real("false_positive", |g, r| {
-            g.levels[g.group_coordinates(r.index).level].false_positive
-        })
+    let keys = keys::<GroupRow>()
         .whole("n", |_, r| r.acc.n)
         // The independent units the intervals rest on.
         .whole("n_histories", |_, r| r.acc.histories)
@@ -113,4 +147,10 @@ pub fn summary_table(sessions: &Table<SessionGrid, SessionRow>) -> Table<Session
         // Sessions with retention at need defined.
         .whole("n_at_need", move |_, r| r.count(at_need));
     summary::table(sessions, keys)
+}
+
+/// The pairs table of a session sweep: each group against each other strategy's group at
+/// the same window, ratio, note rate and noise level.
+pub fn pairs_table() -> Table<SessionGrid, PairRow> {
+    summary::pairs_table(keys::<PairRow>())
 }

@@ -6,7 +6,7 @@
 //! the kind of sweep names it (`n_feasible` for cells, `n_retention` for sessions).
 
 use super::{Table, Value};
-use crate::stats::{GroupAcc, HistoryPartials, Summary};
+use crate::stats::{GroupAcc, HistoryPartials, PairAcc, Summary};
 
 /// The suffixes of the statistics every measure gets, in column order.
 pub const STATS: [&str; 4] = ["mean", "sd", "ci_low", "ci_high"];
@@ -17,6 +17,87 @@ pub struct GroupRow {
     /// The group's index on the grid (the grid turns it into keys).
     pub index: usize,
     pub acc: GroupAcc,
+}
+
+/// A row that belongs to a summary group (its keys come from the group).
+pub trait Keyed {
+    fn group(&self) -> usize;
+}
+
+impl Keyed for GroupRow {
+    fn group(&self) -> usize {
+        self.index
+    }
+}
+
+/// One paired comparison: a group (its strategy and the other axes), a baseline strategy,
+/// and a measure, with the differences strategy − baseline over the cells both define.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairRow {
+    pub group: usize,
+    pub baseline: usize,
+    pub baseline_label: String,
+    pub measure: String,
+    pub acc: PairAcc,
+}
+
+impl Keyed for PairRow {
+    fn group(&self) -> usize {
+        self.group
+    }
+}
+
+impl PairRow {
+    fn share(&self, count: u64) -> Option<f64> {
+        (self.acc.diff.histories > 0).then(|| count as f64 / self.acc.diff.histories as f64)
+    }
+}
+
+/// The pairs of `summary` as rows (every strategy against every other one, or against
+/// `baseline` alone), in group order; `labels` names the strategies.
+pub fn pair_rows<G: Grouping<R>, R>(
+    summary: &Summary,
+    rows: &Table<G, R>,
+    grid: &G,
+    labels: &[String],
+    baseline: Option<usize>,
+) -> Vec<PairRow> {
+    let measures: Vec<&str> = rows.paired_columns().map(|c| c.name.as_str()).collect();
+    let (s, p) = (grid.strategies(), measures.len());
+    let mut out = Vec::new();
+    for g in 0..grid.groups() {
+        for b in 0..s {
+            if b == grid.group_strategy(g) || baseline.is_some_and(|x| x != b) {
+                continue;
+            }
+            for (m, name) in measures.iter().enumerate() {
+                out.push(PairRow {
+                    group: g,
+                    baseline: b,
+                    baseline_label: labels[b].clone(),
+                    measure: name.to_string(),
+                    acc: summary.pairs[(g * s + b) * p + m],
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The pairs table: the group's keys, the baseline and the measure, then the differences.
+pub fn pairs_table<G: 'static>(keys: Table<G, PairRow>) -> Table<G, PairRow> {
+    let mut t = keys
+        .text("baseline", |_, _, r: &PairRow| &r.baseline_label)
+        .text("measure", |_, _, r: &PairRow| &r.measure)
+        .whole("n", |_, r| r.acc.diff.n)
+        .whole("n_histories", |_, r| r.acc.diff.histories)
+        .opt_real("diff_mean", |_, r| r.acc.diff.mean())
+        .opt_real("diff_ci_low", |_, r| r.acc.diff.interval().map(|i| i.0))
+        .opt_real("diff_ci_high", |_, r| r.acc.diff.interval().map(|i| i.1))
+        .opt_real("share_better", |_, r| r.share(r.acc.better))
+        .opt_real("share_worse", |_, r| r.share(r.acc.worse));
+    t.stem = "pairs";
+    t
 }
 
 impl GroupRow {
@@ -33,33 +114,70 @@ pub fn measure_index<G, R>(rows: &Table<G, R>, name: &str) -> usize {
         .unwrap_or_else(|| panic!("`{name}` is not a measure of the {} table", rows.stem))
 }
 
-/// An empty summary for `rows`' measures over `groups` groups.
-pub fn empty<G, R>(rows: &Table<G, R>, groups: usize) -> Summary {
-    let whole: Vec<bool> = rows.measures().map(|c| c.whole()).collect();
-    Summary::new(groups, &whole)
+/// Where a kind of sweep's rows sit, as the summary needs it: each row's group and strategy,
+/// and how to find the row of another strategy at the same coordinates.
+pub trait Grouping<R> {
+    fn groups(&self) -> usize;
+    fn group(&self, row: &R) -> usize;
+    fn strategies(&self) -> usize;
+    fn strategy(&self, row: &R) -> usize;
+    /// Within one history's rows, the distance between the rows of two neighbouring
+    /// strategies at the same other coordinates.
+    fn strategy_stride(&self) -> usize;
+    fn group_strategy(&self, group: usize) -> usize;
 }
 
-/// Adds the rows of one history to `summary`; `group` places a row in its group, `scratch`
-/// (from `summary.partials()`) gathers the history's totals per group.
-pub fn add<G, R>(
+/// An empty summary for `rows`' measures and pairs over `grid`'s groups.
+pub fn empty<G: Grouping<R>, R>(rows: &Table<G, R>, grid: &G) -> Summary {
+    let whole: Vec<bool> = rows.measures().map(|c| c.whole()).collect();
+    let paired: Vec<bool> = rows.paired_columns().map(|c| c.whole()).collect();
+    Summary::new(grid.groups(), &whole, grid.strategies(), &paired)
+}
+
+fn number(v: Value) -> Option<f64> {
+    match v {
+        Value::Whole(x) => x.map(|x| x as f64),
+        Value::Real(x) => x,
+    }
+}
+
+/// Adds the rows of one history to `summary`: their groups, and the paired differences of
+/// every row with the row of each other strategy at the same coordinates. `scratch` (from
+/// `summary.partials()`) gathers the history's totals.
+pub fn add<G: Grouping<R>, R>(
     summary: &mut Summary,
     scratch: &mut HistoryPartials,
     table: &Table<G, R>,
     grid: &G,
     rows: &[R],
-    group: impl Fn(&G, &R) -> usize,
 ) {
     let measures: Vec<_> = table.measures().collect();
     summary.add_history(
         scratch,
         rows.iter().map(|r| {
-            let values = measures.iter().map(move |c| match c.value(grid, r) {
-                Value::Whole(x) => x.map(|x| x as f64),
-                Value::Real(x) => x,
-            });
-            (group(grid, r), values)
+            let values = measures.iter().map(move |c| number(c.value(grid, r)));
+            (grid.group(r), values)
         }),
     );
+    let paired: Vec<_> = table.paired_columns().collect();
+    let (strategies, stride, p) = (grid.strategies(), grid.strategy_stride(), paired.len());
+    if strategies < 2 || p == 0 {
+        return;
+    }
+    let diffs = rows.iter().enumerate().flat_map(|(i, r)| {
+        let (s, g) = (grid.strategy(r), grid.group(r));
+        let paired = &paired;
+        (0..strategies).filter(move |&b| b != s).flat_map(move |b| {
+            // The baseline's row: same history, replicate and other axes, strategy b.
+            let other = &rows[i + b * stride - s * stride];
+            paired.iter().enumerate().filter_map(move |(m, c)| {
+                let x = number(c.value(grid, r))?;
+                let y = number(c.value(grid, other))?;
+                Some((((g * strategies) + b) * p + m, x - y))
+            })
+        })
+    });
+    summary.add_pairs(scratch, diffs);
 }
 
 /// The summary's groups as rows of the summary table, in group order.
