@@ -30,11 +30,13 @@ const CHUNKS: usize = 12;
 const CHUNK: &str = "96";
 
 /// The tables of a cell sweep, compared byte for byte.
-const TABLES: [&str; 4] = [
+const TABLES: [&str; 6] = [
     "cells.parquet",
     "cells.csv",
     "summary.parquet",
     "summary.csv",
+    "pairs.parquet",
+    "pairs.csv",
 ];
 
 /// 6 histories × 2 replicates × 2 noise levels × 3 strategies × 2 windows × 2 ratios × 2 note
@@ -306,6 +308,8 @@ fn a_killed_session_sweep_resumes_to_the_same_bytes() {
             "charts/session_compactions.svg",
             "charts/session_tokens_retention.png",
             "charts/session_tokens_retention.svg",
+            "pairs.csv",
+            "pairs.parquet",
             "sessions.csv",
             "sessions.parquet",
             "summary.csv",
@@ -554,7 +558,7 @@ fn parquet_bytes_do_not_depend_on_the_chunking_past_one_row_group() {
     assert_eq!(parquet_height(&straight.join("cells.parquet")), 268_800);
     let files = published(&straight);
     assert!(
-        files.contains(&"cells.parquet".to_string()) && files.len() == 8,
+        files.contains(&"cells.parquet".to_string()) && files.len() == 9,
         "{files:?}"
     );
     assert_eq!(published(&resumed), files);
@@ -613,11 +617,15 @@ fn files_an_earlier_run_wrote_and_this_one_does_not_are_removed_and_nobody_elses
             "charts/mine.png",
             "mine/keep.csv",
             "notes.txt",
+            "pairs.csv",
             "summary.csv"
         ]
     );
     assert!(!out.join("report.md").exists());
-    assert_eq!(manifest_files(&out), ["cells.csv", "summary.csv"]);
+    assert_eq!(
+        manifest_files(&out),
+        ["cells.csv", "pairs.csv", "summary.csv"]
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("notes.txt")).unwrap(),
         "mine"
@@ -697,7 +705,10 @@ fn a_folder_ctxlab_did_not_write_is_refused_unless_forced() {
             r#"output.formats=["csv"]"#,
         ],
     );
-    assert_eq!(published(&theirs), ["cells.csv", "data.txt", "summary.csv"]);
+    assert_eq!(
+        published(&theirs),
+        ["cells.csv", "data.txt", "pairs.csv", "summary.csv"]
+    );
 }
 
 #[test]
