@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod calibrate;
+pub mod compare;
 pub mod generate;
 pub mod import;
 pub mod inspect;
@@ -45,6 +46,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Compare a cost model's context sizes with those the transcripts record.
     Calibrate(calibrate::CalibrateArgs),
+    /// Every strategy of a run against a baseline, cell by cell, with intervals by history.
+    Compare(compare::CompareArgs),
 }
 
 impl Command {
@@ -59,6 +62,7 @@ impl Command {
             Command::Plot(a) => plot::run(a),
             Command::Import(a) => import::run(a),
             Command::Calibrate(a) => calibrate::run(a),
+            Command::Compare(a) => compare::run(a),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Turning metrics into things people read: tables, charts and reports.
 
 pub mod charts;
+pub mod compare;
 pub mod figure;
 pub mod fonts;
 pub mod inspect;

@@ -1,0 +1,257 @@
+//! `ctxlab compare RESULTS --baseline SPEC [--measure NAME]`: the paired comparisons of a
+//! published run against one strategy, from its `pairs.parquet` (every strategy against every
+//! other, cell by cell on the same history, replicate and axes, with intervals by history).
+//! Writes `compare.parquet` and `compare.csv` into the folder (and lists them in its
+//! manifest), all or nothing; nothing is written when an argument is wrong.
+
+use super::publish::{self, OutputFile};
+use super::text_table::{self, Align};
+use crate::error::{Error, InputError, Result};
+use crate::strategy::Strategy;
+use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
+use crate::tables::numbers::write_fraction;
+use crate::tables::read::Checked;
+use crate::tables::Type;
+use polars::prelude::{AnyValue, BooleanChunked, DataFrame, NewChunkedArray, ParquetWriter};
+use std::path::{Path, PathBuf};
+
+/// A comparison against one baseline, ready to print and written.
+pub struct Comparison {
+    pub baseline: String,
+    pub measures: Vec<String>,
+    pub frame: DataFrame,
+    pub written: Vec<PathBuf>,
+}
+
+/// The columns of a kind of sweep's pairs table, from its declaration.
+fn declared(kind: SweepKind) -> Vec<(String, Type, bool)> {
+    fn of<G, R>(t: crate::tables::Table<G, R>) -> Vec<(String, Type, bool)> {
+        t.columns
+            .iter()
+            .map(|c| (c.name.clone(), c.ty(), c.nullable()))
+            .collect()
+    }
+    match kind {
+        SweepKind::Cells => of(crate::tables::cells::pairs_table()),
+        SweepKind::Sessions => of(crate::tables::sessions::pairs_table()),
+    }
+}
+
+/// Reads `dir`'s pairs against `baseline` (a strategy spec) for `measure` (or every paired
+/// measure) and writes them as `compare.*`.
+pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comparison> {
+    let manifest_path = dir.join(MANIFEST);
+    let manifest = Manifest::read(&manifest_path)?;
+    let wrong = |key: &str, message: String| -> Error {
+        InputError::key(dir.display().to_string(), key.to_string(), message).into()
+    };
+    let label = Strategy::parse(baseline)
+        .map_err(|e| wrong("--baseline", e.0))?
+        .label();
+    let strategies = &manifest.grid.strategies;
+    if !strategies.contains(&label) {
+        return Err(wrong(
+            "--baseline",
+            format!(
+                "{label:?} was not swept in this run; its strategies are {}",
+                strategies.join(", ")
+            ),
+        ));
+    }
+    let path = dir.join("pairs.parquet");
+    let pairs = match manifest.kind {
+        SweepKind::Cells => Checked::read(&path, &crate::tables::cells::pairs_table(), false)?,
+        SweepKind::Sessions => {
+            Checked::read(&path, &crate::tables::sessions::pairs_table(), false)?
+        }
+    };
+    let mut measures: Vec<String> = Vec::new();
+    for m in pairs.text("measure") {
+        if !measures.contains(&m) {
+            measures.push(m);
+        }
+    }
+    if let Some(m) = measure {
+        if !measures.iter().any(|x| x == m) {
+            return Err(wrong(
+                "--measure",
+                format!(
+                    "{m:?} is not a paired measure; they are {}",
+                    measures.join(", ")
+                ),
+            ));
+        }
+    }
+    let keep: Vec<bool> = pairs
+        .text("baseline")
+        .iter()
+        .zip(pairs.text("measure"))
+        .map(|(b, m)| *b == label && measure.is_none_or(|x| x == m))
+        .collect();
+    let mask = BooleanChunked::from_slice("keep".into(), &keep);
+    let mut frame = pairs.frame.filter(&mask).map_err(|e| Error::Table {
+        path: path.clone(),
+        doing: "filter",
+        message: e.to_string(),
+    })?;
+
+    let mut parquet = Vec::new();
+    ParquetWriter::new(&mut parquet)
+        .finish(&mut frame)
+        .map_err(|e| Error::Table {
+            path: dir.join("compare.parquet"),
+            doing: "write Parquet",
+            message: e.to_string(),
+        })?;
+    let csv = to_csv(&frame, &declared(manifest.kind));
+    let mut listed = manifest.clone();
+    for f in ["compare.parquet", "compare.csv"] {
+        if !listed.files.iter().any(|x| x == f) {
+            listed.files.push(f.to_string());
+        }
+    }
+    let manifest_bytes = serde_json::to_string_pretty(&listed).map_err(|e| Error::Table {
+        path: manifest_path.clone(),
+        doing: "encode",
+        message: e.to_string(),
+    })? + "\n";
+    let written = publish::write_all(
+        dir,
+        &[
+            OutputFile {
+                relative: "compare.parquet".into(),
+                bytes: parquet,
+            },
+            OutputFile {
+                relative: "compare.csv".into(),
+                bytes: csv.into_bytes(),
+            },
+            OutputFile {
+                relative: MANIFEST.into(),
+                bytes: manifest_bytes.into_bytes(),
+            },
+        ],
+    )?;
+    Ok(Comparison {
+        baseline: label,
+        measures,
+        frame,
+        written: written.into_iter().take(2).collect(),
+    })
+}
+
+/// A field of the frame as the tables' CSV writes it.
+fn field(v: AnyValue, buf: &mut String) {
+    use std::fmt::Write as _;
+    buf.clear();
+    match v {
+        AnyValue::Null => {}
+        AnyValue::Float64(x) => write_fraction(buf, x),
+        AnyValue::UInt64(x) => {
+            let _ = write!(buf, "{x}");
+        }
+        AnyValue::Boolean(b) => buf.push_str(if b { "true" } else { "false" }),
+        AnyValue::String(s) => buf.push_str(s),
+        AnyValue::StringOwned(s) => buf.push_str(s.as_str()),
+        other => {
+            let _ = write!(buf, "{other}");
+        }
+    }
+}
+
+/// The frame as CSV with the declared columns, as a sweep writes its tables. Budgets are
+/// written as percentages (`50`), like the other tables.
+fn to_csv(frame: &DataFrame, columns: &[(String, Type, bool)]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record(columns.iter().map(|c| c.0.as_str()));
+    let mut buf = String::new();
+    for i in 0..frame.height() {
+        for (name, _, _) in columns {
+            let v = frame
+                .column(name)
+                .ok()
+                .and_then(|c| c.get(i).ok())
+                .unwrap_or(AnyValue::Null);
+            match (name.as_str(), v) {
+                ("budget_percent", AnyValue::Float64(x)) => {
+                    buf.clear();
+                    buf.push_str(&x.to_string());
+                }
+                (_, v) => field(v, &mut buf),
+            }
+            let _ = w.write_field(buf.as_str());
+        }
+        let _ = w.write_record(None::<&[u8]>);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// The comparison as a plain-text table: the group's keys, then the difference with its
+/// interval by history and the shares of histories better and worse.
+pub fn to_text(c: &Comparison) -> String {
+    let skip = [
+        "baseline",
+        "n",
+        "diff_mean",
+        "diff_ci_low",
+        "diff_ci_high",
+        "share_better",
+        "share_worse",
+    ];
+    let keys: Vec<String> = c
+        .frame
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .filter(|n| !skip.contains(&n.as_str()))
+        .collect();
+    let mut headings: Vec<&str> = keys.iter().map(String::as_str).collect();
+    headings.extend(["difference (95 % by history)", "better", "worse"]);
+    let value = |name: &str, i: usize| -> String {
+        let mut buf = String::new();
+        let v = c
+            .frame
+            .column(name)
+            .ok()
+            .and_then(|col| col.get(i).ok())
+            .unwrap_or(AnyValue::Null);
+        match v {
+            AnyValue::Float64(x) if name == "budget_percent" => x.to_string(),
+            AnyValue::Float64(x) => format!("{x:.3}"),
+            v => {
+                field(v, &mut buf);
+                buf
+            }
+        }
+    };
+    let rows: Vec<Vec<String>> = (0..c.frame.height())
+        .map(|i| {
+            let mut row: Vec<String> = keys.iter().map(|k| value(k, i)).collect();
+            let (m, lo, hi) = (
+                value("diff_mean", i),
+                value("diff_ci_low", i),
+                value("diff_ci_high", i),
+            );
+            row.push(match (lo.is_empty(), m.is_empty()) {
+                (_, true) => "—".into(),
+                (true, false) => format!("{m} (one history)"),
+                (false, false) => format!("{m} ({lo} to {hi})"),
+            });
+            row.push(value("share_better", i));
+            row.push(value("share_worse", i));
+            row
+        })
+        .collect();
+    let mut align = vec![Align::Right; headings.len()];
+    align[0] = Align::Left;
+    if let Some(i) = keys.iter().position(|k| k == "measure") {
+        align[i] = Align::Left;
+    }
+    format!(
+        "every strategy minus {:?}, cell by cell on the same history and replicate; intervals \
+         treat the history as the unit; better / worse: shares of histories whose mean \
+         difference is above / below 0\n\n{}",
+        c.baseline,
+        text_table::render(&headings, &rows, &align)
+    )
+}
