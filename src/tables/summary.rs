@@ -66,7 +66,7 @@ pub fn pair_rows<G: Grouping<R>, R>(
     let (s, p) = (grid.strategies(), measures.len());
     let mut out = Vec::new();
     for g in 0..grid.groups() {
-        for b in 0..s {
+        for (b, label) in labels.iter().enumerate().take(s) {
             if b == grid.group_strategy(g) || baseline.is_some_and(|x| x != b) {
                 continue;
             }
@@ -74,7 +74,7 @@ pub fn pair_rows<G: Grouping<R>, R>(
                 out.push(PairRow {
                     group: g,
                     baseline: b,
-                    baseline_label: labels[b].clone(),
+                    baseline_label: label.clone(),
                     measure: name.to_string(),
                     acc: summary.pairs[(g * s + b) * p + m],
                 });

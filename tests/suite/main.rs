@@ -18,6 +18,7 @@ mod runner;
 mod scale;
 mod session;
 mod session_sweep;
+mod statistics;
 mod strategies;
 mod strategy_specs;
 mod sweep;

@@ -90,7 +90,12 @@ fn merged_shards_equal_the_single_machine_run() {
     }
     assert_eq!(csv_rows, rows);
     // Exact sums: the merged summary is the single run's, byte for byte.
-    for f in ["summary.csv", "summary.parquet"] {
+    for f in [
+        "summary.csv",
+        "summary.parquet",
+        "pairs.csv",
+        "pairs.parquet",
+    ] {
         assert_eq!(
             std::fs::read(d.join("full").join(f)).unwrap(),
             std::fs::read(d.join("sharded").join(f)).unwrap(),
