@@ -78,7 +78,8 @@ pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
     let inputs = Inputs::read(results_dir)?;
     let grid = inputs.grid()?;
     let noise = NoiseChoice::resolve(&grid, &inputs.manifest, &inputs.manifest_path)?;
-    let figures = figures(&grid, &inputs.manifest, &noise);
+    let mut figures = figures(&grid, &inputs.manifest, &noise);
+    figures.extend(compare_figures(results_dir, &grid, &inputs.manifest)?);
 
     let mut files = Vec::new();
     for figure in &figures {
@@ -311,7 +312,7 @@ fn retention_vs_reduction(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
     let panels = budget_panels(grid, |_, row| retention_point(row));
     let (legend_title, legend) = legend(grid);
     Figure {
-        stem: "retention_vs_reduction",
+        stem: "retention_vs_reduction".into(),
         title: "Required retention against reduction, by flag noise".into(),
         subtitle: format!(
             "One point per budget ({} %): reduction over feasible cells. {} Bands: {MEAN_BAND}. \
@@ -329,6 +330,140 @@ fn retention_vs_reduction(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
         legend_group: grid.keep_recents.len(),
         band_label: MEAN_BAND.into(),
     }
+}
+
+/// The charts of `compare.parquet`, when the folder has one: for each measure, the paired
+/// difference (strategy − baseline) against the budget, a panel per noise level, with its
+/// interval by history and the zero line.
+fn compare_figures(
+    dir: &Path,
+    grid: &SummaryGrid,
+    manifest: &Manifest,
+) -> Result<Vec<Figure>, InputError> {
+    let path = dir.join("compare.parquet");
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let t = crate::tables::read::Checked::read(&path, &crate::tables::cells::pairs_table(), false)?;
+    let (strategy, keep_recent, budget) = (
+        t.text("strategy"),
+        t.whole("keep_recent"),
+        t.real("budget_percent"),
+    );
+    let (fneg, fpos) = (t.real("false_negative"), t.real("false_positive"));
+    let (measure, baseline) = (t.text("measure"), t.text("baseline"));
+    let (mean, low, high) = (
+        t.opt_real("diff_mean"),
+        t.opt_real("diff_ci_low"),
+        t.opt_real("diff_ci_high"),
+    );
+    let mut measures: Vec<String> = Vec::new();
+    for m in &measure {
+        if !measures.contains(m) {
+            measures.push(m.clone());
+        }
+    }
+    let x_axis = Axis {
+        label: BUDGET_LABEL.into(),
+        min: -3.0,
+        max: 103.0,
+        ticks: (0..=5).map(|i| i as f64 * 20.0).collect(),
+    };
+    let zero = LineStyle {
+        colour: palette::NEUTRAL,
+        marker: palette::Marker::Cross,
+        dash: Some((6, 6)),
+    };
+    let figures = measures
+        .iter()
+        .map(|m| {
+            let panels = (0..grid.noise_levels.len())
+                .map(|n| {
+                    let level = &grid.noise_levels[n];
+                    let mut lines: Vec<Line> = (0..grid.series.len())
+                        .map(|s| {
+                            let series = &grid.series[s];
+                            let points = grid
+                                .budgets
+                                .iter()
+                                .map(|&b| {
+                                    let i = (0..t.height()).find(|&i| {
+                                        measure[i] == *m
+                                            && strategy[i] == series.strategy
+                                            && keep_recent[i] == series.keep_recent
+                                            && budget[i] == b
+                                            && fneg[i] == level.false_negative
+                                            && fpos[i] == level.false_positive
+                                    })?;
+                                    Some(Point {
+                                        x: b + dodge(grid, s, &x_axis),
+                                        y: mean[i]?,
+                                        band: Some((low[i]?, high[i]?)),
+                                        hollow: false,
+                                    })
+                                })
+                                .collect();
+                            Line {
+                                style: style(grid, s),
+                                points,
+                            }
+                        })
+                        .collect();
+                    // No difference: the line a strategy on a par with the baseline follows.
+                    lines.push(Line {
+                        style: zero,
+                        points: vec![
+                            Some(Point {
+                                x: 0.0,
+                                y: 0.0,
+                                band: None,
+                                hollow: false,
+                            }),
+                            Some(Point {
+                                x: 100.0,
+                                y: 0.0,
+                                band: None,
+                                hollow: false,
+                            }),
+                        ],
+                    });
+                    Panel {
+                        title: level.label(),
+                        lines,
+                    }
+                })
+                .collect();
+            let (legend_title, mut legend) = legend(grid);
+            legend.push(LegendEntry {
+                label: "no difference".into(),
+                style: zero,
+            });
+            let against = baseline.first().cloned().unwrap_or_default();
+            Figure {
+                stem: format!("compare_{m}").into(),
+                title: format!("{m}: each strategy minus {against}, by budget"),
+                subtitle: format!(
+                    "Paired on the same cells (history, replicate, budget, noise). Bands: 95 % \
+                     interval of the mean difference, by history. {DODGED} {FLAG_NOISE} {}",
+                    source(manifest)
+                ),
+                x: x_axis.clone(),
+                y: Axis {
+                    label: format!("difference in {m} (strategy − {against})"),
+                    min: -1.05,
+                    max: 1.05,
+                    ticks: vec![-1.0, -0.5, 0.0, 0.5, 1.0],
+                },
+                columns: noise_columns(grid),
+                panels,
+                legend_title,
+                legend,
+                legend_group: grid.keep_recents.len(),
+                band_label: MEAN_BAND.into(),
+            }
+        })
+        .collect();
+    Ok(figures)
 }
 
 /// A point at (reduction, retention) with the retention's interval; none without both means.
@@ -425,7 +560,7 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
     };
     let (legend_title, legend) = legend(grid);
     Figure {
-        stem: "retention_vs_noise",
+        stem: "retention_vs_noise".into(),
         title: format!(
             "Required retention against flag noise at a {} % budget",
             numbers::budget(noise.budget)
@@ -465,7 +600,7 @@ fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
     });
     let (legend_title, legend) = legend(grid);
     Figure {
-        stem: "feasibility",
+        stem: "feasibility".into(),
         title: "Feasible share by budget, by flag noise".into(),
         subtitle: format!(
             "A cell is infeasible when what the strategy must keep (e.g. the flagged records, \

@@ -149,7 +149,7 @@ pub struct LegendEntry {
 #[derive(Debug, Clone)]
 pub struct Figure {
     /// File name without extension, e.g. `retention_vs_noise`.
-    pub stem: &'static str,
+    pub stem: std::borrow::Cow<'static, str>,
     pub title: String,
     pub subtitle: String,
     pub x: Axis,

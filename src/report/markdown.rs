@@ -36,7 +36,7 @@ pub fn report(
             stem = figure.stem
         );
         let _ = writeln!(out, "{}\n", figure.subtitle);
-        match figure.stem {
+        match figure.stem.as_ref() {
             "retention_vs_reduction" => retention_vs_reduction_table(&mut out, grid, manifest),
             "retention_vs_noise" => retention_vs_noise_table(&mut out, grid, noise, manifest),
             "feasibility" => feasibility_table(&mut out, grid),

@@ -5,6 +5,9 @@
 use plotters::style::RGBColor;
 
 /// Okabe & Ito (2008), "Color Universal Design". Yellow comes last: it is faint on white.
+/// Reference lines (no difference): a neutral grey, apart from every strategy's colour.
+pub const NEUTRAL: RGBColor = RGBColor(0x88, 0x88, 0x88);
+
 pub const OKABE_ITO: [RGBColor; 8] = [
     RGBColor(0x00, 0x72, 0xB2), // blue
     RGBColor(0xD5, 0x5E, 0x00), // vermillion

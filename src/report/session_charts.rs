@@ -283,7 +283,7 @@ fn tokens_retention(g: &Groups) -> Figure {
     });
     let (legend_title, legend) = g.legend();
     Figure {
-        stem: STEMS[0],
+        stem: STEMS[0].into(),
         title: "Retention at need against billed tokens, by notes and flag noise".into(),
         subtitle: format!(
             "One point per trigger ratio ({}), means over sessions; bands: {MEAN_BAND} \
@@ -344,7 +344,7 @@ fn compactions(g: &Groups) -> Figure {
     });
     let (legend_title, legend) = g.legend();
     Figure {
-        stem: STEMS[1],
+        stem: STEMS[1].into(),
         title: "Compactions per session against the trigger ratio".into(),
         subtitle: format!(
             "Means over sessions, failed and storm compactions included; bands: {MEAN_BAND}. \
@@ -483,7 +483,10 @@ mod tests {
             }
         }
         let figs = figures(&rows, &m);
-        assert_eq!(figs.iter().map(|f| f.stem).collect::<Vec<_>>(), STEMS);
+        assert_eq!(
+            figs.iter().map(|f| f.stem.as_ref()).collect::<Vec<_>>(),
+            STEMS
+        );
         let tokens = &figs[0];
         // One panel per note rate × noise level; one line per strategy.
         let titles: Vec<&str> = tokens.panels.iter().map(|p| p.title.as_str()).collect();
