@@ -2,7 +2,8 @@
 //! published run against one strategy, from its `pairs.parquet` (every strategy against every
 //! other, cell by cell on the same history, replicate and axes, with intervals by history).
 //! Writes `compare.parquet` and `compare.csv` into the folder (and lists them in its
-//! manifest), all or nothing; nothing is written when an argument is wrong.
+//! manifest), all or nothing, then redraws the charts (a cell sweep's include one
+//! `compare_<measure>` chart per measure); nothing is written when an argument is wrong.
 
 use super::publish::{self, OutputFile};
 use super::text_table::{self, Align};
@@ -132,11 +133,14 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
             },
         ],
     )?;
+    // The compare charts (a cell sweep's) are drawn from the table just written.
+    let mut written: Vec<PathBuf> = written.into_iter().take(2).collect();
+    written.extend(super::draw(dir)?.into_iter().map(|f| dir.join(f)));
     Ok(Comparison {
         baseline: label,
         measures,
         frame,
-        written: written.into_iter().take(2).collect(),
+        written,
     })
 }
 
