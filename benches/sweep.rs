@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Runs behind every median.
-const REPS: usize = 5;
+const REPS: usize = 9;
 
 /// Rows per row group of the runner's rows tables (`ROW_GROUP` in `src/sweep/run.rs`, private
 /// there), so the batched write below cuts the table as the runner does.

@@ -241,16 +241,11 @@ impl<G, R> Table<G, R> {
         format!("{}.csv", self.stem)
     }
 
-    /// The rows as a DataFrame, built column by column, the columns in parallel.
-    pub fn frame(&self, grid: &G, names: Names, rows: &[R]) -> PolarsResult<DataFrame>
-    where
-        G: Sync,
-        R: Sync,
-    {
-        use rayon::prelude::*;
+    /// The rows as a DataFrame, built column by column.
+    pub fn frame(&self, grid: &G, names: Names, rows: &[R]) -> PolarsResult<DataFrame> {
         let columns: Vec<PolarsColumn> = self
             .columns
-            .par_iter()
+            .iter()
             .map(|c| {
                 let name = c.name.as_str().into();
                 match &c.get {
