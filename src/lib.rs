@@ -11,7 +11,7 @@
 //! - [`report`]: charts and the report, from published tables only;
 //! - [`cli`]: the command line (printing, progress, environment).
 
-pub mod calibrate;
+pub(crate) mod calibrate;
 pub mod cells;
 #[doc(hidden)]
 pub mod cli;
@@ -20,11 +20,11 @@ pub mod error;
 pub mod experiment;
 pub mod history;
 pub mod metrics;
-pub mod noise;
+pub(crate) mod noise;
 pub mod report;
 mod rng;
 pub mod session;
-pub mod sessions;
+pub(crate) mod sessions;
 pub mod stats;
 pub mod strategy;
 pub mod summariser;

@@ -5,5 +5,5 @@
 mod eval;
 mod grid;
 
-pub use eval::{evaluate_history, session_stream, Scratch, SessionRow};
-pub use grid::{Coordinates, SessionGrid};
+pub use eval::{evaluate_history, Scratch, SessionRow};
+pub use grid::SessionGrid;
