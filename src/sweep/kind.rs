@@ -145,76 +145,47 @@ impl SweepGrid for SessionGrid {
     }
 }
 
-impl super::run::SweepExperiment for crate::experiment::Experiment {
-    type Grid = Grid;
-    fn name(&self) -> &str {
-        &self.file.name
-    }
-    fn seed(&self) -> u64 {
-        self.file.seed
-    }
-    fn origin(&self) -> &str {
-        &self.origin
-    }
-    fn resolved_json(&self) -> serde_json::Value {
-        crate::experiment::Experiment::resolved_json(self)
-    }
-    fn config_hash(&self) -> String {
-        crate::experiment::Experiment::config_hash(self)
-    }
-    fn source(&self) -> &crate::history::source::Source {
-        &self.source
-    }
-    fn cost(&self) -> crate::cost::CostModel {
-        self.cost
-    }
-    fn output_dir(&self) -> &std::path::Path {
-        &self.output_dir
-    }
-    fn formats(&self) -> (bool, bool) {
-        (self.parquet, self.csv)
-    }
-    fn grid(&self, histories: usize) -> Grid {
-        Grid::new(self, histories)
-    }
-    fn baseline(&self) -> Option<usize> {
-        self.baseline
-    }
+/// Both kinds of experiment carry the same fields the runner reads.
+macro_rules! sweep_experiment {
+    ($experiment:ty, $grid:ty) => {
+        impl super::run::SweepExperiment for $experiment {
+            type Grid = $grid;
+            fn name(&self) -> &str {
+                &self.file.name
+            }
+            fn seed(&self) -> u64 {
+                self.file.seed
+            }
+            fn origin(&self) -> &str {
+                &self.origin
+            }
+            fn resolved_json(&self) -> serde_json::Value {
+                <$experiment>::resolved_json(self)
+            }
+            fn config_hash(&self) -> String {
+                <$experiment>::config_hash(self)
+            }
+            fn source(&self) -> &crate::history::source::Source {
+                &self.source
+            }
+            fn cost(&self) -> crate::cost::CostModel {
+                self.cost
+            }
+            fn output_dir(&self) -> &std::path::Path {
+                &self.output_dir
+            }
+            fn formats(&self) -> (bool, bool) {
+                (self.parquet, self.csv)
+            }
+            fn grid(&self, histories: usize) -> $grid {
+                <$grid>::new(self, histories)
+            }
+            fn baseline(&self) -> Option<usize> {
+                self.baseline
+            }
+        }
+    };
 }
 
-impl super::run::SweepExperiment for crate::experiment::SessionExperiment {
-    type Grid = SessionGrid;
-    fn name(&self) -> &str {
-        &self.file.name
-    }
-    fn seed(&self) -> u64 {
-        self.file.seed
-    }
-    fn origin(&self) -> &str {
-        &self.origin
-    }
-    fn resolved_json(&self) -> serde_json::Value {
-        crate::experiment::SessionExperiment::resolved_json(self)
-    }
-    fn config_hash(&self) -> String {
-        crate::experiment::SessionExperiment::config_hash(self)
-    }
-    fn source(&self) -> &crate::history::source::Source {
-        &self.source
-    }
-    fn cost(&self) -> crate::cost::CostModel {
-        self.cost
-    }
-    fn output_dir(&self) -> &std::path::Path {
-        &self.output_dir
-    }
-    fn formats(&self) -> (bool, bool) {
-        (self.parquet, self.csv)
-    }
-    fn grid(&self, histories: usize) -> SessionGrid {
-        SessionGrid::new(self, histories)
-    }
-    fn baseline(&self) -> Option<usize> {
-        self.baseline
-    }
-}
+sweep_experiment!(crate::experiment::Experiment, Grid);
+sweep_experiment!(crate::experiment::SessionExperiment, SessionGrid);
