@@ -40,6 +40,7 @@ pub fn report(
             "retention_vs_reduction" => retention_vs_reduction_table(&mut out, grid, manifest),
             "retention_vs_noise" => retention_vs_noise_table(&mut out, grid, noise, manifest),
             "feasibility" => feasibility_table(&mut out, grid),
+            stem if stem.starts_with("compare_") => compare_table(&mut out, grid, figure),
             _ => {}
         }
     }
@@ -267,6 +268,50 @@ fn feasibility_table(out: &mut String, grid: &SummaryGrid) {
         }
         None => "—".into(),
     });
+}
+
+/// The numbers a compare chart draws, read from the chart itself: a row per series and budget,
+/// a column per noise level.
+fn compare_table(out: &mut String, grid: &SummaryGrid, figure: &Figure) {
+    let _ = writeln!(
+        out,
+        "Each cell: mean difference (strategy − baseline) over the cells both strategies \
+         define, with its 95 % interval by history; — where there is none (the baseline \
+         itself). Every row of `compare.csv` also has the shares of histories better and worse.\n"
+    );
+    let mut header = series_header(grid);
+    header.push("budget %".into());
+    header.extend(figure.panels.iter().map(|p| p.title.clone()));
+    let mut rows = Vec::new();
+    for s in 0..grid.series.len() {
+        if figure
+            .panels
+            .iter()
+            .all(|p| p.lines[s].points.iter().all(Option::is_none))
+        {
+            continue;
+        }
+        for (b, &budget) in grid.budgets.iter().enumerate() {
+            let mut row = series_cells(grid, s);
+            row.push(numbers::budget(budget));
+            row.extend(figure.panels.iter().map(|p| match p.lines[s].points[b] {
+                Some(pt) => match pt.band {
+                    Some((lo, hi)) => {
+                        format!(
+                            "{} ({} to {})",
+                            fraction3(pt.y),
+                            fraction3(lo),
+                            fraction3(hi)
+                        )
+                    }
+                    None => fraction3(pt.y),
+                },
+                None => "—".into(),
+            }));
+            rows.push(row);
+        }
+    }
+    table(out, &header, &rows);
 }
 
 /// A table with a row per series and budget and a column per noise level; `show` writes a
