@@ -107,11 +107,7 @@ pub struct CellAt {
 
 /// One cell evaluated alone, with the very flags and summariser draws the sweep gives it:
 /// its row, the flags the strategy saw, and the context it built.
-pub fn evaluate_cell(
-    grid: &Grid,
-    at: CellAt,
-    history: &CostedHistory,
-) -> (CellRow, Vec<bool>, crate::strategy::Outcome, Context) {
+pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> EvaluatedCell {
     let mut draws = Vec::new();
     let mut noisy = Vec::new();
     noise::draws(
@@ -147,4 +143,34 @@ pub fn evaluate_cell(
         metrics: score(history, outcome, &context),
     };
     (row, flags, outcome, context)
+}
+
+/// A cell evaluated alone: its row, the flags the strategy saw, its outcome and context.
+pub type EvaluatedCell = (CellRow, Vec<bool>, crate::strategy::Outcome, Context);
+
+/// The cell `ctxlab inspect` shows: `strategy` at `budget_percent` on `history` as a sweep's
+/// first history, at this seed, noise level and replicate.
+pub fn inspect_cell(
+    history: &CostedHistory,
+    strategy: &crate::strategy::Strategy,
+    budget_percent: f64,
+    noise: crate::noise::NoiseLevel,
+    seed: u64,
+    replicate: u64,
+) -> EvaluatedCell {
+    let grid = Grid::one_history(
+        seed,
+        std::slice::from_ref(strategy),
+        &[budget_percent],
+        noise,
+    );
+    let at = CellAt {
+        history: 0,
+        replicate: replicate as u32,
+        level: 0,
+        strategy: 0,
+        keep_recent: 0,
+        budget: 0,
+    };
+    evaluate_cell(&grid, at, history)
 }

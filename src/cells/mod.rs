@@ -6,6 +6,8 @@ mod eval;
 mod grid;
 mod table;
 
-pub use eval::{evaluate_cell, evaluate_history, CellAt, CellRow, Scratch};
+pub use eval::{
+    evaluate_cell, evaluate_history, inspect_cell, CellAt, CellRow, EvaluatedCell, Scratch,
+};
 pub use grid::Grid;
 pub use table::{table_rows, TableRow};

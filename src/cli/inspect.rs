@@ -83,7 +83,23 @@ pub fn run(a: InspectArgs) -> Result<()> {
     };
     print!(
         "{}",
-        render(&costed, &inspect(&costed, &strategy, cell), colour)
+        render(
+            &costed,
+            &inspect(
+                &costed,
+                &strategy,
+                cell,
+                crate::cells::inspect_cell(
+                    &costed,
+                    &strategy,
+                    cell.budget_percent,
+                    cell.noise,
+                    cell.seed,
+                    cell.replicate,
+                ),
+            ),
+            colour
+        )
     );
     Ok(())
 }

@@ -133,6 +133,18 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
             },
         ],
     )?;
+    // A compare chart of a measure this comparison leaves out would show another baseline.
+    for m in measures
+        .iter()
+        .filter(|m| measure.is_some_and(|x| x != m.as_str()))
+    {
+        for ext in ["png", "svg"] {
+            let _ = std::fs::remove_file(
+                dir.join(super::charts::CHARTS_DIR)
+                    .join(format!("compare_{m}.{ext}")),
+            );
+        }
+    }
     // The compare charts (a cell sweep's) are drawn from the table just written.
     let mut written: Vec<PathBuf> = written.into_iter().take(2).collect();
     written.extend(super::draw(dir)?.into_iter().map(|f| dir.join(f)));

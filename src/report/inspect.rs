@@ -77,24 +77,14 @@ pub struct Inspection {
     pub fates: Vec<Option<Fate>>,
 }
 
-/// Evaluates `strategy` on `history` as the sweep would for its first history.
-pub fn inspect(history: &CostedHistory, strategy: &Strategy, cell: CellSpec) -> Inspection {
-    // The sweep's own evaluation of the cell: its first history, at this seed and replicate.
-    let grid = crate::cells::Grid::one_history(
-        cell.seed,
-        std::slice::from_ref(strategy),
-        &[cell.budget_percent],
-        cell.noise,
-    );
-    let at = crate::cells::CellAt {
-        history: 0,
-        replicate: cell.replicate as u32,
-        level: 0,
-        strategy: 0,
-        keep_recent: 0,
-        budget: 0,
-    };
-    let (row, flags, outcome, context) = crate::cells::evaluate_cell(&grid, at, history);
+/// Lays out a cell evaluated by [`crate::cells::inspect_cell`] (the sweep's own code).
+pub fn inspect(
+    history: &CostedHistory,
+    strategy: &Strategy,
+    cell: CellSpec,
+    evaluated: crate::cells::EvaluatedCell,
+) -> Inspection {
+    let (row, flags, outcome, context) = evaluated;
     let fates = fates(history, strategy, outcome, &context);
     Inspection {
         strategy: strategy.clone(),
@@ -282,6 +272,19 @@ mod tests {
             .map(|i| Record::new(i + 1, "x".repeat(10)).required(i % 2 == 0))
             .collect();
         CostedHistory::new(&History::new("h", records), CostModel::Chars)
+    }
+
+    /// Evaluates and lays out a cell, as `ctxlab inspect` does.
+    fn inspect(h: &CostedHistory, s: &Strategy, cell: CellSpec) -> Inspection {
+        let evaluated = crate::cells::inspect_cell(
+            h,
+            s,
+            cell.budget_percent,
+            cell.noise,
+            cell.seed,
+            cell.replicate,
+        );
+        super::inspect(h, s, cell, evaluated)
     }
 
     #[test]
