@@ -806,6 +806,21 @@ false_negative = [0.0, 0.1]
                 vec![],
                 "exp.toml: TOML parse error at line 3",
             ),
+            (
+                format!("{GOOD}[compare]\nbaseline = \"oracle\"\n"),
+                vec![],
+                "key `compare.baseline`: \"oracle\" is not one of the swept strategies (recent, required(fill=skip))",
+            ),
+            (
+                format!("{GOOD}[compare]\nbaseline = \"recnt\"\n"),
+                vec![],
+                "key `compare.baseline[0]`: unknown strategy `recnt`",
+            ),
+            (
+                format!("{GOOD}[charts]\nretention = \"most\"\n"),
+                vec![],
+                "key `charts.retention`: \"most\": expected \"all\" or \"feasible\"",
+            ),
         ];
         for (text, o, want) in cases {
             let e = err(&text, &o);
