@@ -3,7 +3,7 @@
 
 use super::summary_table::Retention;
 use crate::error::InputError;
-pub use crate::tables::manifest::{Axes as Grid, Manifest};
+pub use crate::tables::manifest::Manifest;
 use std::path::Path;
 
 /// The budget of the retention-against-noise chart when the experiment does not name one.

@@ -2,20 +2,20 @@
 
 pub mod charts;
 pub mod compare;
-pub mod figure;
-pub mod fonts;
+pub(crate) mod figure;
+pub(crate) mod fonts;
 pub mod inspect;
-pub mod labels;
-pub mod manifest;
-pub mod markdown;
-pub mod palette;
-pub mod publish;
+pub(crate) mod labels;
+pub(crate) mod manifest;
+pub(crate) mod markdown;
+pub(crate) mod palette;
+pub(crate) mod publish;
 pub mod session;
 pub mod session_charts;
-pub mod summary_grid;
+pub(crate) mod summary_grid;
 pub mod summary_table;
 pub mod table;
-pub mod text_table;
+pub(crate) mod text_table;
 
 pub use charts::render_all;
 
