@@ -490,9 +490,18 @@ fn prepare_staging(
 }
 
 /// Writes JSON through a temporary file and a rename, so a reader never sees half of it.
+/// Manifests are indented for people; checkpoints and shard states, which carry the whole
+/// summary after every chunk, are compact.
 pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
-    let text = serde_json::to_string_pretty(value).at(path, "encode")? + "\n";
+    let pretty = path.file_name().is_some_and(|n| n == MANIFEST);
+    let text = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    }
+    .at(path, "encode")?
+        + "\n";
     std::fs::write(&tmp, text).at(&tmp, "write")?;
     std::fs::rename(&tmp, path).at(path, "write")
 }
