@@ -57,8 +57,9 @@ pub(crate) fn compare_baseline(
     let Some(spec) = &compare.baseline else {
         return Ok(None);
     };
-    let baseline = self::strategies(origin, "compare.baseline", std::slice::from_ref(spec))?;
-    let label = baseline[0].label();
+    let label = strategy_spec(spec)
+        .map_err(|m| InputError::key(origin, "compare.baseline", m))?
+        .label();
     let labels: Vec<String> = strategies.iter().map(Strategy::label).collect();
     match labels.iter().position(|l| *l == label) {
         Some(i) => Ok(Some(i)),
@@ -526,20 +527,25 @@ pub(crate) fn strategies(
         .iter()
         .enumerate()
         .map(|(i, v)| {
-            let spec = match v {
-                toml::Value::String(text) => Spec::parse(text),
-                toml::Value::Table(t) => Spec::from_toml(t),
-                other => Err(format!(
-                    "expected a spec such as \"required(fill=skip)\" or a table {{ name = \"required\", fill = \"skip\" }}, found {other}"
-                ).into()),
-            };
-            spec.and_then(|spec| Strategy::from_spec(&spec))
-                .map_err(|m| InputError::key(origin, format!("{key}[{i}]"), m))
+            strategy_spec(v).map_err(|m| InputError::key(origin, format!("{key}[{i}]"), m))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let labels: Vec<String> = strategies.iter().map(Strategy::label).collect();
     no_duplicates(origin, key, &labels)?;
     Ok(strategies)
+}
+
+/// One strategy spec, a string or a table.
+fn strategy_spec(v: &toml::Value) -> Result<Strategy, ParseError> {
+    let spec = match v {
+        toml::Value::String(text) => Spec::parse(text),
+        toml::Value::Table(t) => Spec::from_toml(t),
+        other => Err(format!(
+            "expected a spec such as \"required(fill=skip)\" or a table {{ name = \"required\", fill = \"skip\" }}, found {other}"
+        )
+        .into()),
+    };
+    spec.and_then(|spec| Strategy::from_spec(&spec))
 }
 
 /// A non-empty axis of distinct probabilities.
@@ -814,7 +820,7 @@ false_negative = [0.0, 0.1]
             (
                 format!("{GOOD}[compare]\nbaseline = \"recnt\"\n"),
                 vec![],
-                "key `compare.baseline[0]`: unknown strategy `recnt`",
+                "key `compare.baseline`: unknown strategy `recnt`",
             ),
             (
                 format!("{GOOD}[charts]\nretention = \"most\"\n"),
