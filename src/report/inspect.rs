@@ -156,7 +156,7 @@ pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
         budget(x.cell.budget_percent),
         x.capacity,
     );
-    if !matches!(x.strategy.rule, Rule::Oracle) {
+    if !matches!(x.strategy.rule, Rule::Oracle(_)) {
         let _ = write!(out, "; keep_recent {}", x.keep_recent);
     }
     out.push('\n');

@@ -24,3 +24,24 @@ pub fn apply(view: View, capacity: u64, keep_first: usize, out: &mut Context) ->
     keep_head_and_newest(view, keep_first, capacity / 2, out);
     Outcome::Feasible
 }
+
+/// `amortized`: when over capacity, cut to half, keeping `keep_first` and the newest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Amortized {
+    pub keep_first: usize,
+}
+
+impl super::rule::RuleSpec for Amortized {
+    const NAME: &'static str = "amortized";
+    fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Amortized {
+            keep_first: super::keep_first(p)?,
+        })
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        super::push_keep_first(params, self.keep_first);
+    }
+    fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
+        apply(view, capacity, self.keep_first, out)
+    }
+}

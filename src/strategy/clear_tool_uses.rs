@@ -110,3 +110,16 @@ impl ClearToolUses {
         Outcome::Feasible
     }
 }
+
+impl super::rule::RuleSpec for ClearToolUses {
+    const NAME: &'static str = "clear_tool_uses";
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        ClearToolUses::from_params(p)
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        ClearToolUses::push_params(self, params)
+    }
+    fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
+        ClearToolUses::apply(self, view, capacity, out)
+    }
+}

@@ -32,3 +32,35 @@ pub fn apply(
     });
     Outcome::Feasible
 }
+
+/// `mask`: tool results older than the newest `keep_recent` become placeholders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mask {
+    pub min_chars: u64,
+}
+
+impl super::rule::RuleSpec for Mask {
+    const NAME: &'static str = "mask";
+    const TAIL: super::rule::Tail = super::rule::Tail::Own;
+    const DEFAULT_KEEP_RECENT: usize = DEFAULT_KEEP_RECENT;
+    fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Mask {
+            min_chars: p.u64("min_chars")?.unwrap_or(DEFAULT_MIN_CHARS),
+        })
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        if self.min_chars != DEFAULT_MIN_CHARS {
+            params.push(format!("min_chars={}", self.min_chars));
+        }
+    }
+    fn apply(
+        &self,
+        view: View,
+        capacity: u64,
+        keep_recent: usize,
+        _: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        apply(view, capacity, keep_recent, self.min_chars, out)
+    }
+}

@@ -10,8 +10,11 @@
 //! from the older ones, and a cell whose pinned tail alone exceeds the capacity is infeasible).
 //! A spec that sets `keep_recent` itself wins over a sweep's axis.
 //!
-//! Each strategy lives in its own file; the semantics chosen where the field is silent are
-//! documented there.
+//! Each strategy lives in its own file — its parameters, their parsing and label, how it reads
+//! `keep_recent`, and its rule, as an implementation of [`rule::RuleSpec`] — and is named once
+//! in the `strategies!` list below, which generates the enum and its dispatch: a new strategy
+//! is one file plus one line, and one that misses a piece does not compile. The semantics
+//! chosen where the field is silent are documented in each file.
 
 mod amortized;
 mod clear_tool_uses;
@@ -19,8 +22,10 @@ mod context;
 mod mask;
 mod oracle;
 mod pinned;
+mod raw;
 mod recent;
 mod required;
+pub mod rule;
 pub mod spec;
 mod summary;
 mod view;
@@ -34,6 +39,7 @@ pub use view::View;
 
 use crate::error::ParseError;
 use crate::summariser::Summariser;
+use rule::{RuleSpec, Tail};
 
 use std::fmt::Write as _;
 
@@ -57,31 +63,94 @@ pub enum Overflow {
     DropOldestFlagged,
 }
 
-/// The rule of a strategy, with its own parameters.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Rule {
-    /// No compaction: the whole history verbatim, infeasible when it does not fit. In a
-    /// session it never compacts (the baseline a harness without compaction pays).
-    Raw,
-    Recent {
-        fill: Fill,
-    },
-    Required {
-        fill: Fill,
-        overflow: Overflow,
-    },
-    Pinned {
-        keep_first: usize,
-    },
-    Mask {
-        min_chars: u64,
-    },
-    ClearToolUses(ClearToolUses),
-    Summary(Summary),
-    Amortized {
-        keep_first: usize,
-    },
-    Oracle,
+/// The one list of strategies: each is a type with its own file that implements
+/// [`RuleSpec`]; this generates the rule enum, the names, parsing, labels and dispatch.
+macro_rules! strategies {
+    ($($variant:ident: $ty:ty),* $(,)?) => {
+        /// The rule of a strategy, with its own parameters.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Rule {
+            $($variant($ty),)*
+        }
+
+        /// The strategy names [`Strategy::from_spec`] knows.
+        pub const NAMES: &[&str] = &[$(<$ty as RuleSpec>::NAME),*];
+
+        impl Rule {
+            /// The strategy `name` with the parameters `p` holds (`None`: no such strategy).
+            fn parse(name: &str, p: &mut spec::Params) -> Option<Result<Rule, ParseError>> {
+                $(if name == <$ty as RuleSpec>::NAME {
+                    return Some(<$ty as RuleSpec>::parse(p).map(Rule::$variant));
+                })*
+                None
+            }
+
+            /// Why a strategy takes no parameters at all, when it takes none.
+            fn no_parameters(name: &str) -> Option<&'static str> {
+                $(if name == <$ty as RuleSpec>::NAME {
+                    if let Tail::None(why) = <$ty as RuleSpec>::TAIL {
+                        return Some(why);
+                    }
+                })*
+                None
+            }
+
+            pub fn name(&self) -> &'static str {
+                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::NAME,)* }
+            }
+
+            fn tail(&self) -> Tail {
+                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::TAIL,)* }
+            }
+
+            fn default_keep_recent(&self) -> usize {
+                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_KEEP_RECENT,)* }
+            }
+
+            fn push_params(&self, params: &mut Vec<String>) {
+                match self { $(Rule::$variant(r) => RuleSpec::push_params(r, params),)* }
+            }
+
+            fn apply(
+                &self,
+                view: View,
+                capacity: u64,
+                keep_recent: usize,
+                stream: u64,
+                out: &mut Context,
+            ) -> Outcome {
+                match self {
+                    $(Rule::$variant(r) => {
+                        RuleSpec::apply(r, view, capacity, keep_recent, stream, out)
+                    })*
+                }
+            }
+
+            fn sees_truth(&self) -> bool {
+                match self { $(Rule::$variant(r) => RuleSpec::sees_truth(r),)* }
+            }
+
+            fn compacts(&self) -> bool {
+                match self { $(Rule::$variant(r) => RuleSpec::compacts(r),)* }
+            }
+
+            fn summariser(&self) -> Option<Summariser> {
+                match self { $(Rule::$variant(r) => RuleSpec::summariser(r),)* }
+            }
+        }
+    };
+}
+
+strategies! {
+    Raw: raw::Raw,
+    Recent: recent::Recent,
+    Required: required::Required,
+    Pinned: pinned::Pinned,
+    Mask: mask::Mask,
+    ClearToolUses: ClearToolUses,
+    Summary: Summary,
+    Amortized: amortized::Amortized,
+    Oracle: oracle::Oracle,
 }
 
 /// `keep_first` of `pinned` and `amortized` when the spec does not set it.
@@ -94,19 +163,6 @@ pub struct Strategy {
     pub keep_recent: Option<usize>,
 }
 
-/// The strategy names [`Strategy::from_spec`] knows.
-pub const NAMES: &[&str] = &[
-    "raw",
-    "recent",
-    "required",
-    "pinned",
-    "mask",
-    "clear_tool_uses",
-    "summary",
-    "amortized",
-    "oracle",
-];
-
 impl Strategy {
     /// Parses a spec string such as `required(fill=skip)`.
     pub fn parse(text: &str) -> Result<Strategy, ParseError> {
@@ -114,47 +170,17 @@ impl Strategy {
     }
 
     pub fn from_spec(spec: &Spec) -> Result<Strategy, ParseError> {
-        if let ("raw", Some((key, _))) = (spec.name.as_str(), spec.params.first()) {
-            return Err(format!(
-                "strategy `raw`: unknown parameter `{key}` (it takes no parameters: it keeps everything)"
-            ).into());
-        }
-        if let ("oracle", Some((key, _))) = (spec.name.as_str(), spec.params.first()) {
-            return Err(format!(
-                "strategy `oracle`: unknown parameter `{key}` (it takes no parameters, not even \
-                 `keep_recent`: it is the upper bound whatever the tail)"
-            )
-            .into());
+        let name = spec.name.as_str();
+        if let (Some(why), Some((key, _))) = (Rule::no_parameters(name), spec.params.first()) {
+            return Err(format!("strategy `{name}`: unknown parameter `{key}` ({why})").into());
         }
         let mut p = spec.reader();
         let keep_recent = p.usize("keep_recent")?;
-        let rule = match spec.name.as_str() {
-            "recent" => Rule::Recent {
-                fill: fill(&mut p)?,
-            },
-            "required" => Rule::Required {
-                fill: fill(&mut p)?,
-                overflow: match p.choice("on_overflow", &["infeasible", "drop-oldest-flagged"])? {
-                    Some(s) if s == "drop-oldest-flagged" => Overflow::DropOldestFlagged,
-                    _ => Overflow::Infeasible,
-                },
-            },
-            "pinned" => Rule::Pinned {
-                keep_first: keep_first(&mut p)?,
-            },
-            "mask" => Rule::Mask {
-                min_chars: p.u64("min_chars")?.unwrap_or(mask::DEFAULT_MIN_CHARS),
-            },
-            "clear_tool_uses" => Rule::ClearToolUses(ClearToolUses::from_params(&mut p)?),
-            "summary" => Rule::Summary(Summary::from_params(&mut p)?),
-            "amortized" => Rule::Amortized {
-                keep_first: keep_first(&mut p)?,
-            },
-            "oracle" => Rule::Oracle,
-            "raw" => Rule::Raw,
-            other => {
+        let rule = match Rule::parse(name, &mut p) {
+            Some(rule) => rule?,
+            None => {
                 return Err(format!(
-                    "unknown strategy `{other}`, expected one of {}",
+                    "unknown strategy `{name}`, expected one of {}",
                     NAMES.join(", ")
                 )
                 .into())
@@ -165,17 +191,7 @@ impl Strategy {
     }
 
     pub fn name(&self) -> &'static str {
-        match self.rule {
-            Rule::Recent { .. } => "recent",
-            Rule::Required { .. } => "required",
-            Rule::Pinned { .. } => "pinned",
-            Rule::Mask { .. } => "mask",
-            Rule::ClearToolUses(_) => "clear_tool_uses",
-            Rule::Summary(_) => "summary",
-            Rule::Amortized { .. } => "amortized",
-            Rule::Oracle => "oracle",
-            Rule::Raw => "raw",
-        }
+        self.rule.name()
     }
 
     /// The canonical spec: the name and every parameter that differs from its default.
@@ -184,28 +200,7 @@ impl Strategy {
         if let Some(k) = self.keep_recent {
             params.push(format!("keep_recent={k}"));
         }
-        match &self.rule {
-            Rule::Recent { fill } => push_fill(&mut params, *fill),
-            Rule::Required { fill, overflow } => {
-                push_fill(&mut params, *fill);
-                if *overflow == Overflow::DropOldestFlagged {
-                    params.push("on_overflow=drop-oldest-flagged".into());
-                }
-            }
-            Rule::Pinned { keep_first } | Rule::Amortized { keep_first } => {
-                if *keep_first != DEFAULT_KEEP_FIRST {
-                    params.push(format!("keep_first={keep_first}"));
-                }
-            }
-            Rule::Mask { min_chars } => {
-                if *min_chars != mask::DEFAULT_MIN_CHARS {
-                    params.push(format!("min_chars={min_chars}"));
-                }
-            }
-            Rule::ClearToolUses(c) => c.push_params(&mut params),
-            Rule::Summary(s) => s.push_params(&mut params),
-            Rule::Oracle | Rule::Raw => {}
-        }
+        self.rule.push_params(&mut params);
         let mut label = self.name().to_string();
         if !params.is_empty() {
             let _ = write!(label, "({})", params.join(", "));
@@ -215,11 +210,7 @@ impl Strategy {
 
     /// `keep_recent` when neither the spec nor a sweep axis sets it.
     pub fn default_keep_recent(&self) -> usize {
-        match self.rule {
-            Rule::Mask { .. } => mask::DEFAULT_KEEP_RECENT,
-            Rule::Summary(_) => summary::DEFAULT_KEEP_RECENT,
-            _ => 0,
-        }
+        self.rule.default_keep_recent()
     }
 
     /// The `keep_recent` in force for a cell whose sweep axis gives `axis`.
@@ -231,7 +222,7 @@ impl Strategy {
 
     /// Whether the runner must hand this strategy the true labels as its flags (the oracle).
     pub fn sees_truth(&self) -> bool {
-        matches!(self.rule, Rule::Oracle)
+        self.rule.sees_truth()
     }
 
     /// The flags this strategy is handed: the true labels for the oracle, the noisy flags for
@@ -247,16 +238,13 @@ impl Strategy {
     /// Whether the strategy ever changes a context: `raw` does not, so a session under it never
     /// compacts.
     pub fn compacts(&self) -> bool {
-        !matches!(self.rule, Rule::Raw)
+        self.rule.compacts()
     }
 
     /// The simulated summariser of a summarising strategy, so a session can apply recall again
     /// to what an earlier summary carries (summarising a summary compounds loss).
     pub fn summariser(&self) -> Option<Summariser> {
-        match &self.rule {
-            Rule::Summary(s) => Some(s.summariser),
-            _ => None,
-        }
+        self.rule.summariser()
     }
 
     /// Builds the context for `view` under `capacity` into `out`. `stream` keys the strategy's
@@ -270,13 +258,10 @@ impl Strategy {
         out: &mut Context,
     ) -> Outcome {
         out.clear(view.len());
-        let outcome = match &self.rule {
-            // These read `keep_recent` natively (or ignore it) instead of pinning a tail.
-            Rule::Mask { min_chars } => mask::apply(view, capacity, keep_recent, *min_chars, out),
-            Rule::Summary(s) => s.apply(view, capacity, keep_recent, stream, out),
-            Rule::Oracle => oracle::apply(view, capacity, out),
-            Rule::Raw => keep_everything(view, capacity, out),
-            _ => self.apply_with_pinned_tail(view, capacity, keep_recent, out),
+        let outcome = match self.rule.tail() {
+            Tail::Pinned => self.apply_with_pinned_tail(view, capacity, keep_recent, stream, out),
+            // These read `keep_recent` themselves (or take none).
+            Tail::Own | Tail::None(_) => self.rule.apply(view, capacity, keep_recent, stream, out),
         };
         if outcome == Outcome::Infeasible {
             out.items.clear();
@@ -292,6 +277,7 @@ impl Strategy {
         view: View,
         capacity: u64,
         keep_recent: usize,
+        stream: u64,
         out: &mut Context,
     ) -> Outcome {
         let n = view.len();
@@ -304,7 +290,10 @@ impl Strategy {
         if k > 0 {
             out.gap_to_tail = view.separator;
         }
-        if self.apply_rule(view.prefix(head), capacity - tail_cost, out) == Outcome::Infeasible {
+        let rest = self
+            .rule
+            .apply(view.prefix(head), capacity - tail_cost, 0, stream, out);
+        if rest == Outcome::Infeasible {
             out.items.clear();
             out.cost = 0;
             return Outcome::Infeasible;
@@ -319,46 +308,26 @@ impl Strategy {
         }
         Outcome::Feasible
     }
-
-    fn apply_rule(&self, view: View, capacity: u64, out: &mut Context) -> Outcome {
-        match self.rule {
-            Rule::Recent { fill } => recent::apply(view, capacity, fill, out),
-            Rule::Required { fill, overflow } => {
-                required::apply(view, capacity, fill, overflow, out)
-            }
-            Rule::Pinned { keep_first } => pinned::apply(view, capacity, keep_first, out),
-            Rule::Amortized { keep_first } => amortized::apply(view, capacity, keep_first, out),
-            Rule::ClearToolUses(ref c) => c.apply(view, capacity, out),
-            Rule::Mask { .. } | Rule::Summary(_) | Rule::Oracle | Rule::Raw => {
-                unreachable!("applied without a pinned tail")
-            }
-        }
-    }
 }
 
-/// `raw`: every record verbatim, or infeasible.
-fn keep_everything(view: View, capacity: u64, out: &mut Context) -> Outcome {
-    if view.span_cost(0..view.len()) > capacity {
-        return Outcome::Infeasible;
-    }
-    for (i, &cost) in view.costs.iter().enumerate() {
-        out.push(Item::Verbatim(i), cost, view.separator);
-    }
-    Outcome::Feasible
-}
-
-fn fill(p: &mut spec::Params) -> Result<Fill, ParseError> {
+pub(crate) fn fill(p: &mut spec::Params) -> Result<Fill, ParseError> {
     Ok(match p.choice("fill", &["stop", "skip"])? {
         Some(s) if s == "skip" => Fill::Skip,
         _ => Fill::Stop,
     })
 }
 
-fn keep_first(p: &mut spec::Params) -> Result<usize, ParseError> {
+pub(crate) fn keep_first(p: &mut spec::Params) -> Result<usize, ParseError> {
     Ok(p.usize("keep_first")?.unwrap_or(DEFAULT_KEEP_FIRST))
 }
 
-fn push_fill(params: &mut Vec<String>, fill: Fill) {
+pub(crate) fn push_keep_first(params: &mut Vec<String>, keep_first: usize) {
+    if keep_first != DEFAULT_KEEP_FIRST {
+        params.push(format!("keep_first={keep_first}"));
+    }
+}
+
+pub(crate) fn push_fill(params: &mut Vec<String>, fill: Fill) {
     if fill == Fill::Skip {
         params.push("fill=skip".into());
     }

@@ -42,3 +42,23 @@ pub fn apply(view: View, capacity: u64, out: &mut Context) -> Outcome {
     out.emit_chosen(view.costs, sep);
     Outcome::Feasible
 }
+
+/// `oracle`: the best any strategy could do knowing the true labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Oracle;
+
+impl super::rule::RuleSpec for Oracle {
+    const NAME: &'static str = "oracle";
+    const TAIL: super::rule::Tail = super::rule::Tail::None(
+        "it takes no parameters, not even `keep_recent`: it is the upper bound whatever the tail",
+    );
+    fn parse(_: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Oracle)
+    }
+    fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
+        apply(view, capacity, out)
+    }
+    fn sees_truth(&self) -> bool {
+        true
+    }
+}

@@ -39,3 +39,24 @@ pub fn keep_head_and_newest(view: View, keep_first: usize, limit: u64, out: &mut
     }
     out.emit_chosen(view.costs, sep);
 }
+
+/// `pinned`: the first `keep_first` records and the newest that fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pinned {
+    pub keep_first: usize,
+}
+
+impl super::rule::RuleSpec for Pinned {
+    const NAME: &'static str = "pinned";
+    fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Pinned {
+            keep_first: super::keep_first(p)?,
+        })
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        super::push_keep_first(params, self.keep_first);
+    }
+    fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
+        apply(view, capacity, self.keep_first, out)
+    }
+}

@@ -17,3 +17,24 @@ pub fn apply(view: View, capacity: u64, fill: Fill, out: &mut Context) -> Outcom
     out.reverse();
     Outcome::Feasible
 }
+
+/// `recent`: the newest records that fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recent {
+    pub fill: Fill,
+}
+
+impl super::rule::RuleSpec for Recent {
+    const NAME: &'static str = "recent";
+    fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Recent {
+            fill: super::fill(p)?,
+        })
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        super::push_fill(params, self.fill);
+    }
+    fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
+        apply(view, capacity, self.fill, out)
+    }
+}

@@ -55,3 +55,32 @@ pub fn apply(
     out.emit_chosen(view.costs, sep);
     Outcome::Feasible
 }
+
+/// `required`: the flagged records first, then the newest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Required {
+    pub fill: Fill,
+    pub overflow: Overflow,
+}
+
+impl super::rule::RuleSpec for Required {
+    const NAME: &'static str = "required";
+    fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Required {
+            fill: super::fill(p)?,
+            overflow: match p.choice("on_overflow", &["infeasible", "drop-oldest-flagged"])? {
+                Some(s) if s == "drop-oldest-flagged" => Overflow::DropOldestFlagged,
+                _ => Overflow::Infeasible,
+            },
+        })
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        super::push_fill(params, self.fill);
+        if self.overflow == Overflow::DropOldestFlagged {
+            params.push("on_overflow=drop-oldest-flagged".into());
+        }
+    }
+    fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
+        apply(view, capacity, self.fill, self.overflow, out)
+    }
+}

@@ -173,3 +173,28 @@ impl Summary {
         Outcome::Feasible
     }
 }
+
+impl super::rule::RuleSpec for Summary {
+    const NAME: &'static str = "summary";
+    const TAIL: super::rule::Tail = super::rule::Tail::Own;
+    const DEFAULT_KEEP_RECENT: usize = DEFAULT_KEEP_RECENT;
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        Summary::from_params(p)
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        Summary::push_params(self, params)
+    }
+    fn apply(
+        &self,
+        view: View,
+        capacity: u64,
+        keep_recent: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        Summary::apply(self, view, capacity, keep_recent, stream, out)
+    }
+    fn summariser(&self) -> Option<Summariser> {
+        Some(self.summariser)
+    }
+}

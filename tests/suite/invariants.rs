@@ -108,7 +108,7 @@ fn item_cost(h: &CostedHistory, s: &Strategy, item: Item) -> u64 {
     match item {
         Item::Verbatim(i) => h.costs[i],
         Item::Placeholder(i) => match s.rule {
-            Rule::Mask { .. } => h.mask_costs[i],
+            Rule::Mask(_) => h.mask_costs[i],
             Rule::ClearToolUses(_) => h.clear_cost,
             _ => panic!(
                 "{}: placeholders from a strategy that does not mask",
@@ -179,7 +179,7 @@ fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
                 assert!(ctx.items.is_empty(), "{spec}");
                 // mask drops and the oracle chooses freely; clear_tool_uses only fails through a
                 // pinned tail that does not fit.
-                let never = matches!(s.rule, Rule::Mask { .. } | Rule::Oracle)
+                let never = matches!(s.rule, Rule::Mask(_) | Rule::Oracle(_))
                     || (matches!(s.rule, Rule::ClearToolUses(_)) && keep == 0);
                 assert!(!never, "{spec} is never infeasible (keep_recent {keep})");
                 continue;
@@ -223,7 +223,7 @@ fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
                 assert_eq!((m.placeholders, m.summarised), (0, 0), "{spec}");
             }
             // The whole history is kept when it fits, except by mask (which masks every turn).
-            if h.total <= cap && !matches!(s.rule, Rule::Mask { .. }) {
+            if h.total <= cap && !matches!(s.rule, Rule::Mask(_)) {
                 assert_eq!(ctx.items.len(), h.len(), "{spec}: dropped under capacity");
             }
         }

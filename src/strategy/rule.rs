@@ -1,0 +1,61 @@
+//! What every strategy provides, in its own file: its name, its parameters (parsing and the
+//! canonical label), how it reads `keep_recent`, and its rule. The one list of strategies is
+//! `strategies!` in `mod.rs`; a strategy the list names but that misses a piece does not
+//! compile.
+
+use super::spec::Params;
+use super::{Context, Outcome, View};
+use crate::error::ParseError;
+use crate::summariser::Summariser;
+
+/// How a strategy reads `keep_recent`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tail {
+    /// It pins the newest `keep_recent` records and applies its rule to the older ones (the
+    /// shared machinery of `Strategy::apply`).
+    Pinned,
+    /// It reads `keep_recent` itself (a window, a verbatim tail).
+    Own,
+    /// It takes no parameters at all, not even `keep_recent`; the text says why.
+    None(&'static str),
+}
+
+pub trait RuleSpec: Sized {
+    /// The name in specs and labels.
+    const NAME: &'static str;
+    const TAIL: Tail = Tail::Pinned;
+    /// `keep_recent` when neither the spec nor a sweep axis sets it.
+    const DEFAULT_KEEP_RECENT: usize = 0;
+
+    /// Reads the strategy's own parameters (every key it does not take is an error later).
+    fn parse(p: &mut Params) -> Result<Self, ParseError>;
+
+    /// Appends the parameters that differ from their defaults, as `key=value`.
+    fn push_params(&self, _params: &mut Vec<String>) {}
+
+    /// Builds the context. With [`Tail::Pinned`] the view is the history without the pinned
+    /// tail and `keep_recent` is 0.
+    fn apply(
+        &self,
+        view: View,
+        capacity: u64,
+        keep_recent: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome;
+
+    /// Whether the runner hands it the true labels as flags (the oracle).
+    fn sees_truth(&self) -> bool {
+        false
+    }
+
+    /// Whether it ever changes a context (`raw` does not).
+    fn compacts(&self) -> bool {
+        true
+    }
+
+    /// Its simulated summariser, for a strategy that summarises.
+    fn summariser(&self) -> Option<Summariser> {
+        None
+    }
+}
