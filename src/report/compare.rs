@@ -12,7 +12,6 @@ use crate::strategy::Strategy;
 use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
 use crate::tables::numbers::write_fraction;
 use crate::tables::read::Checked;
-use crate::tables::Type;
 use polars::prelude::{AnyValue, BooleanChunked, DataFrame, NewChunkedArray, ParquetWriter};
 use std::path::{Path, PathBuf};
 
@@ -22,20 +21,6 @@ pub struct Comparison {
     pub measures: Vec<String>,
     pub frame: DataFrame,
     pub written: Vec<PathBuf>,
-}
-
-/// The columns of a kind of sweep's pairs table, from its declaration.
-fn declared(kind: SweepKind) -> Vec<(String, Type, bool)> {
-    fn of<G, R>(t: crate::tables::Table<G, R>) -> Vec<(String, Type, bool)> {
-        t.columns
-            .iter()
-            .map(|c| (c.name.clone(), c.ty(), c.nullable()))
-            .collect()
-    }
-    match kind {
-        SweepKind::Cells => of(crate::tables::cells::pairs_table()),
-        SweepKind::Sessions => of(crate::tables::sessions::pairs_table()),
-    }
 }
 
 /// Reads `dir`'s pairs against `baseline` (a strategy spec) for `measure` (or every paired
@@ -104,9 +89,17 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
             doing: "write Parquet",
             message: e.to_string(),
         })?;
-    let csv = to_csv(&frame, &declared(manifest.kind));
+    let csv = match filter_csv(&dir.join("pairs.csv"), &keep)? {
+        Some(bytes) => bytes,
+        None => Vec::new(),
+    };
     let mut listed = manifest.clone();
-    for f in ["compare.parquet", "compare.csv"] {
+    let names: &[&str] = if dir.join("pairs.csv").exists() {
+        &["compare.parquet", "compare.csv"]
+    } else {
+        &["compare.parquet"]
+    };
+    for &f in names {
         if !listed.files.iter().any(|x| x == f) {
             listed.files.push(f.to_string());
         }
@@ -116,23 +109,23 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
         doing: "encode",
         message: e.to_string(),
     })? + "\n";
-    let written = publish::write_all(
-        dir,
-        &[
-            OutputFile {
-                relative: "compare.parquet".into(),
-                bytes: parquet,
-            },
-            OutputFile {
-                relative: "compare.csv".into(),
-                bytes: csv.into_bytes(),
-            },
-            OutputFile {
-                relative: MANIFEST.into(),
-                bytes: manifest_bytes.into_bytes(),
-            },
-        ],
-    )?;
+    let mut files = vec![OutputFile {
+        relative: "compare.parquet".into(),
+        bytes: parquet,
+    }];
+    // The CSV only where the run wrote CSV: its lines are the pairs' own, as the sweep wrote them.
+    if !csv.is_empty() {
+        files.push(OutputFile {
+            relative: "compare.csv".into(),
+            bytes: csv,
+        });
+    }
+    let tables = files.len();
+    files.push(OutputFile {
+        relative: MANIFEST.into(),
+        bytes: manifest_bytes.into_bytes(),
+    });
+    let written = publish::write_all(dir, &files)?;
     // A compare chart of a measure this comparison leaves out would show another baseline.
     for m in measures
         .iter()
@@ -146,7 +139,7 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
         }
     }
     // The compare charts (a cell sweep's) are drawn from the table just written.
-    let mut written: Vec<PathBuf> = written.into_iter().take(2).collect();
+    let mut written: Vec<PathBuf> = written.into_iter().take(tables).collect();
     written.extend(super::draw(dir)?.into_iter().map(|f| dir.join(f)));
     Ok(Comparison {
         baseline: label,
@@ -175,31 +168,47 @@ fn field(v: AnyValue, buf: &mut String) {
     }
 }
 
-/// The frame as CSV with the declared columns, as a sweep writes its tables. Budgets are
-/// written as percentages (`50`), like the other tables.
-fn to_csv(frame: &DataFrame, columns: &[(String, Type, bool)]) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record(columns.iter().map(|c| c.0.as_str()));
-    let mut buf = String::new();
-    for i in 0..frame.height() {
-        for (name, _, _) in columns {
-            let v = frame
-                .column(name)
-                .ok()
-                .and_then(|c| c.get(i).ok())
-                .unwrap_or(AnyValue::Null);
-            match (name.as_str(), v) {
-                ("budget_percent", AnyValue::Float64(x)) => {
-                    buf.clear();
-                    buf.push_str(&x.to_string());
-                }
-                (_, v) => field(v, &mut buf),
-            }
-            let _ = w.write_field(buf.as_str());
-        }
-        let _ = w.write_record(None::<&[u8]>);
+/// The lines of `pairs.csv` whose rows `keep` selects (the CSV holds the Parquet's rows in the
+/// same order), with its header; `None` when the run wrote no CSV.
+fn filter_csv(path: &Path, keep: &[bool]) -> Result<Option<Vec<u8>>> {
+    if !path.exists() {
+        return Ok(None);
     }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+    let bad = |e: csv::Error| Error::Table {
+        path: path.to_path_buf(),
+        doing: "read",
+        message: e.to_string(),
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(bad)?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(reader.byte_headers().map_err(bad)?)
+        .map_err(bad)?;
+    let mut rows = 0;
+    for (record, &k) in reader
+        .byte_records()
+        .zip(keep.iter().chain(std::iter::repeat(&false)))
+    {
+        let record = record.map_err(bad)?;
+        rows += 1;
+        if k {
+            w.write_byte_record(&record).map_err(bad)?;
+        }
+    }
+    if rows != keep.len() {
+        return Err(Error::Table {
+            path: path.to_path_buf(),
+            doing: "read",
+            message: format!(
+                "holds {rows} rows where pairs.parquet holds {}: the tables are not of one run",
+                keep.len()
+            ),
+        });
+    }
+    w.into_inner().map(Some).map_err(|e| Error::Table {
+        path: path.to_path_buf(),
+        doing: "write",
+        message: e.to_string(),
+    })
 }
 
 /// The comparison as a plain-text table: the group's keys, then the difference with its

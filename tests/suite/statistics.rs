@@ -118,13 +118,15 @@ fn three_histories_worked_by_hand() {
 fn compare_refuses_what_the_run_does_not_hold_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("three.jsonl"), HISTORIES).unwrap();
-    let text = EXPERIMENT.replace("formats = [\"csv\"]", "formats = [\"parquet\"]");
+    let text = EXPERIMENT.replace("formats = [\"csv\"]", "formats = [\"parquet\", \"csv\"]");
     std::fs::write(dir.path().join("e.toml"), text).unwrap();
     assert!(ctxlab(dir.path(), &["sweep", "e.toml", "-q"])
         .status
         .success());
     let out = dir.path().join("out");
+    let from_sweep = std::fs::read(out.join("compare.csv")).unwrap();
     std::fs::remove_file(out.join("compare.parquet")).unwrap();
+    std::fs::remove_file(out.join("compare.csv")).unwrap();
     let before = std::fs::read(out.join("manifest.json")).unwrap();
     for (args, needles) in [
         (
@@ -153,7 +155,9 @@ fn compare_refuses_what_the_run_does_not_hold_and_writes_nothing() {
     let o = ctxlab(dir.path(), &["compare", "out", "--baseline", "recent"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("required_retention_all"));
-    assert!(out.join("compare.parquet").is_file() && out.join("compare.csv").is_file());
+    assert!(out.join("compare.parquet").is_file());
+    // The same table the sweep wrote against the same baseline, byte for byte.
+    assert_eq!(std::fs::read(out.join("compare.csv")).unwrap(), from_sweep);
 }
 
 /// SplitMix64: a tiny, seedable generator for the simulation.
