@@ -89,10 +89,7 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
             doing: "write Parquet",
             message: e.to_string(),
         })?;
-    let csv = match filter_csv(&dir.join("pairs.csv"), &keep)? {
-        Some(bytes) => bytes,
-        None => Vec::new(),
-    };
+    let csv = filter_csv(&dir.join("pairs.csv"), &keep)?.unwrap_or_default();
     let mut listed = manifest.clone();
     let names: &[&str] = if dir.join("pairs.csv").exists() {
         &["compare.parquet", "compare.csv"]
