@@ -28,6 +28,22 @@ pub fn read(path: &Path) -> Result<Manifest, InputError> {
 
 /// `config.charts.retention`: `"all"` (the default) or `"feasible"`.
 pub fn retention(manifest: &Manifest, path: &Path) -> Result<Retention, InputError> {
+    chosen_retention(manifest).map_err(|v| {
+        InputError::key(
+            path.display().to_string(),
+            "config.charts.retention",
+            format!("{v}: expected \"all\" or \"feasible\""),
+        )
+    })
+}
+
+/// The retention the charts draw (checked when the manifest was read).
+pub fn retention_drawn(manifest: &Manifest) -> Retention {
+    chosen_retention(manifest).unwrap_or_default()
+}
+
+/// The retention the manifest's experiment chooses; the value itself when it is not one.
+fn chosen_retention(manifest: &Manifest) -> Result<Retention, &serde_json::Value> {
     match manifest
         .config
         .get("charts")
@@ -37,21 +53,10 @@ pub fn retention(manifest: &Manifest, path: &Path) -> Result<Retention, InputErr
         Some(v) => match v.as_str() {
             Some("all") => Ok(Retention::All),
             Some("feasible") => Ok(Retention::Feasible),
-            _ => Err(InputError::key(
-                path.display().to_string(),
-                "config.charts.retention",
-                format!("{v}: expected \"all\" or \"feasible\""),
-            )),
+            _ => Err(v),
         },
     }
 }
-
-/// The retention the charts draw (checked when the manifest was read).
-pub fn retention_drawn(manifest: &Manifest) -> Retention {
-    retention(manifest, Path::new(MANIFEST_NAME)).unwrap_or_default()
-}
-
-const MANIFEST_NAME: &str = "manifest.json";
 
 /// `config.charts.noise_budget`, checked to be a percentage when present.
 pub fn noise_budget(manifest: &Manifest, path: &Path) -> Result<NoiseBudget, InputError> {

@@ -19,7 +19,6 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     fn histories(&self) -> usize;
     /// Rows (cells or sessions) of one history.
     fn rows_per_history(&self) -> usize;
-    fn history(row: &Self::Row) -> u32;
     /// Appends every row of history `index` to `out`, in table order.
     fn evaluate_history(
         &self,
@@ -52,9 +51,6 @@ impl SweepGrid for Grid {
     }
     fn rows_per_history(&self) -> usize {
         self.cells_per_history()
-    }
-    fn history(r: &CellRow) -> u32 {
-        r.history
     }
     fn evaluate_history(
         &self,
@@ -105,9 +101,6 @@ impl SweepGrid for SessionGrid {
     }
     fn rows_per_history(&self) -> usize {
         self.sessions_per_history()
-    }
-    fn history(r: &SessionRow) -> u32 {
-        r.history
     }
     fn evaluate_history(
         &self,
