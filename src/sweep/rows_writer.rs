@@ -155,9 +155,7 @@ impl Files {
         let csv = match csv {
             true => {
                 let path = staging.join(table.csv_name());
-                let file = File::create(&path).at(&path, "create")?;
-                let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, file));
-                table.write_csv_header(&mut w).at(&path, "write")?;
+                let w = create_csv(&path, table)?;
                 Some((path, w))
             }
             false => None,
@@ -210,6 +208,17 @@ impl Files {
         }
         Ok(staged)
     }
+}
+
+/// A CSV file of `table` with its header line written.
+pub(crate) fn create_csv<G, R>(
+    path: &Path,
+    table: &Table<G, R>,
+) -> Result<csv::Writer<BufWriter<File>>> {
+    let file = File::create(path).at(path, "create")?;
+    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, file));
+    table.write_csv_header(&mut w).at(path, "write")?;
+    Ok(w)
 }
 
 fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {

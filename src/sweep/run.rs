@@ -625,9 +625,7 @@ pub(crate) fn write_table<G: Sync, R: Sync>(
     }
     if csv {
         let path = folder.join(table.csv_name());
-        let file = File::create(&path).at(&path, "create")?;
-        let mut w = csv::Writer::from_writer(BufWriter::new(file));
-        table.write_csv_header(&mut w).at(&path, "write")?;
+        let mut w = super::rows_writer::create_csv(&path, table)?;
         table
             .write_csv(grid, Names::NONE, rows, &mut w, &mut String::new())
             .at(&path, "write")?;
