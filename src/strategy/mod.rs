@@ -19,6 +19,7 @@
 mod amortized;
 mod clear_tool_uses;
 mod context;
+mod head;
 mod mask;
 mod oracle;
 mod pinned;
@@ -33,6 +34,7 @@ mod window;
 
 pub use clear_tool_uses::ClearToolUses;
 pub use context::{Context, Item, Outcome};
+pub use head::Head;
 pub use spec::Spec;
 pub use summary::{Summary, SummarySize};
 pub use view::View;
@@ -103,6 +105,10 @@ macro_rules! strategies {
                 match self { $(Rule::$variant(_) => <$ty as RuleSpec>::TAIL,)* }
             }
 
+            fn default_head(&self) -> Head {
+                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_HEAD,)* }
+            }
+
             fn default_keep_recent(&self) -> usize {
                 match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_KEEP_RECENT,)* }
             }
@@ -153,14 +159,13 @@ strategies! {
     Oracle: oracle::Oracle,
 }
 
-/// `keep_first` of `pinned` and `amortized` when the spec does not set it.
-pub const DEFAULT_KEEP_FIRST: usize = 1;
-
-/// A strategy: a rule plus an optional explicit `keep_recent`.
+/// A strategy: a rule plus an optional explicit `keep_recent` and head.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Strategy {
     pub rule: Rule,
     pub keep_recent: Option<usize>,
+    /// `keep_first` as the spec sets it (`None`: the rule's default head).
+    pub keep_first: Option<Head>,
 }
 
 impl Strategy {
@@ -176,6 +181,7 @@ impl Strategy {
         }
         let mut p = spec.reader();
         let keep_recent = p.usize("keep_recent")?;
+        let keep_first = Head::parse(&mut p)?;
         let rule = match Rule::parse(name, &mut p) {
             Some(rule) => rule?,
             None => {
@@ -187,7 +193,13 @@ impl Strategy {
             }
         };
         p.finish()?;
-        Ok(Strategy { rule, keep_recent })
+        // The default head written out is the default head: one strategy, one label.
+        let keep_first = keep_first.filter(|h| *h != rule.default_head());
+        Ok(Strategy {
+            rule,
+            keep_recent,
+            keep_first,
+        })
     }
 
     pub fn name(&self) -> &'static str {
@@ -199,6 +211,9 @@ impl Strategy {
         let mut params: Vec<String> = Vec::new();
         if let Some(k) = self.keep_recent {
             params.push(format!("keep_recent={k}"));
+        }
+        if let Some(head) = self.keep_first.filter(|h| *h != self.rule.default_head()) {
+            params.push(head.param());
         }
         self.rule.push_params(&mut params);
         let mut label = self.name().to_string();
@@ -247,8 +262,19 @@ impl Strategy {
         self.rule.summariser()
     }
 
-    /// Builds the context for `view` under `capacity` into `out`. `stream` keys the strategy's
-    /// own random draws (the simulated summariser), so a cell is reproducible on its own.
+    /// The head kept verbatim (none for a strategy without parameters: `raw` keeps
+    /// everything, the oracle is the bound over every choice).
+    pub fn head(&self) -> Head {
+        match self.rule.tail() {
+            Tail::None(_) => Head::First(0),
+            _ => self.keep_first.unwrap_or_else(|| self.rule.default_head()),
+        }
+    }
+
+    /// Builds the context for `view` under `capacity` into `out`: the head verbatim, then the
+    /// rule's context of what lies between the head and the pinned tail, then the tail. `stream`
+    /// keys the strategy's own random draws (the simulated summariser), so a cell is
+    /// reproducible on its own.
     pub fn apply(
         &self,
         view: View,
@@ -258,10 +284,17 @@ impl Strategy {
         out: &mut Context,
     ) -> Outcome {
         out.clear(view.len());
-        let outcome = match self.rule.tail() {
-            Tail::Pinned => self.apply_with_pinned_tail(view, capacity, keep_recent, stream, out),
-            // These read `keep_recent` themselves (or take none).
-            Tail::Own | Tail::None(_) => self.rule.apply(view, capacity, keep_recent, stream, out),
+        let n = view.len();
+        let h = self.head().len(view.kinds);
+        // Pinned-tail rules see `keep_recent` as the tail; the others read it themselves.
+        let (k, rule_keep_recent) = match self.rule.tail() {
+            Tail::Pinned => (keep_recent.min(n - h), 0),
+            Tail::Own | Tail::None(_) => (0, keep_recent),
+        };
+        let outcome = if h == 0 && k == 0 {
+            self.rule.apply(view, capacity, rule_keep_recent, stream, out)
+        } else {
+            self.apply_between(view, (h, k), capacity, rule_keep_recent, stream, out)
         };
         if outcome == Outcome::Infeasible {
             out.items.clear();
@@ -270,42 +303,56 @@ impl Strategy {
         outcome
     }
 
-    /// Keeps the newest `keep_recent` records, then lets the rule fill what is left of the
-    /// capacity from the older ones.
-    fn apply_with_pinned_tail(
+    /// Keeps the first `h` and the newest `k` records verbatim and lets the rule fill what is
+    /// left of the capacity from the records between them.
+    fn apply_between(
         &self,
         view: View,
+        (h, k): (usize, usize),
         capacity: u64,
         keep_recent: usize,
         stream: u64,
         out: &mut Context,
     ) -> Outcome {
         let n = view.len();
-        let k = keep_recent.min(n);
-        let head = n - k;
-        let tail_cost = view.span_cost(head..n);
-        if tail_cost > capacity {
+        let sep = view.separator;
+        let kept = view.span_cost(0..h)
+            + view.span_cost(n - k..n)
+            + if h > 0 && k > 0 { sep } else { 0 };
+        if kept > capacity {
             return Outcome::Infeasible;
         }
-        if k > 0 {
-            out.gap_to_tail = view.separator;
-        }
-        let rest = self
+        // Whatever the rule keeps sits next to the head or the tail: its first item pays the
+        // separator between them, so the rule sees the true room left.
+        out.gap_to_tail = sep;
+        let middle = view.slice(h..n - k);
+        if self
             .rule
-            .apply(view.prefix(head), capacity - tail_cost, 0, stream, out);
-        if rest == Outcome::Infeasible {
-            out.items.clear();
-            out.cost = 0;
+            .apply(middle, capacity - kept, keep_recent, stream, out)
+            == Outcome::Infeasible
+        {
             return Outcome::Infeasible;
-        }
-        // From here on the gap is an ordinary separator between the head and the tail.
-        if !out.items.is_empty() {
-            out.cost -= out.gap_to_tail;
         }
         out.gap_to_tail = 0;
-        for i in head..n {
-            out.push(Item::Verbatim(i), view.costs[i], view.separator);
+        out.cost += kept;
+        if h > 0 {
+            for item in &mut out.items {
+                *item = match *item {
+                    Item::Verbatim(i) => Item::Verbatim(i + h),
+                    Item::Placeholder(i) => Item::Placeholder(i + h),
+                    Item::Summary { first, end, cost } => Item::Summary {
+                        first: first + h,
+                        end: end + h,
+                        cost,
+                    },
+                };
+            }
+            out.summary_kept.copy_within(0..middle.len(), h);
+            out.summary_kept[..h].fill(false);
+            out.items.extend((0..h).map(Item::Verbatim));
+            out.items.rotate_right(h);
         }
+        out.items.extend((n - k..n).map(Item::Verbatim));
         Outcome::Feasible
     }
 }
@@ -315,16 +362,6 @@ pub(crate) fn fill(p: &mut spec::Params) -> Result<Fill, ParseError> {
         Some(s) if s == "skip" => Fill::Skip,
         _ => Fill::Stop,
     })
-}
-
-pub(crate) fn keep_first(p: &mut spec::Params) -> Result<usize, ParseError> {
-    Ok(p.usize("keep_first")?.unwrap_or(DEFAULT_KEEP_FIRST))
-}
-
-pub(crate) fn push_keep_first(params: &mut Vec<String>, keep_first: usize) {
-    if keep_first != DEFAULT_KEEP_FIRST {
-        params.push(format!("keep_first={keep_first}"));
-    }
 }
 
 pub(crate) fn push_fill(params: &mut Vec<String>, fill: Fill) {

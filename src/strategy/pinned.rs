@@ -4,21 +4,6 @@
 
 use super::{Context, Outcome, View};
 
-/// Keeps the head; infeasible when the head alone exceeds the capacity.
-pub fn apply(view: View, capacity: u64, keep_first: usize, out: &mut Context) -> Outcome {
-    if head_cost(view, keep_first, out) > capacity {
-        return Outcome::Infeasible;
-    }
-    keep_head_and_newest(view, keep_first, capacity, out);
-    Outcome::Feasible
-}
-
-/// The cost of the first `keep_first` records as this context counts it.
-pub fn head_cost(view: View, keep_first: usize, out: &Context) -> u64 {
-    let h = keep_first.min(view.len());
-    out.joined_cost(view.costs[..h].iter().sum(), h as u64, view.separator)
-}
-
 /// Keeps the first `keep_first` records whatever their cost, then walks from the newest record
 /// backwards adding each while the context stays within `limit`, stopping at the first that
 /// does not fit (the article's `recent` rule), and emits both in original order.
@@ -40,23 +25,20 @@ pub fn keep_head_and_newest(view: View, keep_first: usize, limit: u64, out: &mut
     out.emit_chosen(view.costs, sep);
 }
 
-/// `pinned`: the first `keep_first` records and the newest that fit.
+/// `pinned`: the head of `keep_first` records (default 1) and the newest records that fit —
+/// `recent` with a head of the first record, under the name the field knows it by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pinned {
-    pub keep_first: usize,
-}
+pub struct Pinned;
 
 impl super::rule::RuleSpec for Pinned {
     const NAME: &'static str = "pinned";
-    fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
-        Ok(Pinned {
-            keep_first: super::keep_first(p)?,
-        })
-    }
-    fn push_params(&self, params: &mut Vec<String>) {
-        super::push_keep_first(params, self.keep_first);
+    const DEFAULT_HEAD: super::Head = super::Head::First(1);
+    fn parse(_: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Pinned)
     }
     fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
-        apply(view, capacity, self.keep_first, out)
+        // The head is kept by `Strategy::apply`; the newest that fit come from what is left.
+        keep_head_and_newest(view, 0, capacity, out);
+        Outcome::Feasible
     }
 }

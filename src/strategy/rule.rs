@@ -4,6 +4,7 @@
 //! compile.
 
 use super::spec::Params;
+use super::Head;
 use super::{Context, Outcome, View};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
@@ -26,6 +27,8 @@ pub trait RuleSpec: Sized {
     const TAIL: Tail = Tail::Pinned;
     /// `keep_recent` when neither the spec nor a sweep axis sets it.
     const DEFAULT_KEEP_RECENT: usize = 0;
+    /// The head kept verbatim when the spec does not set `keep_first`.
+    const DEFAULT_HEAD: Head = Head::Task;
 
     /// Reads the strategy's own parameters (every key it does not take is an error later).
     fn parse(p: &mut Params) -> Result<Self, ParseError>;

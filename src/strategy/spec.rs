@@ -180,7 +180,12 @@ impl Params<'_> {
         Some(&self.spec.params[pos].1)
     }
 
-    fn bad(&self, key: &str, expected: &str, found: &Value) -> ParseError {
+    /// The raw value of `key`, for parameters with a type of their own.
+    pub fn value(&mut self, key: &'static str) -> Option<Value> {
+        self.take(key).cloned()
+    }
+
+    pub fn bad(&self, key: &str, expected: &str, found: &Value) -> ParseError {
         ParseError(format!(
             "strategy `{}`: parameter `{key}` expects {expected}, found `{found}`",
             self.spec.name

@@ -128,7 +128,8 @@ impl Summary {
     ) -> Outcome {
         let n = view.len();
         let sep = view.separator;
-        if view.span_cost(0..n) <= capacity {
+        // A head kept before this view costs one separator more (`gap_to_tail`).
+        if out.joined_cost(view.costs.iter().sum(), n as u64, sep) <= capacity {
             for i in 0..n {
                 out.push(Item::Verbatim(i), view.costs[i], sep);
             }
@@ -145,7 +146,7 @@ impl Summary {
                 0 => 0,
                 t => sep + tail_sum + sep * (t as u64 - 1),
             };
-            if summary + tail <= capacity {
+            if out.gap_to_tail + summary + tail <= capacity {
                 break summary;
             }
             if end == n {

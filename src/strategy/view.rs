@@ -53,6 +53,19 @@ impl<'a> View<'a> {
         }
     }
 
+    /// Records `range` only (indices in the result start at 0).
+    pub fn slice(self, range: std::ops::Range<usize>) -> Self {
+        View {
+            costs: &self.costs[range.clone()],
+            chars: &self.chars[range.clone()],
+            kinds: &self.kinds[range.clone()],
+            tools: &self.tools[range.clone()],
+            mask_costs: &self.mask_costs[range.clone()],
+            flags: &self.flags[range],
+            ..self
+        }
+    }
+
     /// Cost of records `range` joined by separators.
     pub fn span_cost(&self, range: std::ops::Range<usize>) -> u64 {
         let n = range.len() as u64;

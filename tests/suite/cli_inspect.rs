@@ -32,7 +32,10 @@ fn inspect(dir: &Path, extra: &[&str]) -> std::process::Output {
 fn mask_cell_record_by_record() {
     let dir = tempfile::tempdir().unwrap();
     write_agent(dir.path());
-    // Capacity floor(407 × 0.4) = 162. Masking 3 and 5 gives 179; dropping 1 (20 + 1) gives 158.
+    // Capacity floor(407 × 0.4) = 162. The task (1, 20) is the head, kept: the rest has 142,
+    // one separator of which joins it to the head. Masking 3 and 5 gives 10 + 21 + 10 + 21 + 10
+    // + 50 + 30 + 6 + 1 = 159 > 142; dropping 2 (11) gives 148, dropping 3 (22) 126 ≤ 142.
+    // Used 20 + 126 = 146.
     let o = inspect(
         dir.path(),
         &["--strategy", "mask(keep_recent=1)", "--budget", "40"],
@@ -45,16 +48,16 @@ flags: false negatives 0, false positives 0, seed 0, replicate 0 (as the sweep's
 
 id  kind         tool  cost  truth     flag     fate
 --  -----------  ----  ----  --------  -------  -----------
- 1  user         -       20  required  flagged  dropped
- 2  tool_call    bash    10  -         -        kept
- 3  tool_result  bash   150  required  flagged  masked → 21
+ 1  user         -       20  required  flagged  kept
+ 2  tool_call    bash    10  -         -        dropped
+ 3  tool_result  bash   150  required  flagged  dropped
  4  tool_call    grep    10  -         -        kept
  5  tool_result  grep   120  -         -        masked → 21
  6  tool_call    bash    10  -         -        kept
  7  tool_result  bash    50  -         -        kept
  8  assistant    -       30  -         -        kept
 
-metrics: used 158 of 162, reduction 61.2%, required kept 0/2 (0.0%), any form 0/2 (0.0%), exact 71.4%, placeholders 2, summarised 0
+metrics: used 146 of 162, reduction 64.1%, required kept 1/2 (50.0%), any form 1/2 (50.0%), exact 83.3%, placeholders 1, summarised 0
 ";
     assert_eq!(stdout(&o), expected);
 }
@@ -65,7 +68,7 @@ fn summary_cell_shows_what_the_summary_carries() {
     write_agent(dir.path());
     // Summary of ids 1–6: 325 replaced → ceil(32.5) = 33; tail 7, 8: 33 + 1 + 50 + 1 + 30 = 115.
     // Recall 1 for flagged records, 0 for the rest: it carries ids 1 and 3.
-    let spec = "summary(keep_recent=2, recall_flagged=1, recall_other=0)";
+    let spec = "summary(keep_recent=2, keep_first=0, recall_flagged=1, recall_other=0)";
     let o = inspect(dir.path(), &["--strategy", spec, "--budget", "40"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);

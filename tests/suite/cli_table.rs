@@ -107,7 +107,8 @@ fn bad_arguments_fail_clearly() {
 #[test]
 fn table_accepts_every_strategy_of_the_field() {
     // The article's history has no tool records: mask and clear_tool_uses keep it verbatim and
-    // drop the oldest; at 50 % (128) the others give their own figures.
+    // drop the oldest after the head (the task, id 1); at 50 % (128) the others give their own
+    // figures.
     let o = ctxlab(
         &root(),
         &[
@@ -130,20 +131,23 @@ fn table_accepts_every_strategy_of_the_field() {
         rows[0],
         "50,pinned,128,111,0.56640625,0.500000,1.000000,true"
     );
-    // mask: no tool results, so `recent`: ids 12..8 = 18 + 17 + 22 + 27 + 24 + 4 = 112.
+    // mask: no tool results, so `recent` after the head (the task, id 1, 23): the rest has 105
+    // with the separator to the head: 12, 11, 10, 9 = 84 + 3 + 1 = 88; 8 would make 113. Used
+    // 23 + 88 = 111, required 1 and 9.
     assert_eq!(
         rows[1],
-        "50,\"mask(keep_recent=10, min_chars=5)\",128,112,0.562500,0.250000,1.000000,true"
+        "50,\"mask(keep_recent=10, min_chars=5)\",128,111,0.56640625,0.500000,1.000000,true"
     );
-    assert_eq!(rows[2], "50,\"clear_tool_uses(keep=8, exclude_tools=[bash,grep])\",128,112,0.562500,0.250000,1.000000,true");
-    // summary: ids 1–6 summarised (20) + 1 + ids 7–12 (125 + 5 = 130) = 151 > 128; fold 7:
-    // 20 + 1 + (108 + 4) = 133 > 128; fold 8: 20 + 1 + (84 + 3) = 108. Verbatim 9–12: 1 of 4
-    // required; 4 verbatim items of 5.
+    assert_eq!(rows[2], "50,\"clear_tool_uses(keep=8, exclude_tools=[bash,grep])\",128,111,0.56640625,0.500000,1.000000,true");
+    // summary: the head (1, 23) leaves 105; ids 2–6 summarised (20) + 1 + ids 7–12 (125 + 5) + 1
+    // is over; folding 7, 8 still over (134, 109); fold 9: 1 + 20 + 1 + (57 + 2) = 81 ≤ 105.
+    // Used 104; verbatim required: 1 of 4 (the head); 4 verbatim items of 5.
     assert_eq!(
         rows[3],
-        "50,summary(summary_size=20),128,108,0.578125,0.250000,0.800000,true"
+        "50,summary(summary_size=20),128,104,0.593750,0.250000,0.800000,true"
     );
-    // amortized: 256 > 128, cut to 64: 1 (23), 12 (42), 11 (60), 10 would be 83.
+    // amortized: 256 > 128; the head (1, 23) leaves 105, cut to 52: 12 (19), 11 (37), 10 would
+    // be 60. Used 23 + 37 = 60.
     assert_eq!(
         rows[4],
         "50,amortized,128,60,0.765625,0.250000,1.000000,true"

@@ -177,10 +177,16 @@ fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
             let m = score(&h, outcome, &ctx);
             if outcome == Outcome::Infeasible {
                 assert!(ctx.items.is_empty(), "{spec}");
-                // mask drops and the oracle chooses freely; clear_tool_uses only fails through a
-                // pinned tail that does not fit.
-                let never = matches!(s.rule, Rule::Mask(_) | Rule::Oracle(_))
-                    || (matches!(s.rule, Rule::ClearToolUses(_)) && keep == 0);
+                // mask and clear_tool_uses drop what they must and the oracle chooses freely:
+                // they fail only when the head they keep (the task) or clear_tool_uses' pinned
+                // tail does not fit.
+                let head = s.head().len(&h.kinds);
+                let head_fits = h.costs[..head].iter().sum::<u64>()
+                    + h.separator * (head as u64).saturating_sub(1)
+                    <= cap;
+                let never = matches!(s.rule, Rule::Oracle(_))
+                    || (matches!(s.rule, Rule::Mask(_)) && head_fits)
+                    || (matches!(s.rule, Rule::ClearToolUses(_)) && keep == 0 && head_fits);
                 assert!(!never, "{spec} is never infeasible (keep_recent {keep})");
                 continue;
             }

@@ -926,17 +926,17 @@ formats = ["csv"]
             summarised.to_string(),
         )
     };
-    // At 12% the summary folds the tail's older record in (15 summarised); at 30% it replaces
-    // the 14 oldest; at 100% the history fits and nothing is summarised. The verbatim retention
+    // The head (the task) stays verbatim. At 12% the summary folds the tail's older record in
+    // (15 summarised); at 30% it replaces the 13 oldest after the head; at 100% the history fits and nothing is summarised. The verbatim retention
     // is the same at both seeds, what the summary carries is not.
     assert_eq!(
         any_form,
         [
-            expect(0, "12", "63", "0.000000", "0.600000", "15"),
-            expect(0, "30", "92", "0.200000", "0.600000", "14"),
+            expect(0, "12", "71", "0.000000", "0.600000", "15"),
+            expect(0, "30", "123", "0.200000", "0.600000", "13"),
             expect(0, "100", "635", "1.000000", "1.000000", "0"),
-            expect(7, "12", "63", "0.000000", "0.800000", "15"),
-            expect(7, "30", "92", "0.200000", "0.800000", "14"),
+            expect(7, "12", "71", "0.000000", "0.800000", "15"),
+            expect(7, "30", "123", "0.200000", "0.800000", "13"),
             expect(7, "100", "635", "1.000000", "1.000000", "0"),
         ]
     );

@@ -121,10 +121,11 @@ fn amortized_keeps_everything_until_over_capacity_then_cuts_to_half() {
     assert_eq!(ctx.items, vec![V(0), V(4)]);
     assert_eq!(m.used, 16);
     assert!(close(m.required_retention, 0.5));
-    // 34 > 30: cut to 15: the head alone (10); 4 would make 16 > 15.
+    // 34 > 30: the head (10) leaves 20, cut to half of it, 10: 4 costs 5 + 1 (the gap to the
+    // head) = 6 ≤ 10; 3 would make 6 + 6 + 1 = 13 > 10.
     let (_, ctx, m) = run(&h, "amortized", 30);
-    assert_eq!(ctx.items, vec![V(0)]);
-    assert_eq!(m.used, 10);
+    assert_eq!(ctx.items, vec![V(0), V(4)]);
+    assert_eq!(m.used, 16);
     // Cut to 6 is below the head (10 ≤ 12 = capacity): the head is kept alone.
     let (_, ctx, _) = run(&h, "amortized", 12);
     assert_eq!(ctx.items, vec![V(0)]);
@@ -187,8 +188,8 @@ fn mask_replaces_old_long_tool_results_even_under_capacity() {
     assert!(close(m.required_retention, 0.5));
     assert!(close(m.retention_any, 0.5));
     assert!(close(m.exact, 6.0 / 8.0));
-    // At 150 the oldest items go: 179 − 21 (0) = 158 − 11 (1) = 147 ≤ 150.
-    let (_, ctx, m) = run(&h, "mask(keep_recent=1)", 150);
+    // At 150 the oldest items go (with no head kept): 179 − 21 (0) = 158 − 11 (1) = 147 ≤ 150.
+    let (_, ctx, m) = run(&h, "mask(keep_recent=1, keep_first=0)", 150);
     assert_eq!(ctx.items, vec![P(2), V(3), P(4), V(5), V(6), V(7)]);
     assert_eq!(m.used, 147);
     assert!(close(m.required_retention, 0.0));
@@ -258,13 +259,13 @@ fn clear_tool_uses_acts_only_over_capacity() {
 #[test]
 fn clear_tool_uses_keep_threshold_exclusions_and_inputs() {
     let h = agent_run();
-    // Default keep=3 covers every result: nothing to clear, so the oldest are dropped:
-    // 407 − 21 (0) − 11 (1) − 151 (2) = 224 ≤ 300.
-    let (_, ctx, m) = run(&h, "clear_tool_uses", 300);
+    // Default keep=3 covers every result: nothing to clear, so the oldest are dropped (no head
+    // kept here): 407 − 21 (0) − 11 (1) − 151 (2) = 224 ≤ 300.
+    let (_, ctx, m) = run(&h, "clear_tool_uses(keep_first=0)", 300);
     assert_eq!(ctx.items, (3..8).map(V).collect::<Vec<_>>());
     assert_eq!(m.used, 224);
     // clear_at_least=221 > 220 freed: no clearing, same drops.
-    let (_, ctx, m) = run(&h, "clear_tool_uses(keep=1, clear_at_least=221)", 300);
+    let (_, ctx, m) = run(&h, "clear_tool_uses(keep=1, clear_at_least=221, keep_first=0)", 300);
     assert_eq!(ctx.items, (3..8).map(V).collect::<Vec<_>>());
     assert_eq!(m.used, 224);
     // clear_at_least=220 is met exactly.
@@ -286,10 +287,17 @@ fn clear_tool_uses_keep_threshold_exclusions_and_inputs() {
     assert_eq!(m.placeholders, 4);
     // keep=0 at 100: all three results cleared (freed 125 + 95 + 25 = 245, used 162), then the
     // oldest dropped: − 21 (0) − 11 (1) − 26 (2) − 11 (3) = 93: 4, 5, 6, 7 = 25 + 10 + 25 + 30 + 3.
-    let (_, ctx, m) = run(&h, "clear_tool_uses(keep=0)", 100);
+    let (_, ctx, m) = run(&h, "clear_tool_uses(keep=0, keep_first=0)", 100);
     assert_eq!(ctx.items, vec![P(4), V(5), P(6), V(7)]);
     assert_eq!(m.used, 93);
     assert!(close(m.required_retention, 0.0));
+    // With the head (the task, 0) kept, the rest has 100 − 20 = 80, one separator of which
+    // joins it to the head: 1..7 cleared cost 135 + 6 + 1 = 142; dropping 1 (11), 2 (26), 3 (11)
+    // and 4 (26) leaves 5, 6, 7: 10 + 25 + 30 + 2 + 1 = 68 ≤ 80. Used 20 + 68 = 88.
+    let (_, ctx, m) = run(&h, "clear_tool_uses(keep=0)", 100);
+    assert_eq!(ctx.items, vec![V(0), V(5), P(6), V(7)]);
+    assert_eq!(m.used, 88);
+    assert!(close(m.required_retention, 0.5));
 }
 
 #[test]
@@ -522,4 +530,60 @@ fn raw_keeps_everything_or_is_infeasible() {
         .contains("no parameters"));
     assert!(!Strategy::parse("raw").unwrap().compacts());
     assert!(Strategy::parse("recent").unwrap().compacts());
+}
+
+// ---------------------------------------------------------------- heads
+
+fn system_task_run() -> CostedHistory {
+    use Kind::*;
+    history(&[
+        (System, None, 30, true),
+        (User, None, 20, true),
+        (ToolCall, Some("bash"), 10, false),
+        (ToolResult, Some("bash"), 150, false),
+        (Assistant, None, 30, false),
+    ])
+}
+
+#[test]
+fn the_system_prompt_and_the_task_are_never_summarised_or_dropped() {
+    let h = system_task_run();
+    // Head 0, 1: 30 + 1 + 20 = 51, leaving 49 at capacity 100. The rest (2..5) is 193 with the
+    // separator to the head; summary_size 10 of 2, 3 and the tail 4: 1 + 10 + 1 + 30 = 42 ≤ 49.
+    let (o, ctx, m) = run(&h, "summary(keep_recent=1, summary_size=10)", 100);
+    assert_eq!(o, Outcome::Feasible);
+    assert_eq!(
+        ctx.items,
+        vec![
+            V(0),
+            V(1),
+            Item::Summary {
+                first: 2,
+                end: 4,
+                cost: 10
+            },
+            V(4)
+        ]
+    );
+    assert_eq!(ctx.cost, 93);
+    assert!(close(m.required_retention, 1.0));
+    assert!(!ctx.summary_kept[0] && !ctx.summary_kept[1]);
+    // Without the head the summary takes them: 0..4 summarised, 10 + 1 + 30 = 41.
+    let (_, ctx, m) = run(&h, "summary(keep_recent=1, summary_size=10, keep_first=0)", 100);
+    assert_eq!(ctx.cost, 41);
+    assert!(close(m.required_retention, 0.0));
+    // mask and clear_tool_uses drop the oldest, but never the head: at 90 the rest has 39. Mask
+    // (21) or clear (25) 3: 10 + 21 + 30 + 2 + 1 = 64 (68 cleared) > 39; dropping 2 leaves 53
+    // (57); dropping 3 leaves 30 + 1 = 31 ≤ 39. Used 51 + 31 = 82.
+    for spec in ["mask(keep_recent=0, min_chars=0)", "clear_tool_uses(keep=0)"] {
+        let (o, ctx, m) = run(&h, spec, 90);
+        assert_eq!(o, Outcome::Feasible, "{spec}");
+        assert_eq!(ctx.items, vec![V(0), V(1), V(4)], "{spec}");
+        assert_eq!(ctx.cost, 82, "{spec}");
+        assert!(close(m.required_retention, 1.0), "{spec}");
+        // A head that does not fit is infeasible, not dropped.
+        let (o, ctx, _) = run(&h, spec, 50);
+        assert_eq!(o, Outcome::Infeasible, "{spec}");
+        assert!(ctx.items.is_empty());
+    }
 }

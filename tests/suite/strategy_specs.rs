@@ -36,6 +36,11 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("amortized", "amortized"),
     ("amortized(keep_first=2)", "amortized(keep_first=2)"),
+    ("amortized(keep_first=1)", "amortized"),
+    ("amortized(keep_first=task)", "amortized(keep_first=task)"),
+    ("recent(keep_first=task)", "recent(keep_first=task)"),
+    ("recent(keep_first=0)", "recent"),
+    ("mask(keep_first=2, keep_recent=1)", "mask(keep_recent=1, keep_first=2)"),
     ("oracle", "oracle"),
     ("oracle()", "oracle"),
     ("raw", "raw"),
@@ -124,9 +129,9 @@ fn defaults_of_keep_recent_follow_the_field() {
 fn bad_specs_fail_with_a_clear_message() {
     let cases = [
         ("newest", "unknown strategy `newest`, expected one of raw, recent, required, pinned, mask, clear_tool_uses, summary, amortized, oracle"),
-        ("mask(min_char=3)", "strategy `mask`: unknown parameter `min_char` (known: keep_recent, min_chars)"),
+        ("mask(min_char=3)", "strategy `mask`: unknown parameter `min_char` (known: keep_recent, keep_first, min_chars)"),
         ("mask(min_chars=-1)", "parameter `min_chars` expects a whole number ≥ 0, found `-1`"),
-        ("pinned(keep_first=1.5)", "parameter `keep_first` expects a whole number ≥ 0, found `1.5`"),
+        ("pinned(keep_first=1.5)", "parameter `keep_first` expects a whole number ≥ 0 (the first N records) or `task` (the system prompt and the first user message), found `1.5`"),
         ("amortized(keep_firs=2)", "unknown parameter `keep_firs` (known: keep_recent, keep_first)"),
         ("clear_tool_uses(clear_inputs=yes)", "parameter `clear_inputs` expects true or false, found `yes`"),
         ("clear_tool_uses(exclude_tools=3)", "parameter `exclude_tools` expects a list such as [bash,grep], found `3`"),
@@ -138,6 +143,8 @@ fn bad_specs_fail_with_a_clear_message() {
         ("summary(summary_size=100, summary_max=50)", "not both"),
         ("oracle(keep_recent=2)", "strategy `oracle`: unknown parameter `keep_recent` (it takes no parameters"),
         ("oracle(x=1)", "unknown parameter `x`"),
+        ("recent(keep_first=first)", "parameter `keep_first` expects a whole number ≥ 0 (the first N records) or `task`"),
+        ("oracle(keep_first=1)", "strategy `oracle`: unknown parameter `keep_first` (it takes no parameters"),
         ("raw(keep_recent=1)", "strategy `raw`: unknown parameter `keep_recent` (it takes no parameters"),
     ];
     for (spec, needle) in cases {
