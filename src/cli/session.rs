@@ -7,6 +7,7 @@ use crate::report::session as out;
 use crate::rng;
 use crate::session::{
     self, parse_usage, run_script, Invalid, Layers, SessionConfig, SessionScratch, Trace,
+    TriggerMode,
 };
 use crate::strategy::Strategy;
 use anyhow::{anyhow, bail, Result};
@@ -25,9 +26,14 @@ pub struct SessionArgs {
     /// The context window, in units of the cost model.
     #[arg(long)]
     pub window: u64,
-    /// Compact when usage ≥ window × ratio; a number in (0, 1].
+    /// Compact when the trigger's quantity ≥ window × ratio; a number in (0, 1].
     #[arg(long, allow_hyphen_values = true)]
     pub ratio: f64,
+    /// Replay: what window × ratio is compared with, `context` (the context the next call
+    /// would send, as real harnesses check; the default) or `usage` (the lesson's accumulator,
+    /// reset by each compaction). A scripted trace is always `usage`.
+    #[arg(long, value_enum)]
+    pub trigger: Option<TriggerArg>,
     /// Do not reset usage after a compaction (the forgotten reset: a compaction storm).
     #[arg(long)]
     pub no_reset: bool,
@@ -92,6 +98,12 @@ pub struct SessionArgs {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TriggerArg {
+    Context,
+    Usage,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Text,
     Csv,
@@ -115,6 +127,12 @@ fn base_config(a: &SessionArgs) -> SessionConfig {
     SessionConfig {
         window: a.window,
         ratio: a.ratio,
+        trigger: match a.trigger {
+            Some(TriggerArg::Usage) => TriggerMode::Usage,
+            // A scripted trace has usage figures and nothing else.
+            _ if a.usage.is_some() => TriggerMode::Usage,
+            _ => TriggerMode::Context,
+        },
         reset: !a.no_reset,
         storm_turns: a.storm_turns,
         max_consecutive: a.max_consecutive,
@@ -124,6 +142,7 @@ fn base_config(a: &SessionArgs) -> SessionConfig {
 
 fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
     let replay_only = [
+        ("--trigger context", a.trigger == Some(TriggerArg::Context)),
         ("--strategy", a.strategy.is_some()),
         ("--target", a.target.is_some()),
         ("--keep-recent", a.keep_recent.is_some()),

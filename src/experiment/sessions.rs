@@ -13,7 +13,7 @@ use super::cells::{
 };
 use crate::cost::CostModel;
 use crate::error::InputError;
-use crate::session::{Invalid, Layers, Prices, SessionConfig};
+use crate::session::{Invalid, Layers, Prices, SessionConfig, TriggerMode};
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -57,7 +57,11 @@ pub struct SessionFile {
     pub target: f64,
     /// `keep_recent` for strategies whose spec does not set it (absent: each one's default).
     pub keep_recent: Option<u32>,
-    /// Reset usage after a compaction (`false`: the forgotten reset).
+    /// What `window × ratio` is compared with: `"context"` (the context the next call would
+    /// send, what real harnesses check; the default) or `"usage"` (the lesson's accumulator).
+    #[serde(default)]
+    pub trigger: TriggerMode,
+    /// Reset usage after a compaction (`false`: the forgotten reset; usage trigger only).
     #[serde(default = "default_reset")]
     pub reset: bool,
     #[serde(default = "default_storm_turns")]
@@ -237,6 +241,7 @@ fn session_config(s: &SessionFile, window: u64, ratio: f64, note_rate: f64) -> S
     SessionConfig {
         window,
         ratio,
+        trigger: s.trigger,
         reset: s.reset,
         target: s.target,
         keep_recent: s.keep_recent.map(|k| k as usize),

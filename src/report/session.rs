@@ -12,7 +12,7 @@ pub const SCRIPT_CSV_HEADER: &str = "call,usage,cumulative,compaction_before";
 pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,required_present,required_appeared";
 
 /// The header of a replay's one-row metrics CSV.
-pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,over_window_calls,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need";
+pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need";
 
 fn reset_words(cfg: &SessionConfig) -> &'static str {
     if cfg.reset {
@@ -144,7 +144,8 @@ pub fn metrics_csv(
         m.model_calls.to_string(),
         m.storms.to_string(),
         m.guard_tripped.to_string(),
-        m.over_window_calls.to_string(),
+        m.exit_context.to_string(),
+        m.exit_call.map(|c| c.to_string()).unwrap_or_default(),
         m.input_tokens.to_string(),
         m.cache_read_tokens.to_string(),
         m.cache_write_tokens.to_string(),
@@ -295,9 +296,16 @@ pub fn replay_text(
     );
     let _ = writeln!(
         s,
-        "peak input {}, final context {}, calls over the window {}, records noted {}",
-        m.peak_input, m.final_context, m.over_window_calls, m.noted
+        "peak input {}, final context {}, records noted {}",
+        m.peak_input, m.final_context, m.noted
     );
+    if let Some(call) = m.exit_call {
+        let _ = writeln!(
+            s,
+            "ran out of context: call {call}'s input and output exceed the window {}; the session ends there",
+            cfg.window
+        );
+    }
     let _ = writeln!(
         s,
         "required at the end: {}/{} verbatim ({}), {}/{} in any form ({}); retention at need {}",

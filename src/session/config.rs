@@ -69,15 +69,51 @@ impl Prices {
     }
 }
 
+/// What the threshold `window × ratio` is compared with before each agent call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TriggerMode {
+    /// The context the next call would send — what Claude Code, Codex, OpenHands and Gemini
+    /// CLI check. The default.
+    #[default]
+    Context,
+    /// The teaching lesson's accumulator: the sum of every call's input + output since the last
+    /// compaction (reset to 0 by it). It over-counts on real runs, where each input already
+    /// holds the whole context; kept for the lesson's traces and the storm.
+    Usage,
+}
+
+impl TriggerMode {
+    pub const NAMES: [&'static str; 2] = ["context", "usage"];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggerMode::Context => "context",
+            TriggerMode::Usage => "usage",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "context" => Some(TriggerMode::Context),
+            "usage" => Some(TriggerMode::Usage),
+            _ => None,
+        }
+    }
+}
+
 /// How a session runs. `Default` gives the lesson's window 2000 and ratio 0.7 with every
-/// option at its documented default.
+/// option at its documented default (the trigger on the context).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionConfig {
     /// The context window, in units of the cost model.
     pub window: u64,
-    /// Compact when usage ≥ `window × ratio`; in (0, 1].
+    /// Compact when the trigger's quantity ≥ `window × ratio`; in (0, 1].
     pub ratio: f64,
-    /// Reset usage to 0 after a compaction; `false` reproduces the forgotten reset (a storm).
+    /// What the threshold is compared with.
+    pub trigger: TriggerMode,
+    /// Reset usage to 0 after a compaction (the usage trigger); `false` reproduces the forgotten
+    /// reset (a storm).
     pub reset: bool,
     /// The strategy's capacity at a compaction, as a share of the window (0.3 by default):
     /// `floor(window × target)`. Notes read back come on top of it.
@@ -102,6 +138,7 @@ impl Default for SessionConfig {
         SessionConfig {
             window: 2000,
             ratio: 0.7,
+            trigger: TriggerMode::Context,
             reset: true,
             target: 0.3,
             keep_recent: None,
@@ -134,6 +171,12 @@ impl SessionConfig {
         }
         check_share("ratio", self.ratio)?;
         check_share("target", self.target)?;
+        if !self.reset && self.trigger != TriggerMode::Usage {
+            return Err(invalid(
+                "reset",
+                "only the usage trigger has a counter to reset: set trigger = \"usage\" for the forgotten reset",
+            ));
+        }
         if !(0.0..=1.0).contains(&self.note_rate) {
             return Err(invalid(
                 "note_rate",
@@ -159,7 +202,7 @@ impl SessionConfig {
         Ok(())
     }
 
-    /// The usage at which the session compacts: `window × ratio`, rounded up to a whole unit
+    /// The threshold the session compacts at: `window × ratio`, rounded up to a whole unit
     /// (usage is whole, so `usage ≥ window × ratio` is `usage ≥ ceil(window × ratio)`). A product
     /// within floating-point noise of a whole number is that number: 2000 × 0.7 is 1400.
     pub fn trigger(&self) -> u64 {
@@ -228,6 +271,7 @@ mod tests {
         assert_eq!(bad(|c| c.target = 0.0).key, "target");
         assert_eq!(bad(|c| c.note_rate = -0.1).key, "note_rate");
         assert_eq!(bad(|c| c.storm_turns = 0).key, "storm_turns");
+        assert_eq!(bad(|c| c.reset = false).key, "reset");
         assert_eq!(bad(|c| c.max_consecutive = Some(0)).key, "max_consecutive");
         assert_eq!(bad(|c| c.prices.input = -1.0).key, "price_input");
         assert!(SessionConfig::new(2000, 1.0).is_ok());

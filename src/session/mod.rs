@@ -57,14 +57,14 @@ mod replay;
 pub mod trace;
 pub mod trigger;
 
-pub use config::{Invalid, Prices, SessionConfig};
+pub use config::{Invalid, Prices, SessionConfig, TriggerMode};
 pub use context::{Entry, Origin};
 pub use layers::{Layer, Layers};
 pub use replay::SessionScratch;
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
 
 use crate::history::CostedHistory;
-use crate::strategy::{Context, Outcome, Strategy, View};
+use crate::strategy::{Context, Outcome, Strategy, View, When};
 use crate::summariser::Summariser;
 
 /// What a session compacts with. [`Strategy`] is the one the project uses; the trait keeps the
@@ -87,6 +87,11 @@ pub trait Compactor {
 
     /// The `keep_recent` in force when the session's configuration gives `axis`.
     fn keep_recent(&self, axis: Option<usize>) -> usize;
+
+    /// Its harness's own trigger, for a preset (`None`: the session's threshold).
+    fn when(&self) -> Option<When> {
+        None
+    }
 
     /// Whether the compactor ever compacts; a session under one that does not (`raw`) never
     /// triggers, so it shows what the run costs without compaction.
@@ -118,6 +123,10 @@ impl Compactor for Strategy {
     fn compacts(&self) -> bool {
         Strategy::compacts(self)
     }
+
+    fn when(&self) -> Option<When> {
+        Strategy::when(self)
+    }
 }
 
 /// The measures of one session.
@@ -130,13 +139,18 @@ pub struct SessionMetrics {
     pub compactions: u32,
     /// Compactions whose strategy was infeasible (the context was left as it was).
     pub failed_compactions: u32,
-    /// Agent calls plus compaction calls.
+    /// Agent calls plus the compactions that called a model (summaries).
     pub model_calls: u32,
+    /// Compactions that wrote a summary, each one model call.
+    pub summary_calls: u32,
     pub storms: u32,
     /// Whether `max_consecutive` stopped compaction.
     pub guard_tripped: bool,
-    /// Agent calls whose input + output exceeded the window.
-    pub over_window_calls: u32,
+    /// Whether the session ran out of context: an agent call whose input + output exceeded the
+    /// window, refused as a provider's context-length error refuses it, ended the run there.
+    pub exit_context: bool,
+    /// That call (1-based); measures cover the calls before it.
+    pub exit_call: Option<u32>,
     /// Input units of every model call (`cache_read + cache_write`).
     pub input_tokens: u64,
     pub cache_read_tokens: u64,
@@ -152,6 +166,7 @@ pub struct SessionMetrics {
     pub final_usage: u64,
     /// Records written to notes.
     pub noted: u32,
+    /// Required records that appeared (all of them, unless the session ran out of context).
     pub required_total: u32,
     /// Required records present verbatim at the end (their own entry or the notes).
     pub required_verbatim: u32,
@@ -201,6 +216,8 @@ pub struct CompactionRow {
     pub capacity: u64,
     /// The context's cost after the compaction (notes included).
     pub context_after: u64,
+    /// Whether it called a model (it wrote a summary); masking and clearing do not.
+    pub model_call: bool,
     pub cache_read: u64,
     pub failed: bool,
     pub fruitless: bool,

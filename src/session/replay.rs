@@ -3,14 +3,14 @@
 //! [`SessionScratch`], reused from session to session.
 
 use super::cache::{Billing, Prefix};
-use super::config::SessionConfig;
+use super::config::{threshold, SessionConfig, TriggerMode};
 use super::context::{Entry, Origin, PlaceholderCost, NONE};
 use super::layers::Layer;
 use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
 use crate::history::{CostedHistory, Kind};
 use crate::rng;
-use crate::strategy::{Context, Item, Outcome, View};
+use crate::strategy::{Context, Item, Outcome, View, When};
 
 const VERBATIM: u8 = 1;
 const PARAPHRASED: u8 = 2;
@@ -137,7 +137,8 @@ pub(super) fn run<C: Compactor + ?Sized>(
         calls: 0,
         compacted: false,
         failed: 0,
-        over_window: 0,
+        summary_calls: 0,
+        exit_call: None,
         peak_input: 0,
         appeared_required: 0,
         present_required: 0,
@@ -155,7 +156,10 @@ pub(super) fn run<C: Compactor + ?Sized>(
             if run.calls > 0 {
                 run.check(run.calls + 1);
             }
-            run.agent_call(r, end);
+            if !run.agent_call(r, end) {
+                // The provider refuses a context over the window: the run ends here.
+                break;
+            }
             r = end;
         } else {
             run.append(r);
@@ -193,7 +197,10 @@ struct Run<'a, C: ?Sized> {
     /// A compaction ran since the last agent call.
     compacted: bool,
     failed: u32,
-    over_window: u32,
+    /// Compactions that wrote a summary: the only ones that call a model.
+    summary_calls: u32,
+    /// The agent call whose context did not fit the window, which ended the session.
+    exit_call: Option<u32>,
     peak_input: u64,
     appeared_required: u32,
     present_required: u32,
@@ -254,18 +261,20 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         }
     }
 
-    /// The agent call whose output is records `a..b`.
-    fn agent_call(&mut self, a: usize, b: usize) {
+    /// The agent call whose output is records `a..b`; `false` when its input and output do not
+    /// fit the window, so the provider refuses it and the session ends (`exit_context`).
+    fn agent_call(&mut self, a: usize, b: usize) -> bool {
         let call = self.calls + 1;
         let input = self.context_cost();
+        let output = self.h.costs[a..b].iter().sum::<u64>() + self.h.separator * (b - a - 1) as u64;
+        if input + output > self.cfg.window {
+            self.exit_call = Some(call);
+            return false;
+        }
         let cached = self.prefix.call(self.s.entries.len());
         let read = self.prefix_cost(cached);
-        let output = self.h.costs[a..b].iter().sum::<u64>() + self.h.separator * (b - a - 1) as u64;
         self.billing.call(input, read, output);
         self.trigger.add_call(input + output);
-        if input + output > self.cfg.window {
-            self.over_window += 1;
-        }
         self.peak_input = self.peak_input.max(input);
         self.need_pairs += u64::from(self.appeared_required);
         self.need_hits += u64::from(self.present_required);
@@ -291,6 +300,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         for r in a..b {
             self.append(r);
         }
+        true
     }
 
     /// The check before agent call `before_call`.
@@ -298,13 +308,37 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         if !self.trigger.allowed() || !self.compactor.compacts() {
             return;
         }
-        let due = match &self.cfg.layers {
-            Some(l) => l.over(self.layer_used[Layer::History as usize], self.cfg.window),
-            None => self.trigger.over(),
-        };
-        if due {
+        if self.over_threshold() {
             self.compact(before_call);
         }
+    }
+
+    /// Whether the context (or the counter) is at or over what triggers a compaction: the
+    /// preset's own rule, else the history layer's fill, else `window × ratio` against the
+    /// context the next call would send (or the usage counter).
+    fn over_threshold(&self) -> bool {
+        if let Some(when) = self.compactor.when() {
+            return match when {
+                When::EveryCall => true,
+                When::Tokens(n) => self.context_cost() >= n,
+                When::Share(f) => self.context_cost() >= threshold(self.cfg.window, f),
+                When::Events(n) => self.events() > n,
+            };
+        }
+        match (&self.cfg.layers, self.cfg.trigger) {
+            (Some(l), _) => l.over(self.layer_used[Layer::History as usize], self.cfg.window),
+            (None, TriggerMode::Context) => self.context_cost() >= self.trigger.threshold(),
+            (None, TriggerMode::Usage) => self.trigger.over(),
+        }
+    }
+
+    /// Entries of the context as a harness counts events (the notes read back are not one).
+    fn events(&self) -> usize {
+        self.s
+            .entries
+            .iter()
+            .filter(|e| !matches!(e.origin, Origin::Notes(_)))
+            .count()
     }
 
     /// Fills the strategy's view of the context: every entry but the notes (the fresh read-back,
@@ -358,10 +392,10 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         let index = self.trigger.compactions;
         let stream = rng::key(&[self.stream, u64::from(index)]);
         let input = self.context_cost();
-        let cached = self.prefix.call(self.s.entries.len());
-        let read = self.prefix_cost(cached);
         let (len, view_cost) = self.build_view();
         let capacity = match &self.cfg.layers {
+            // A preset aims where its harness aims; only the window bounds it.
+            _ if self.compactor.when().is_some() => self.cfg.window,
             None => self.cfg.capacity(),
             // Leave the other layers as they are and bring history down to its target.
             Some(l) => {
@@ -387,6 +421,21 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 .compact(view, capacity, keep_recent, strategy_stream, &mut s.ctx)
         };
         self.compacted = true;
+        // Only a summary is written by a model: masking and clearing call none, and a failed
+        // compaction wrote nothing.
+        let calls_model = outcome == Outcome::Feasible
+            && self
+                .s
+                .ctx
+                .items
+                .iter()
+                .any(|i| matches!(i, Item::Summary { .. }));
+        let read = if calls_model {
+            let cached = self.prefix.call(self.s.entries.len());
+            self.prefix_cost(cached)
+        } else {
+            0
+        };
         let (output, fruitless) = if outcome == Outcome::Infeasible {
             // Nothing is replaced and nothing reset: the harness tries again next turn.
             self.failed += 1;
@@ -394,13 +443,20 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         } else {
             let output = self.replace(stream);
             self.trigger.reset_usage();
-            let fruitless = match &self.cfg.layers {
-                Some(l) => l.over(self.layer_used[Layer::History as usize], self.cfg.window),
-                None => self.trigger.still_over(self.context_cost()),
+            let fruitless = match (self.compactor.when(), self.cfg.trigger) {
+                // A view re-applied on every call is not meant to bring anything under a mark.
+                (Some(When::EveryCall), _) => false,
+                (Some(_), _) => self.over_threshold(),
+                (None, _) if self.cfg.layers.is_some() => self.over_threshold(),
+                (None, TriggerMode::Context) => self.over_threshold(),
+                (None, TriggerMode::Usage) => self.trigger.still_over(self.context_cost()),
             };
             (output, fruitless)
         };
-        self.billing.call(input, read, output);
+        if calls_model {
+            self.billing.call(input, read, output);
+            self.summary_calls += 1;
+        }
         let storm = self.trigger.record(before_call, fruitless);
         let context_after = self.context_cost();
         if let Some(t) = self.trace.as_deref_mut() {
@@ -410,6 +466,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 output,
                 capacity,
                 context_after,
+                model_call: calls_model,
                 cache_read: read,
                 failed: outcome == Outcome::Infeasible,
                 fruitless,
@@ -603,17 +660,20 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 any += u32::from(s.mark[r] != 0);
             }
         }
-        let required_total = self.h.truth.iter().filter(|&&t| t).count() as u32;
+        // Over the records that appeared: a session that ran out of context never saw the rest.
+        let required_total = self.h.truth[..self.appeared].iter().filter(|&&t| t).count() as u32;
         let share = |part: u32| (required_total > 0).then(|| part as f64 / required_total as f64);
         SessionMetrics {
             records: self.h.len() as u32,
             calls: self.calls,
             compactions: self.trigger.compactions,
             failed_compactions: self.failed,
-            model_calls: self.calls + self.trigger.compactions,
+            model_calls: self.calls + self.summary_calls,
+            summary_calls: self.summary_calls,
             storms: self.trigger.storms,
             guard_tripped: self.trigger.guard_tripped,
-            over_window_calls: self.over_window,
+            exit_context: self.exit_call.is_some(),
+            exit_call: self.exit_call,
             input_tokens: self.billing.input,
             cache_read_tokens: self.billing.cache_read,
             cache_write_tokens: self.billing.cache_write,

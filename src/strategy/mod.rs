@@ -30,6 +30,7 @@ pub mod rule;
 pub mod spec;
 mod summary;
 mod view;
+mod when;
 mod window;
 
 pub use clear_tool_uses::ClearToolUses;
@@ -38,6 +39,7 @@ pub use head::Head;
 pub use spec::Spec;
 pub use summary::{Summary, SummarySize};
 pub use view::View;
+pub use when::When;
 
 use crate::error::ParseError;
 use crate::summariser::Summariser;
@@ -142,6 +144,10 @@ macro_rules! strategies {
 
             fn summariser(&self) -> Option<Summariser> {
                 match self { $(Rule::$variant(r) => RuleSpec::summariser(r),)* }
+            }
+
+            fn when(&self) -> Option<When> {
+                match self { $(Rule::$variant(r) => RuleSpec::when(r),)* }
             }
         }
     };
@@ -262,6 +268,11 @@ impl Strategy {
         self.rule.summariser()
     }
 
+    /// The preset's own trigger in a session (`None`: the session's threshold).
+    pub fn when(&self) -> Option<When> {
+        self.rule.when()
+    }
+
     /// The head kept verbatim (none for a strategy without parameters: `raw` keeps
     /// everything, the oracle is the bound over every choice).
     pub fn head(&self) -> Head {
@@ -292,7 +303,8 @@ impl Strategy {
             Tail::Own | Tail::None(_) => (0, keep_recent),
         };
         let outcome = if h == 0 && k == 0 {
-            self.rule.apply(view, capacity, rule_keep_recent, stream, out)
+            self.rule
+                .apply(view, capacity, rule_keep_recent, stream, out)
         } else {
             self.apply_between(view, (h, k), capacity, rule_keep_recent, stream, out)
         };
@@ -316,9 +328,8 @@ impl Strategy {
     ) -> Outcome {
         let n = view.len();
         let sep = view.separator;
-        let kept = view.span_cost(0..h)
-            + view.span_cost(n - k..n)
-            + if h > 0 && k > 0 { sep } else { 0 };
+        let kept =
+            view.span_cost(0..h) + view.span_cost(n - k..n) + if h > 0 && k > 0 { sep } else { 0 };
         if kept > capacity {
             return Outcome::Infeasible;
         }

@@ -4,8 +4,8 @@
 //! compile.
 
 use super::spec::Params;
-use super::Head;
 use super::{Context, Outcome, View};
+use super::{Head, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -55,6 +55,11 @@ pub trait RuleSpec: Sized {
     /// Whether it ever changes a context (`raw` does not).
     fn compacts(&self) -> bool {
         true
+    }
+
+    /// Its harness's own trigger, for a preset (`None`: the session's threshold decides).
+    fn when(&self) -> Option<When> {
+        None
     }
 
     /// Its simulated summariser, for a strategy that summarises.

@@ -59,6 +59,8 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .whole("calls", |_, r| u64::from(r.metrics.calls))
         .whole("model_calls", |_, r| u64::from(r.metrics.model_calls))
         .measure()
+        .whole("summary_calls", |_, r| u64::from(r.metrics.summary_calls))
+        .measure()
         .whole("compactions", |_, r| u64::from(r.metrics.compactions))
         .measure()
         .whole("failed_compactions", |_, r| {
@@ -69,9 +71,9 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .flag("guard_tripped", |_, r| r.metrics.guard_tripped)
         .measure()
-        .whole("over_window_calls", |_, r| {
-            u64::from(r.metrics.over_window_calls)
-        })
+        .flag("exit_context", |_, r| r.metrics.exit_context)
+        .measure()
+        .opt_whole("exit_call", |_, r| r.metrics.exit_call.map(u64::from))
         .whole("input_tokens", |_, r| r.metrics.input_tokens)
         .measure()
         .whole("cache_read_tokens", |_, r| r.metrics.cache_read_tokens)

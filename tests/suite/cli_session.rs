@@ -118,7 +118,9 @@ fn replay_prints_calls_compactions_and_metrics() {
     // 23+1+27+1+18 = 70, output 13 → 133; call 3 input 125, output 17 → 275 ≥ 140.
     // Before call 4 the context is records 1–9 (188 + 8 gaps = 196); `recent` under
     // floor(200 × 0.3) = 60 keeps records 8 and 9 (24 + 1 + 27 = 52), 9 required. Call 4's
-    // output is records 10 and 11 (22 + 1 + 17 = 40).
+    // output is records 10 and 11 (22 + 1 + 17 = 40). The context trigger (the default) fires
+    // at the same call: before call 3 the context is 125 < 140, before call 4 196 ≥ 140.
+    // `recent` calls no model: 5 agent calls are the 5 model calls.
     let base = [
         "session",
         "data/article12.jsonl",
@@ -161,7 +163,7 @@ fn replay_prints_calls_compactions_and_metrics() {
         m.lines()
             .nth(1)
             .unwrap()
-            .starts_with("article12,recent,200,0.7,140,12,5,1,0,6,0,false,"),
+            .starts_with("article12,recent,200,0.7,140,12,5,1,0,5,0,false,false,,"),
         "{m}"
     );
 }

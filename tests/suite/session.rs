@@ -4,16 +4,19 @@
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{
     run_script, simulate, simulate_with, Compactor, Layers, SessionConfig, SessionMetrics,
-    SessionScratch, Trace,
+    SessionScratch, Trace, TriggerMode,
 };
 use ctxlab::strategy::{Context, Item, Outcome, View};
 use ctxlab::summariser::Summariser;
 use ctxlab::{CostModel, Strategy};
 
+/// The lesson's configuration: the usage trigger, whose figures these tests were worked by
+/// hand under (the context trigger has tests of its own, below: "the context trigger").
 fn cfg(window: u64, ratio: f64, reset: bool) -> SessionConfig {
     SessionConfig {
         window,
         ratio,
+        trigger: TriggerMode::Usage,
         reset,
         ..SessionConfig::default()
     }
@@ -249,9 +252,9 @@ fn cache_billing_across_a_compaction() {
     let h = three_calls(false);
     let recent = Strategy::parse("recent").unwrap();
     let (m, t) = replay(&h, &recent, &c, 0);
-    // The compaction call's input is the whole context [r0..r4] = 19, whose prefix
-    // [r0 r1 r2] = 11 was the input of call 2: read 11, write 8, output 0.
-    // `recent` under 10 keeps r4 (5) and r3 (5 + 1 + 1 = 7); r2 would make 11.
+    // The compaction's input is the whole context [r0..r4] = 19; `recent` calls no model, so
+    // nothing of it is billed (read 0, output 0). Under 10 it keeps r4 (5) and r3
+    // (5 + 1 + 1 = 7); r2 would make 11.
     // Call 3: input [r3 r4] = 7 shares no prefix with [r0..r4]: read 0, write 7; output 2.
     assert_eq!(t.compactions.len(), 1);
     let k = t.compactions[0];
@@ -264,9 +267,9 @@ fn cache_billing_across_a_compaction() {
             k.capacity,
             k.context_after
         ),
-        (3, 19, 11, 0, 10, 7)
+        (3, 19, 0, 0, 10, 7)
     );
-    assert!(!k.fruitless && !k.storm && !k.failed);
+    assert!(!k.fruitless && !k.storm && !k.failed && !k.model_call);
     let c3 = t.calls[2];
     assert_eq!(
         (
@@ -278,7 +281,7 @@ fn cache_billing_across_a_compaction() {
         ),
         (7, 0, 7, 9, true)
     );
-    // input 4 + 11 + 19 + 7, read 0 + 4 + 11 + 0, output 2 + 1 + 0 + 2.
+    // Three agent calls billed: input 4 + 11 + 7, read 0 + 4 + 0, output 2 + 1 + 2.
     assert_eq!(
         (
             m.input_tokens,
@@ -286,9 +289,9 @@ fn cache_billing_across_a_compaction() {
             m.cache_write_tokens,
             m.output_tokens
         ),
-        (41, 15, 26, 5)
+        (22, 4, 18, 5)
     );
-    assert_eq!((m.calls, m.compactions, m.model_calls), (3, 1, 4));
+    assert_eq!((m.calls, m.compactions, m.model_calls), (3, 1, 3));
 
     // `required` keeps the flagged r0 first, so the cache still serves it: under 10 it keeps
     // r0 (4) and r4 (4 + 1 + 5 = 10); call 3's input [r0 r4] = 10 reads r0 = 4 from cache.
@@ -297,7 +300,7 @@ fn cache_billing_across_a_compaction() {
     let (m, t) = replay(&h, &required, &c, 0);
     assert_eq!(t.compactions[0].context_after, 10);
     assert_eq!((t.calls[2].input, t.calls[2].cache_read), (10, 4));
-    assert_eq!(m.cache_read_tokens, 4 + 11 + 4);
+    assert_eq!(m.cache_read_tokens, 4 + 4);
     assert_eq!(m.retention_end, Some(1.0));
 }
 
@@ -392,8 +395,10 @@ fn an_infeasible_strategy_fails_to_compact_and_keeps_trying() {
     assert_eq!((m.compactions, m.failed_compactions), (1, 1));
     let k = t.compactions[0];
     assert!(k.failed && k.fruitless);
-    // The context is untouched, so call 3 reads all of it from the cache.
-    assert_eq!(t.calls[2].cache_read, t.calls[2].input);
+    // The context is untouched and the failed compaction called no model, so call 3 reads
+    // call 2's whole input (37) from the cache and writes what was appended since.
+    assert_eq!((t.calls[2].cache_read, t.calls[2].input), (37, 44));
+    assert_eq!(m.model_calls, 3);
     assert_eq!(m.retention_end, Some(1.0));
 }
 
@@ -589,8 +594,10 @@ fn notes_keep_required_records_a_summary_loses() {
         sum_with += noted.retention_any_end.unwrap();
         // Noting everything keeps everything, verbatim.
         let (all, _) = replay(&long, &summary, &with(&once, 1.0), stream);
+        // (The notes read back grow with the history until a call no longer fits the window:
+        // the session then ends, having noted every record it saw.)
         assert_eq!(all.retention_end, Some(1.0));
-        assert_eq!(all.noted, all.records);
+        assert!(all.noted == all.records || all.exit_context, "{all:?}");
     }
     assert!(sum_with > sum_without + 10.0, "{sum_with} vs {sum_without}");
 }
@@ -673,7 +680,8 @@ fn raw_never_compacts_while_recent_does() {
         );
     }
     let h = CostedHistory::new(&History::new("h", records), CostModel::Chars);
-    let c = cfg(600, 0.5, true);
+    // Window 1000: raw's largest call (611 + 10) fits; usage trigger 300.
+    let c = cfg(1000, 0.3, true);
     let mut scratch = SessionScratch::default();
     let run = |spec: &str, scratch: &mut SessionScratch| {
         simulate(
@@ -694,4 +702,148 @@ fn raw_never_compacts_while_recent_does() {
         "the usage trigger (300) is crossed by the third call"
     );
     assert!(raw.input_tokens > recent.input_tokens);
+}
+
+// ---------------------------------------------------------------- the context trigger
+
+/// A 60-char task (required), then five calls of a 5-char assistant record each followed by a
+/// 5-char tool result. Inputs: 60, 72, 84, 96, 108.
+fn small_turns() -> CostedHistory {
+    let mut spec = vec![(U, 60, true)];
+    for _ in 0..5 {
+        spec.push((A, 5, false));
+        spec.push((T, 5, false));
+    }
+    history(&spec)
+}
+
+fn context_cfg(window: u64, ratio: f64) -> SessionConfig {
+    SessionConfig {
+        window,
+        ratio,
+        target: 0.5,
+        ..SessionConfig::default()
+    }
+}
+
+#[test]
+fn the_context_trigger_compacts_when_the_next_input_reaches_the_threshold() {
+    let h = small_turns();
+    let recent = Strategy::parse("recent(keep_first=task)").unwrap();
+    assert_eq!(SessionConfig::default().trigger, TriggerMode::Context);
+    // Window 200 × 0.5 = 100. The usage counter: 65 after call 1, 65 + 77 = 142 after call 2,
+    // over 100 though the context is only 84: it compacts before call 3 (the context fits the
+    // capacity 100 whole, so nothing changes; reset), then 89, 190: again before call 5.
+    let usage = SessionConfig {
+        trigger: TriggerMode::Usage,
+        ..context_cfg(200, 0.5)
+    };
+    let (m, t) = replay(&h, &recent, &usage, 0);
+    let before: Vec<u32> = t.compactions.iter().map(|k| k.before_call).collect();
+    assert_eq!(before, [3, 5]);
+    assert_eq!(m.model_calls, 5, "recent calls no model");
+    // The context: 84 before call 3, 96 before call 4, 108 ≥ 100 before call 5: one compaction.
+    // The task (60) and the newest six records that fit the 40 left (6 × 5 + 6 separators)
+    // make 96.
+    let (m, t) = replay(&h, &recent, &context_cfg(200, 0.5), 0);
+    let before: Vec<u32> = t.compactions.iter().map(|k| k.before_call).collect();
+    assert_eq!(before, [5]);
+    assert_eq!(t.compactions[0].context_after, 96);
+    assert_eq!(t.calls[4].input, 96);
+    assert_eq!((m.compactions, m.model_calls, m.summary_calls), (1, 5, 0));
+    assert_eq!(m.retention_end, Some(1.0));
+    // At 0.6 (120) the context never gets there: no compaction, the raw run exactly; the
+    // usage counter still crosses 120 after call 2.
+    let (m, _) = replay(&h, &recent, &context_cfg(200, 0.6), 0);
+    let (raw, _) = replay(
+        &h,
+        &Strategy::parse("raw").unwrap(),
+        &context_cfg(200, 0.6),
+        0,
+    );
+    assert_eq!(m.compactions, 0);
+    assert_eq!(m, raw);
+    let (m, _) = replay(
+        &h,
+        &recent,
+        &SessionConfig {
+            trigger: TriggerMode::Usage,
+            ..context_cfg(200, 0.6)
+        },
+        0,
+    );
+    assert!(m.compactions > 0);
+}
+
+#[test]
+fn a_call_over_the_window_ends_the_session() {
+    let h = small_turns();
+    // Window 100: call 4 would send 96 and get 5 back, 101 > 100, so the provider refuses it.
+    let (m, t) = replay(
+        &h,
+        &Strategy::parse("raw").unwrap(),
+        &context_cfg(100, 1.0),
+        0,
+    );
+    assert!(m.exit_context);
+    assert_eq!(m.exit_call, Some(4));
+    assert_eq!(m.calls, 3);
+    assert_eq!(t.calls.len(), 3);
+    // Billed: the three calls made, 60 + 72 + 84 in and 3 × 5 out.
+    assert_eq!((m.input_tokens, m.output_tokens), (216, 15));
+    // The task appeared and is there at the end; the records after the exit never appeared.
+    assert_eq!((m.required_total, m.retention_end), (1, Some(1.0)));
+    // A window that holds every call: no exit.
+    let (m, _) = replay(
+        &h,
+        &Strategy::parse("raw").unwrap(),
+        &context_cfg(113, 1.0),
+        0,
+    );
+    assert!(!m.exit_context && m.exit_call.is_none());
+    assert_eq!(m.calls, 5);
+    // A head that does not fit the capacity cannot be compacted: the run goes on until a call
+    // exceeds the window. Capacity floor(100 × 0.5) = 50 < the task's 60.
+    let (m, t) = replay(
+        &h,
+        &Strategy::parse("recent(keep_first=task)").unwrap(),
+        &context_cfg(100, 0.7),
+        0,
+    );
+    assert!(t.compactions.iter().all(|k| k.failed));
+    assert_eq!((m.exit_context, m.exit_call), (true, Some(4)));
+}
+
+#[test]
+fn only_a_summary_costs_a_model_call() {
+    let h = small_turns();
+    // Before call 5 the context is 108 ≥ 100. The task (60) is kept; of the 40 left the newest
+    // two records (5 + 1 + 5) stay and the six before them become one summary of 10:
+    // 1 + 10 + 1 + 11 = 23. The compaction is a model call: its input is the context (108), of
+    // which call 4's input (96) is read from cache, and its output the summary (10).
+    let summary = Strategy::parse("summary(keep_recent=2, summary_size=10)").unwrap();
+    let (m, t) = replay(&h, &summary, &context_cfg(200, 0.5), 0);
+    let k = t.compactions[0];
+    assert_eq!(
+        (
+            k.before_call,
+            k.input,
+            k.cache_read,
+            k.output,
+            k.context_after,
+            k.model_call
+        ),
+        (5, 108, 96, 10, 83, true)
+    );
+    assert_eq!((m.compactions, m.summary_calls, m.model_calls), (1, 1, 6));
+    // Call 5 sends [task, summary, A, T] = 83 and reads the task (60) from cache.
+    assert_eq!((t.calls[4].input, t.calls[4].cache_read), (83, 60));
+    // Billed: the five agent calls (60 + 72 + 84 + 96 + 83) and the summary (108) in, 5 × 5 +
+    // 10 out.
+    assert_eq!((m.input_tokens, m.output_tokens), (503, 35));
+    // Masking the same context calls no model and bills nothing for the compaction.
+    let mask = Strategy::parse("mask(keep_recent=1)").unwrap();
+    let (m, t) = replay(&h, &mask, &context_cfg(200, 0.5), 0);
+    assert!(t.compactions.iter().all(|k| !k.model_call));
+    assert_eq!((m.summary_calls, m.model_calls), (0, m.calls));
 }

@@ -265,7 +265,11 @@ fn clear_tool_uses_keep_threshold_exclusions_and_inputs() {
     assert_eq!(ctx.items, (3..8).map(V).collect::<Vec<_>>());
     assert_eq!(m.used, 224);
     // clear_at_least=221 > 220 freed: no clearing, same drops.
-    let (_, ctx, m) = run(&h, "clear_tool_uses(keep=1, clear_at_least=221, keep_first=0)", 300);
+    let (_, ctx, m) = run(
+        &h,
+        "clear_tool_uses(keep=1, clear_at_least=221, keep_first=0)",
+        300,
+    );
     assert_eq!(ctx.items, (3..8).map(V).collect::<Vec<_>>());
     assert_eq!(m.used, 224);
     // clear_at_least=220 is met exactly.
@@ -569,13 +573,20 @@ fn the_system_prompt_and_the_task_are_never_summarised_or_dropped() {
     assert!(close(m.required_retention, 1.0));
     assert!(!ctx.summary_kept[0] && !ctx.summary_kept[1]);
     // Without the head the summary takes them: 0..4 summarised, 10 + 1 + 30 = 41.
-    let (_, ctx, m) = run(&h, "summary(keep_recent=1, summary_size=10, keep_first=0)", 100);
+    let (_, ctx, m) = run(
+        &h,
+        "summary(keep_recent=1, summary_size=10, keep_first=0)",
+        100,
+    );
     assert_eq!(ctx.cost, 41);
     assert!(close(m.required_retention, 0.0));
     // mask and clear_tool_uses drop the oldest, but never the head: at 90 the rest has 39. Mask
     // (21) or clear (25) 3: 10 + 21 + 30 + 2 + 1 = 64 (68 cleared) > 39; dropping 2 leaves 53
     // (57); dropping 3 leaves 30 + 1 = 31 ≤ 39. Used 51 + 31 = 82.
-    for spec in ["mask(keep_recent=0, min_chars=0)", "clear_tool_uses(keep=0)"] {
+    for spec in [
+        "mask(keep_recent=0, min_chars=0)",
+        "clear_tool_uses(keep=0)",
+    ] {
         let (o, ctx, m) = run(&h, spec, 90);
         assert_eq!(o, Outcome::Feasible, "{spec}");
         assert_eq!(ctx.items, vec![V(0), V(1), V(4)], "{spec}");

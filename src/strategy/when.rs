@@ -1,0 +1,17 @@
+//! When a harness compacts, for strategies that carry their harness's own rule for it (the
+//! presets). A session uses it in place of its `window × ratio` threshold; a cell has no time
+//! and ignores it.
+
+/// A preset's trigger, checked before each agent call (after the first).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum When {
+    /// Before every call: a per-call view of the history (SWE-agent's history processors,
+    /// OpenHands' masking and recent-events condensers, Anthropic's server-side clearing).
+    EveryCall,
+    /// When the context the next call would send reaches this many units of the cost model.
+    Tokens(u64),
+    /// When it reaches this share of the window.
+    Share(f64),
+    /// When the context holds more than this many entries (events, as OpenHands counts them).
+    Events(usize),
+}
