@@ -22,6 +22,9 @@ pub struct CostedHistory {
     /// Length of each record's text in Unicode scalar values, whatever the cost model: what
     /// `mask(min_chars=...)` compares against, as the harnesses it comes from do.
     pub chars: Vec<u64>,
+    /// Lines of each record's text (as Python's `splitlines` counts them): what a harness's
+    /// `(N lines omitted)` stand-in says.
+    pub lines: Vec<u32>,
     pub kinds: Vec<Kind>,
     pub tools: Vec<Option<String>>,
     /// Cost of [`mask_placeholder`] for each record.
@@ -52,6 +55,11 @@ impl CostedHistory {
                 .records
                 .iter()
                 .map(|r| r.text.chars().count() as u64)
+                .collect(),
+            lines: history
+                .records
+                .iter()
+                .map(|r| u32::try_from(r.text.lines().count()).unwrap_or(u32::MAX))
                 .collect(),
             kinds: history.records.iter().map(|r| r.kind).collect(),
             tools: history.records.iter().map(|r| r.tool.clone()).collect(),

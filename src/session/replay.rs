@@ -4,7 +4,7 @@
 
 use super::cache::{Billing, Prefix};
 use super::config::{threshold, SessionConfig, TriggerMode};
-use super::context::{Entry, Origin, PlaceholderCost, NONE};
+use super::context::{Entry, Origin, NONE};
 use super::layers::Layer;
 use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
@@ -40,6 +40,7 @@ pub struct SessionScratch {
     view_costs: Vec<u64>,
     /// Text lengths in chars (what `mask(min_chars)` compares); stand-ins count as 0.
     view_chars: Vec<u64>,
+    view_lines: Vec<u32>,
     view_kinds: Vec<Kind>,
     view_tools: Vec<Option<String>>,
     view_mask: Vec<u64>,
@@ -348,6 +349,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         let h = self.h;
         s.view_costs.clear();
         s.view_chars.clear();
+        s.view_lines.clear();
         s.view_kinds.clear();
         s.view_mask.clear();
         s.view_flags.clear();
@@ -371,6 +373,10 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             s.view_costs.push(e.cost);
             s.view_chars.push(match e.origin {
                 Origin::Record(r) => h.chars[r as usize],
+                _ => 0,
+            });
+            s.view_lines.push(match e.origin {
+                Origin::Record(r) => h.lines[r as usize],
                 _ => 0,
             });
             s.view_kinds.push(kind);
@@ -409,12 +415,14 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             let view = View {
                 costs: &s.view_costs,
                 chars: &s.view_chars,
+                lines: &s.view_lines,
                 kinds: &s.view_kinds,
                 tools: &s.view_tools[..len],
                 mask_costs: &s.view_mask,
                 clear_cost: self.h.clear_cost,
                 separator: self.h.separator,
                 flags: &s.view_flags,
+                model: self.h.model,
             };
             let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
             self.compactor
@@ -480,7 +488,6 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
     /// the notes read back; returns the cost of the summaries written (the compaction call's
     /// output).
     fn replace(&mut self, stream: u64) -> u64 {
-        let h = self.h;
         let s = &mut *self.s;
         let existing = self.summaries as usize;
         s.remap.clear();
@@ -489,30 +496,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         s.alive.resize(existing, false);
         s.next.clear();
 
-        let mut known = 0u64;
-        let mut placeholders = 0u64;
-        let mut mask_sum = 0u64;
-        for item in &s.ctx.items {
-            match *item {
-                Item::Verbatim(j) => known += s.view_costs[j],
-                Item::Placeholder(j) => {
-                    placeholders += 1;
-                    mask_sum += s.view_mask[j];
-                }
-                Item::Summary { cost, .. } => known += cost,
-            }
-        }
-        let gaps = h.separator * (s.ctx.items.len() as u64).saturating_sub(1);
-        let placeholder_cost = PlaceholderCost::infer(
-            s.ctx.cost.saturating_sub(known + gaps),
-            placeholders,
-            mask_sum,
-            h.clear_cost,
-        );
-
         let mut output = 0u64;
-        let mut nth_placeholder = 0u64;
-        for item in &s.ctx.items {
+        for (k, item) in s.ctx.items.iter().enumerate() {
             let entry = match *item {
                 Item::Verbatim(j) => {
                     let e = s.entries[s.view_map[j] as usize];
@@ -523,8 +508,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 }
                 Item::Placeholder(j) => {
                     let e = s.entries[s.view_map[j] as usize];
-                    let cost = placeholder_cost.cost(nth_placeholder, s.view_mask[j]);
-                    nth_placeholder += 1;
+                    // What the strategy's stand-in text costs.
+                    let cost = s.ctx.item_costs[k];
                     let origin = match e.origin {
                         Origin::Record(r) | Origin::Placeholder(r) => Origin::Placeholder(r),
                         Origin::Summary(id) | Origin::SummaryPlaceholder(id) => {

@@ -19,6 +19,9 @@ pub enum Item {
 pub struct Context {
     /// Items in original order.
     pub items: Vec<Item>,
+    /// The cost of each item (a placeholder costs what its own stand-in text costs, which only
+    /// the strategy that wrote it knows).
+    pub item_costs: Vec<u64>,
     /// Cost of the context under the history's cost model, separators included.
     pub cost: u64,
     /// Per record: whether a summary covering it still carries its information (meaningful only
@@ -36,6 +39,7 @@ pub struct Context {
 impl Context {
     pub fn clear(&mut self, records: usize) {
         self.items.clear();
+        self.item_costs.clear();
         self.cost = 0;
         self.summary_kept.clear();
         self.summary_kept.resize(records, false);
@@ -49,6 +53,7 @@ impl Context {
     pub fn push(&mut self, item: Item, cost: u64, separator: u64) {
         self.cost = self.cost_with(cost, separator);
         self.items.push(item);
+        self.item_costs.push(cost);
     }
 
     /// The cost of the context after adding an item of `cost`.
@@ -83,6 +88,7 @@ impl Context {
     /// Puts the items back in original order (for strategies that build newest first).
     pub(crate) fn reverse(&mut self) {
         self.items.reverse();
+        self.item_costs.reverse();
     }
 }
 

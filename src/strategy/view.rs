@@ -1,6 +1,7 @@
 //! What a strategy may look at: sizes, kinds, tools and the (possibly wrong) flags — never the
 //! ground truth.
 
+use crate::cost::CostModel;
 use crate::history::{CostedHistory, Kind};
 
 #[derive(Debug, Clone, Copy)]
@@ -8,12 +9,16 @@ pub struct View<'a> {
     pub costs: &'a [u64],
     /// Text lengths in chars, whatever the cost model (see [`CostedHistory::chars`]).
     pub chars: &'a [u64],
+    /// Lines of each record's text; 0 for stand-ins.
+    pub lines: &'a [u32],
     pub kinds: &'a [Kind],
     pub tools: &'a [Option<String>],
     pub mask_costs: &'a [u64],
     pub clear_cost: u64,
     pub separator: u64,
     pub flags: &'a [bool],
+    /// The history's cost model, for what a stand-in text of a strategy's own costs.
+    pub model: CostModel,
 }
 
 impl<'a> View<'a> {
@@ -23,12 +28,14 @@ impl<'a> View<'a> {
         View {
             costs: &history.costs,
             chars: &history.chars,
+            lines: &history.lines,
             kinds: &history.kinds,
             tools: &history.tools,
             mask_costs: &history.mask_costs,
             clear_cost: history.clear_cost,
             separator: history.separator,
             flags,
+            model: history.model,
         }
     }
 
@@ -45,6 +52,7 @@ impl<'a> View<'a> {
         View {
             costs: &self.costs[..n],
             chars: &self.chars[..n],
+            lines: &self.lines[..n],
             kinds: &self.kinds[..n],
             tools: &self.tools[..n],
             mask_costs: &self.mask_costs[..n],
@@ -58,6 +66,7 @@ impl<'a> View<'a> {
         View {
             costs: &self.costs[range.clone()],
             chars: &self.chars[range.clone()],
+            lines: &self.lines[range.clone()],
             kinds: &self.kinds[range.clone()],
             tools: &self.tools[range.clone()],
             mask_costs: &self.mask_costs[range.clone()],
