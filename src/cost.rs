@@ -9,7 +9,7 @@ use tiktoken_rs::CoreBPE;
 /// How the size of a record is counted.
 ///
 /// Written and parsed as a spec: `chars`, `bytes`, `approx-tokens`, `tokens` or
-/// `tokens(encoding=cl100k_base, overhead=3)`; `Display` gives the canonical spec, which parses
+/// `tokens(encoding=cl100k_base, overhead=3, scale=1.16)`; `Display` gives the canonical spec, which parses
 /// back to the same model (experiment files and tables use that form).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(try_from = "String", into = "String")]
@@ -22,8 +22,15 @@ pub enum CostModel {
     /// `ceil(chars / 4)` per record, a common rule of thumb for tokens.
     ApproxTokens,
     /// Real BPE tokens of the text under `encoding`, plus `overhead` tokens per record for the
-    /// message framing a chat API adds around every message.
-    Tokens { encoding: Encoding, overhead: u32 },
+    /// message framing a chat API adds around every message, times `scale` (in thousandths, so
+    /// the model stays hashable): a provider whose tokenizer is not shipped here (Gemini,
+    /// Claude) counts about `scale` of its tokens per o200k token, the slope `ctxlab calibrate`
+    /// fits (about 1.16 for Gemini on the shared runs), so windows are in the provider's tokens.
+    Tokens {
+        encoding: Encoding,
+        overhead: u32,
+        scale_milli: u32,
+    },
 }
 
 /// A BPE vocabulary shipped inside the `tiktoken-rs` crate (no download).
@@ -94,6 +101,13 @@ impl FromStr for Encoding {
 /// message is 3 tokens for the models that use these encodings).
 pub const DEFAULT_TOKEN_OVERHEAD: u32 = 3;
 
+/// `scale` of the token model unless the spec says otherwise: the counts as the encoding gives
+/// them.
+pub const UNSCALED: u32 = 1000;
+
+/// The largest `scale` a spec may give: no tokenizer counts a hundred times another's tokens.
+const MAX_SCALE: f64 = 100.0;
+
 impl CostModel {
     pub const NAMES: [&'static str; 4] = ["chars", "bytes", "approx-tokens", "tokens"];
 
@@ -101,6 +115,7 @@ impl CostModel {
     pub const TOKENS: CostModel = CostModel::Tokens {
         encoding: Encoding::O200kBase,
         overhead: DEFAULT_TOKEN_OVERHEAD,
+        scale_milli: UNSCALED,
     };
 
     /// The cost of one text.
@@ -109,7 +124,11 @@ impl CostModel {
             CostModel::Chars => text.chars().count() as u64,
             CostModel::Bytes => text.len() as u64,
             CostModel::ApproxTokens => (text.chars().count() as u64).div_ceil(4),
-            CostModel::Tokens { encoding, overhead } => encoding.count(text) + overhead as u64,
+            CostModel::Tokens {
+                encoding,
+                overhead,
+                scale_milli,
+            } => scaled(encoding.count(text) + overhead as u64, scale_milli),
         }
     }
 
@@ -141,13 +160,21 @@ impl fmt::Display for CostModel {
     /// model reads `tokens`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())?;
-        if let CostModel::Tokens { encoding, overhead } = *self {
+        if let CostModel::Tokens {
+            encoding,
+            overhead,
+            scale_milli,
+        } = *self
+        {
             let mut params = Vec::new();
             if encoding != Encoding::default() {
                 params.push(format!("encoding={encoding}"));
             }
             if overhead != DEFAULT_TOKEN_OVERHEAD {
                 params.push(format!("overhead={overhead}"));
+            }
+            if scale_milli != UNSCALED {
+                params.push(format!("scale={}", f64::from(scale_milli) / 1000.0));
             }
             if !params.is_empty() {
                 write!(f, "({})", params.join(", "))?;
@@ -190,6 +217,7 @@ impl FromStr for CostModel {
         let CostModel::Tokens {
             mut encoding,
             mut overhead,
+            mut scale_milli,
         } = model
         else {
             return Err(format!("cost model {text:?}: `{name}` takes no parameters"));
@@ -212,15 +240,46 @@ impl FromStr for CostModel {
                         )
                     })?
                 }
+                "scale" => scale_milli = parse_scale(text, value)?,
                 other => {
                     return Err(format!(
-                        "cost model {text:?}: unknown parameter `{other}` (known: encoding, overhead)"
+                        "cost model {text:?}: unknown parameter `{other}` (known: encoding, overhead, scale)"
                     ))
                 }
             }
         }
-        Ok(CostModel::Tokens { encoding, overhead })
+        Ok(CostModel::Tokens {
+            encoding,
+            overhead,
+            scale_milli,
+        })
     }
+}
+
+/// `count × scale`, rounded to the nearest whole token (halves up).
+fn scaled(count: u64, scale_milli: u32) -> u64 {
+    if scale_milli == UNSCALED {
+        return count;
+    }
+    ((u128::from(count) * u128::from(scale_milli) + 500) / 1000) as u64
+}
+
+/// `scale=F`: a number in (0, 100], kept to thousandths (the precision `calibrate` prints).
+fn parse_scale(spec: &str, value: &str) -> Result<u32, String> {
+    let expected = || {
+        format!(
+            "cost model {spec:?}: `scale` expects a number above 0 and at most {MAX_SCALE}, the provider's tokens per counted token (e.g. 1.16), found {value:?}"
+        )
+    };
+    let f: f64 = value.parse().map_err(|_| expected())?;
+    if !(f.is_finite() && f > 0.0 && f <= MAX_SCALE) {
+        return Err(expected());
+    }
+    let milli = (f * 1000.0).round();
+    if milli < 1.0 {
+        return Err(expected());
+    }
+    Ok(milli as u32)
 }
 
 impl TryFrom<String> for CostModel {
@@ -292,7 +351,8 @@ mod tests {
             m,
             CostModel::Tokens {
                 encoding: Encoding::Cl100kBase,
-                overhead: 0
+                overhead: 0,
+                scale_milli: UNSCALED,
             }
         );
         assert_eq!(m.to_string(), "tokens(encoding=cl100k_base, overhead=0)");
@@ -311,6 +371,13 @@ mod tests {
                 .unwrap()
                 .to_string(),
             "tokens(overhead=7)"
+        );
+        let scaled: CostModel = "tokens(scale=1.16)".parse().unwrap();
+        assert_eq!(scaled.to_string(), "tokens(scale=1.16)");
+        assert_eq!(scaled.to_string().parse::<CostModel>().unwrap(), scaled);
+        assert_eq!(
+            "tokens(scale=1)".parse::<CostModel>().unwrap(),
+            CostModel::TOKENS
         );
         // Serde uses the same spec, so experiment files write `cost = "tokens(overhead=4)"`.
         let json = serde_json::to_string(&m).unwrap();
@@ -332,7 +399,7 @@ mod tests {
             ("tokens(overhead=-1)", "whole number"),
             (
                 "tokens(size=3)",
-                "unknown parameter `size` (known: encoding, overhead)",
+                "unknown parameter `size` (known: encoding, overhead, scale)",
             ),
             ("tokens(overhead)", "key=value"),
             ("tokens(overhead=3", "closing"),
@@ -341,6 +408,27 @@ mod tests {
         for (spec, what) in cases {
             let err = spec.parse::<CostModel>().unwrap_err();
             assert!(err.contains(what), "{spec}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_scale_multiplies_the_count_and_rounds_to_the_nearest_token() {
+        // 6 o200k tokens (the cookbook's count, below) + 3 of overhead = 9.
+        let text = "tiktoken is great!";
+        assert_eq!(CostModel::TOKENS.cost(text), 9);
+        let at = |spec: &str| spec.parse::<CostModel>().unwrap().cost(text);
+        assert_eq!(at("tokens(scale=1.16)"), 10); // 10.44
+        assert_eq!(at("tokens(scale=1.5)"), 14); // 13.5 rounds up
+        assert_eq!(at("tokens(scale=0.5)"), 5); // 4.5 rounds up
+        for bad in [
+            "tokens(scale=0)",
+            "tokens(scale=-1)",
+            "tokens(scale=x)",
+            "tokens(scale=101)",
+            "tokens(scale=0.0001)",
+        ] {
+            let e = bad.parse::<CostModel>().unwrap_err();
+            assert!(e.contains("`scale` expects a number above 0"), "{bad}: {e}");
         }
     }
 
