@@ -44,7 +44,7 @@ pub fn run(a: GenerateArgs) -> Result<()> {
     write().with_context(|| format!("{}: cannot write", tmp.display()))?;
     std::fs::rename(&tmp, &a.out).with_context(|| format!("{}: cannot write", a.out.display()))?;
     let records: usize = histories.iter().map(|h| h.len()).sum();
-    println!(
+    crate::sayln!(
         "{} histories, {} records → {}",
         histories.len(),
         records,

@@ -49,7 +49,7 @@ pub fn run(a: ImportArgs) -> Result<()> {
         .iter()
         .map(|h| h.records.iter().filter(|r| r.required).count())
         .sum();
-    println!(
+    crate::sayln!(
         "{} runs, {records} records ({required} required by labels: {}) → {}",
         histories.len(),
         a.label,
@@ -77,13 +77,13 @@ pub fn read_all(files: &[PathBuf], format: Format, skip_bad: bool) -> Result<Vec
             Ok(file_runs)
         });
         for p in &problems.skipped {
-            eprintln!("skipped: {p}");
+            crate::warnln!("skipped: {p}");
         }
         skipped += problems.skipped.len();
         match read {
             Ok(file_runs) => runs.extend(file_runs),
             Err(e) if skip_bad => {
-                eprintln!("skipped: {e}");
+                crate::warnln!("skipped: {e}");
                 skipped += 1;
             }
             Err(e) => return Err(e.into()),
@@ -96,7 +96,7 @@ pub fn read_all(files: &[PathBuf], format: Format, skip_bad: bool) -> Result<Vec
         );
     }
     if skipped > 0 {
-        eprintln!("{skipped} bad line(s) or file(s) skipped");
+        crate::warnln!("{skipped} bad line(s) or file(s) skipped");
     }
     Ok(runs)
 }

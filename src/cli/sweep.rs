@@ -83,7 +83,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
         String::new()
     };
     let unit = unit(report.kind);
-    println!(
+    crate::sayln!(
         "{what}: {} {unit} over {} histories in {:.2} s{resumed} → {}",
         report.rows,
         report.histories,
@@ -91,7 +91,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
         report.dir.display()
     );
     for f in &report.files {
-        println!("  {}", f.display());
+        crate::sayln!("  {}", f.display());
     }
     Ok(())
 }
