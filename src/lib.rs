@@ -27,9 +27,11 @@ pub mod session;
 pub(crate) mod sessions;
 pub mod stats;
 pub mod strategy;
+pub(crate) mod strict_json;
 pub mod summariser;
 pub mod sweep;
 pub mod tables;
+pub mod text;
 
 pub use cost::CostModel;
 pub use error::InputError;

@@ -200,7 +200,7 @@ fn read_states(dir: &Path) -> Result<Vec<(PathBuf, ShardState)>> {
         .map(|p| {
             let text = std::fs::read_to_string(&p).at(&p, "read")?;
             let state: ShardState =
-                serde_json::from_str(&text).at(&p, "read as a ctxlab shard state")?;
+                crate::strict_json::from_str(&text).at(&p, "read as a ctxlab shard state")?;
             Ok((p, state))
         })
         .collect()
