@@ -19,6 +19,7 @@ pub mod cost;
 pub mod error;
 pub mod experiment;
 pub mod history;
+mod links;
 pub mod metrics;
 pub(crate) mod noise;
 pub mod report;

@@ -29,6 +29,9 @@ pub struct ImportArgs {
 }
 
 pub fn run(a: ImportArgs) -> Result<()> {
+    let tmp = a.out.with_extension("jsonl.partial");
+    let inputs: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
+    super::args::refuse_overwrite(&a.out, &tmp, &inputs)?;
     let runs = read_all(&a.files, a.format, a.skip_bad)?;
     let histories: Vec<_> = runs.into_iter().map(|r| a.label.apply(r)).collect();
     // Whole file to a temporary name, then a rename: a reader never sees half an import.
