@@ -3,9 +3,9 @@
 //! record. Formats that say "object" mean object: [`from_str`] refuses an array wherever a
 //! struct is expected, at any depth.
 //!
-//! It parses twice: once straight into `T` (so that ordinary errors keep serde_json's line
-//! and column), then, only when that succeeded, through a [`serde_json::Value`] walked by a
-//! deserializer that refuses sequences for structs.
+//! It parses into a [`serde_json::Value`] walked by a deserializer that refuses sequences for
+//! structs; on any other mismatch it parses again straight into `T`, so that the message keeps
+//! serde_json's line and column.
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, IntoDeserializer, Visitor};
 use serde::forward_to_deserialize_any;
@@ -13,10 +13,16 @@ use serde_json::{Error, Value};
 
 /// `serde_json::from_str`, with structs read from objects only.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
-    serde_json::from_str::<T>(text)?;
     let value: Value = serde_json::from_str(text)?;
-    T::deserialize(Strict(&value))
+    match T::deserialize(Strict(&value)) {
+        Ok(v) => Ok(v),
+        Err(e) if e.to_string().contains(POSITIONAL) => Err(e),
+        // Any other mismatch: serde_json's own message, which says where.
+        Err(e) => Err(serde_json::from_str::<T>(text).err().unwrap_or(e)),
+    }
 }
+
+const POSITIONAL: &str = "fields are read by name, not by position";
 
 /// A JSON value that deserialises like `serde_json::Value`, except that a struct never reads
 /// an array.
@@ -74,7 +80,7 @@ impl<'de> de::Deserializer<'de> for Strict<'de> {
     ) -> Result<V::Value, Error> {
         if let Value::Array(_) = self.0 {
             return Err(de::Error::custom(format!(
-                "expected a JSON object with named fields ({}), found an array: fields are read by name, not by position",
+                "expected a JSON object with named fields ({}), found an array: {POSITIONAL}",
                 fields.join(", ")
             )));
         }
