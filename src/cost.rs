@@ -423,7 +423,7 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             text.push_str(words[(k >> 33) % words.len()]);
-            if (k >> 20) % 3 != 0 {
+            if !(k >> 20).is_multiple_of(3) {
                 text.push(' ');
             }
         }

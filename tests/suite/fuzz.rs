@@ -9,7 +9,6 @@ use crate::common::*;
 use ctxlab::import::{self, Format, Problems};
 use ctxlab::sweep::{merge, RunOptions};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
 
 /// xorshift64*: small, seeded, good enough to pick mutations.
 struct Rng(u64);
