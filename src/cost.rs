@@ -70,9 +70,60 @@ impl Encoding {
 
     /// Number of tokens of `text`. Special-token markers such as `<|endoftext|>` that occur in a
     /// transcript are counted as the ordinary text they are.
+    ///
+    /// The text is encoded in pieces of about [`PIECE`] bytes, so the time is linear in its
+    /// length and the memory bounded (BPE slows faster than linearly on one long word). A
+    /// piece ends before a space that follows a non-space, where the encoder's own
+    /// pre-tokenizer splits anyway, so counts equal those of the whole text; only a run of
+    /// more than [`MAX_PIECE`] bytes without such a space is cut mid-word.
     pub fn count(self, text: &str) -> u64 {
-        self.encoder().encode_ordinary(text).len() as u64
+        let bpe = self.encoder();
+        pieces(text)
+            .map(|p| bpe.encode_ordinary(p).len() as u64)
+            .sum()
     }
+}
+
+/// Bytes of text encoded at once, at least (unless the text is shorter).
+const PIECE: usize = 8 * 1024;
+/// Bytes of text encoded at once, at most.
+const MAX_PIECE: usize = 64 * 1024;
+
+/// `text` cut into pieces for the encoder (see [`Encoding::count`]).
+fn pieces(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let cut = if rest.len() <= MAX_PIECE {
+            rest.len()
+        } else {
+            let window = &rest.as_bytes()[PIECE..MAX_PIECE];
+            let at_word_gap = |i: usize| {
+                let at = PIECE + i;
+                rest.is_char_boundary(at)
+                    && rest[..at]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| !c.is_whitespace())
+            };
+            match window
+                .iter()
+                .enumerate()
+                .find(|&(i, &b)| b == b' ' && at_word_gap(i))
+            {
+                Some((i, _)) => PIECE + i,
+                None => (0..=MAX_PIECE)
+                    .rev()
+                    .find(|&i| rest.is_char_boundary(i))
+                    .unwrap_or(rest.len()),
+            }
+        };
+        let (piece, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 impl fmt::Display for Encoding {
@@ -430,6 +481,49 @@ mod tests {
             let e = bad.parse::<CostModel>().unwrap_err();
             assert!(e.contains("`scale` expects a number above 0"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn long_texts_are_counted_in_pieces_with_the_same_counts() {
+        let words = [
+            "fn",
+            "main()",
+            "{",
+            "let",
+            "x:",
+            "u64",
+            "=",
+            "42;",
+            "\n",
+            "  ",
+            "日本語",
+            "résumé,",
+            "/usr/lib",
+            "'s",
+            "\n\n",
+            "...",
+            "\t",
+        ];
+        let mut text = String::new();
+        let mut k = 7usize;
+        while text.len() < 300_000 {
+            k = k
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(words[(k >> 33) % words.len()]);
+            if !(k >> 20).is_multiple_of(3) {
+                text.push(' ');
+            }
+        }
+        assert!(pieces(&text).count() > 10);
+        assert_eq!(pieces(&text).collect::<String>(), text);
+        for e in Encoding::ALL {
+            let whole = e.encoder().encode_ordinary(&text).len() as u64;
+            assert_eq!(e.count(&text), whole, "{e}");
+        }
+        // No space at all: cut every MAX_PIECE bytes, so the time stays linear.
+        let word = "x".repeat(5 * MAX_PIECE + 3);
+        assert_eq!(pieces(&word).count(), 6);
     }
 
     #[test]

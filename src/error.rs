@@ -11,21 +11,25 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{}:{line}: {message}", path.display())]
+    #[error("{}:{line}: {}", path.display(), crate::text::cut_long(message))]
     Line {
         path: PathBuf,
         line: usize,
         message: String,
     },
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {}", path.display(), crate::text::cut_long(message))]
     File { path: PathBuf, message: String },
-    #[error("{origin}: key `{key}`: {message}")]
+    #[error(
+        "{origin}: key `{}`: {}",
+        crate::text::cut(key, crate::text::QUOTE_CHARS),
+        crate::text::cut_long(message)
+    )]
     Key {
         origin: String,
         key: String,
         message: String,
     },
-    #[error("{0}")]
+    #[error("{}", crate::text::cut_long(.0))]
     Invalid(String),
 }
 

@@ -1,12 +1,14 @@
 use clap::Parser;
-use ctxlab::cli::Cli;
+use ctxlab::cli::{out, Cli};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     match Cli::parse().command.run() {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout went away (`| head`): what it wanted it has; exit quietly.
+        Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            ctxlab::warnln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }

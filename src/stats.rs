@@ -102,14 +102,51 @@ impl Acc {
         self.history_sum_n = self.history_sum_n.saturating_add(p.sum.saturating_mul(n));
     }
 
+    /// Whether the sums could come from real values: what a shard state read from disk must
+    /// satisfy before it is merged (a hand-edited moment would otherwise give a mean
+    /// retention of −15.5). The message names the broken rule.
+    pub fn check(&self) -> Result<(), String> {
+        let n = i128::from(self.n);
+        let rules = [
+            (self.histories <= self.n, "more histories than values"),
+            (
+                (self.n == 0) == (self.histories == 0),
+                "values without histories",
+            ),
+            (
+                self.sum_sq >= 0 && self.history_sum_sq >= 0,
+                "a negative sum of squares",
+            ),
+            // Σn_h² lies between N (one value per history) and N² (all in one).
+            (
+                self.history_n_sq >= n && n.checked_mul(n).is_none_or(|nn| self.history_n_sq <= nn),
+                "a count of squares that no split of the values gives",
+            ),
+            // Cauchy–Schwarz: (Σx)² ≤ N·Σx², and (Σs_h)² ≤ H·Σs_h² (unless saturated).
+            (
+                cauchy_schwarz(self.sum, n, self.sum_sq),
+                "a sum too large for its sum of squares",
+            ),
+            (
+                cauchy_schwarz(self.sum, i128::from(self.histories), self.history_sum_sq),
+                "a sum too large for its histories' sum of squares",
+            ),
+        ];
+        match rules.iter().find(|(ok, _)| !ok) {
+            Some((_, broken)) => Err((*broken).to_string()),
+            None => Ok(()),
+        }
+    }
+
     /// Adds another accumulator of other histories (exact, order-free).
     pub fn merge(&mut self, o: &Acc) {
         self.n += o.n;
         self.histories += o.histories;
-        self.sum += o.sum;
+        // Checked states only ever get here, but a sum must saturate rather than wrap.
+        self.sum = self.sum.saturating_add(o.sum);
         self.sum_sq = self.sum_sq.saturating_add(o.sum_sq);
         self.history_sum_sq = self.history_sum_sq.saturating_add(o.history_sum_sq);
-        self.history_n_sq += o.history_n_sq;
+        self.history_n_sq = self.history_n_sq.saturating_add(o.history_n_sq);
         self.history_sum_n = self.history_sum_n.saturating_add(o.history_sum_n);
     }
 
@@ -152,6 +189,12 @@ impl Acc {
         let half = t975(self.histories - 1) * variance.sqrt() / scale;
         Some((mean - half, mean + half))
     }
+}
+
+/// `sum² ≤ n · sum_sq`, in floating point with a margin (a forged sum is off by far more);
+/// a saturated sum of squares cannot be checked.
+fn cauchy_schwarz(sum: i128, n: i128, sum_sq: i128) -> bool {
+    sum_sq == i128::MAX || (sum as f64).powi(2) <= n as f64 * sum_sq as f64 * (1.0 + 1e-9)
 }
 
 /// The 0.975 quantile of Student's t with `df` degrees of freedom (exact table to 30, then the
@@ -355,6 +398,60 @@ impl Summary {
                         .zip(&b.measures)
                         .all(|(x, y)| x.whole == y.whole)
             })
+    }
+
+    /// Checks a summary read from disk that covers `histories` histories and `rows` rows:
+    /// every group's counts fit, every accumulator passes [`Acc::check`]. The message names
+    /// the group (or pair) and the rule.
+    pub fn check(&self, histories: u64, rows: u64) -> Result<(), String> {
+        let mut total = 0u64;
+        for (g, group) in self.groups.iter().enumerate() {
+            total = total
+                .checked_add(group.n)
+                .ok_or_else(|| format!("group {g}: counts add up beyond 2^64 − 1"))?;
+            if group.histories > histories || group.histories > group.n {
+                return Err(format!(
+                    "group {g}: {} histories of {} values, where the shard has {histories} histories",
+                    group.histories, group.n
+                ));
+            }
+            for (m, acc) in group.measures.iter().enumerate() {
+                if acc.n > group.n || acc.histories > group.histories {
+                    return Err(format!(
+                        "group {g}, measure {m}: {} values where the group has {}",
+                        acc.n, group.n
+                    ));
+                }
+                // Whole measures are counts and sizes; only differences (pairs) go negative.
+                let negative = acc.whole && acc.sum < 0;
+                acc.check()
+                    .and_then(|()| match negative {
+                        true => Err("a negative sum of whole numbers".to_string()),
+                        false => Ok(()),
+                    })
+                    .map_err(|e| format!("group {g}, measure {m}: {e}"))?;
+            }
+        }
+        if total != rows {
+            return Err(format!(
+                "its groups count {total} rows where the state says {rows}"
+            ));
+        }
+        for (i, pair) in self.pairs.iter().enumerate() {
+            pair.diff.check().map_err(|e| format!("pair {i}: {e}"))?;
+            if pair.diff.n > rows
+                || pair
+                    .better
+                    .checked_add(pair.worse)
+                    .is_none_or(|b| b > pair.diff.histories)
+            {
+                return Err(format!(
+                    "pair {i}: {} better and {} worse histories of {}",
+                    pair.better, pair.worse, pair.diff.histories
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Adds another summary of the same shape, over other histories (exact, order-free).

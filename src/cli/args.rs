@@ -122,6 +122,41 @@ pub fn given_flags(flags: &[(&str, bool)]) -> Option<(String, &'static str)> {
     }
 }
 
+/// Whether `a` and `b` name one existing file: the same canonical path, or (a hard link) the
+/// same device and inode.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(x), Ok(y)) = (a.canonicalize(), b.canonicalize()) {
+        if x == y {
+            return true;
+        }
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return x.dev() == y.dev() && x.ino() == y.ino();
+        }
+    }
+    false
+}
+
+/// Refuses an `--out` (or the temporary file written beside it) that is one of the inputs:
+/// the command would overwrite what it reads.
+pub fn refuse_overwrite(out: &Path, temporary: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
+    for input in inputs {
+        for target in [out, temporary] {
+            if same_file(target, input) {
+                anyhow::bail!(
+                    "--out {}: is the input {}; writing it would overwrite the input. Choose another --out",
+                    out.display(),
+                    input.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

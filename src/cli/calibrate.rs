@@ -48,6 +48,6 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     } else {
         to_text(&sized, a.cost)
     };
-    print!("{out}");
+    crate::say!("{out}");
     Ok(())
 }

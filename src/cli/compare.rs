@@ -20,9 +20,9 @@ pub struct CompareArgs {
 
 pub fn run(a: CompareArgs) -> Result<()> {
     let c = compare::compare(&a.results, &a.baseline, a.measure.as_deref())?;
-    print!("{}", compare::to_text(&c));
+    crate::say!("{}", compare::to_text(&c));
     for f in &c.written {
-        println!("  {}", f.display());
+        crate::sayln!("  {}", f.display());
     }
     Ok(())
 }

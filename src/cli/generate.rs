@@ -22,6 +22,8 @@ pub struct GenerateArgs {
 }
 
 pub fn run(a: GenerateArgs) -> Result<()> {
+    let tmp = a.out.with_extension("jsonl.partial");
+    super::args::refuse_overwrite(&a.out, &tmp, &[&a.experiment])?;
     let source = match experiment::load_any(&a.experiment, &a.overrides)? {
         AnyExperiment::Cells(exp) => exp.source,
         AnyExperiment::Sessions(exp) => exp.source,
@@ -33,7 +35,6 @@ pub fn run(a: GenerateArgs) -> Result<()> {
         );
     };
     let histories = generate::generate(cfg);
-    let tmp = a.out.with_extension("jsonl.partial");
     let write = || -> Result<()> {
         let file = std::fs::File::create(&tmp)?;
         let mut w = BufWriter::new(file);
@@ -44,7 +45,7 @@ pub fn run(a: GenerateArgs) -> Result<()> {
     write().with_context(|| format!("{}: cannot write", tmp.display()))?;
     std::fs::rename(&tmp, &a.out).with_context(|| format!("{}: cannot write", a.out.display()))?;
     let records: usize = histories.iter().map(|h| h.len()).sum();
-    println!(
+    crate::sayln!(
         "{} histories, {} records → {}",
         histories.len(),
         records,

@@ -29,6 +29,9 @@ pub struct ImportArgs {
 }
 
 pub fn run(a: ImportArgs) -> Result<()> {
+    let tmp = a.out.with_extension("jsonl.partial");
+    let inputs: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
+    super::args::refuse_overwrite(&a.out, &tmp, &inputs)?;
     let runs = read_all(&a.files, a.format, a.skip_bad)?;
     let histories: Vec<_> = runs.into_iter().map(|r| a.label.apply(r)).collect();
     // Whole file to a temporary name, then a rename: a reader never sees half an import.
@@ -49,7 +52,7 @@ pub fn run(a: ImportArgs) -> Result<()> {
         .iter()
         .map(|h| h.records.iter().filter(|r| r.required).count())
         .sum();
-    println!(
+    crate::sayln!(
         "{} runs, {records} records ({required} required by labels: {}) → {}",
         histories.len(),
         a.label,
@@ -77,13 +80,13 @@ pub fn read_all(files: &[PathBuf], format: Format, skip_bad: bool) -> Result<Vec
             Ok(file_runs)
         });
         for p in &problems.skipped {
-            eprintln!("skipped: {p}");
+            crate::warnln!("skipped: {p}");
         }
         skipped += problems.skipped.len();
         match read {
             Ok(file_runs) => runs.extend(file_runs),
             Err(e) if skip_bad => {
-                eprintln!("skipped: {e}");
+                crate::warnln!("skipped: {e}");
                 skipped += 1;
             }
             Err(e) => return Err(e.into()),
@@ -96,7 +99,7 @@ pub fn read_all(files: &[PathBuf], format: Format, skip_bad: bool) -> Result<Vec
         );
     }
     if skipped > 0 {
-        eprintln!("{skipped} bad line(s) or file(s) skipped");
+        crate::warnln!("{skipped} bad line(s) or file(s) skipped");
     }
     Ok(runs)
 }

@@ -81,7 +81,7 @@ pub fn run(a: InspectArgs) -> Result<()> {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    print!(
+    crate::say!(
         "{}",
         render(
             &costed,

@@ -20,14 +20,14 @@ pub fn run(a: MergeArgs) -> Result<()> {
         ..RunOptions::default()
     };
     let report = merge::merge(&a.results, &opts)?;
-    println!(
+    crate::sayln!(
         "merged {} shards: {} {}",
         report.shards,
         report.rows,
         super::sweep::unit(report.kind)
     );
     for f in &report.files {
-        println!("  {}", f.display());
+        crate::sayln!("  {}", f.display());
     }
     Ok(())
 }

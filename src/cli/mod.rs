@@ -8,6 +8,7 @@ pub mod generate;
 pub mod import;
 pub mod inspect;
 pub mod merge;
+pub mod out;
 pub mod plot;
 pub mod session;
 pub mod sweep;

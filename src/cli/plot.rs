@@ -19,7 +19,7 @@ pub fn run(a: PlotArgs) -> Result<()> {
         charts::render_all(&a.results_dir)?
     };
     for path in written {
-        println!("{}", path.display());
+        crate::sayln!("{}", path.display());
     }
     Ok(())
 }

@@ -173,8 +173,8 @@ fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
     let usage = parse_usage(usage).map_err(|e| anyhow!("--usage: {e}"))?;
     let outcome = run_script(&cfg, &usage);
     match a.format {
-        Format::Csv => print!("{}", out::script_csv(&outcome)),
-        _ => print!("{}", out::script_text(&cfg, &outcome)),
+        Format::Csv => crate::say!("{}", out::script_csv(&outcome)),
+        _ => crate::say!("{}", out::script_text(&cfg, &outcome)),
     }
     Ok(())
 }
@@ -268,7 +268,7 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
         Format::Csv => out::calls_csv(&trace),
         Format::Metrics => out::metrics_csv(&costed.name, &label, &cfg, &metrics),
     };
-    print!("{text}");
+    crate::say!("{text}");
     Ok(())
 }
 

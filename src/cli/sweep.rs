@@ -47,6 +47,9 @@ pub struct SweepArgs {
     /// Write into a non-empty folder that ctxlab did not write (it removes only its own files).
     #[arg(long)]
     pub force: bool,
+    /// Refuse a sweep of more cells (or sessions) than this, before anything runs.
+    #[arg(long, value_name = "N", default_value_t = crate::experiment::limits::DEFAULT_MAX_CELLS)]
+    pub max_cells: u64,
 }
 
 pub fn run(a: SweepArgs) -> Result<()> {
@@ -65,6 +68,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
         resume: a.resume,
         force: a.force,
         chunk_cells: a.chunk_cells,
+        max_cells: a.max_cells,
         progress: &bar,
         stage: Some(&stage),
         fault: fault_from_env()?,
@@ -83,7 +87,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
         String::new()
     };
     let unit = unit(report.kind);
-    println!(
+    crate::sayln!(
         "{what}: {} {unit} over {} histories in {:.2} s{resumed} → {}",
         report.rows,
         report.histories,
@@ -91,7 +95,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
         report.dir.display()
     );
     for f in &report.files {
-        println!("  {}", f.display());
+        crate::sayln!("  {}", f.display());
     }
     Ok(())
 }

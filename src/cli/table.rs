@@ -53,6 +53,6 @@ pub fn run(a: TableArgs) -> Result<()> {
         Format::Csv => table::to_csv(&rows),
         Format::Markdown => table::to_markdown(&rows),
     };
-    print!("{out}");
+    crate::say!("{out}");
     Ok(())
 }

@@ -3,6 +3,7 @@
 //! Every error names the file and the key (or the line, for TOML syntax) and says what was
 //! expected. Unknown keys are errors, so a typo never silently falls back to a default.
 
+use super::limits;
 use super::sessions::SessionExperiment;
 use crate::cost::CostModel;
 use crate::error::InputError;
@@ -179,7 +180,7 @@ pub struct Experiment {
 
 /// Reads, overrides and validates an experiment file.
 pub fn load(path: &Path, overrides: &[String]) -> Result<Experiment, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    let text = crate::text::read(path)?;
     parse(&path.display().to_string(), &text, overrides)
 }
 
@@ -197,7 +198,7 @@ pub enum AnyExperiment {
 
 /// Reads, overrides and validates an experiment file of either kind.
 pub fn load_any(path: &Path, overrides: &[String]) -> Result<AnyExperiment, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    let text = crate::text::read(path)?;
     parse_any(&path.display().to_string(), &text, overrides)
 }
 
@@ -225,7 +226,7 @@ pub fn parse_any(
 }
 
 fn parse_table(origin: &str, text: &str) -> Result<toml::Table, InputError> {
-    toml::from_str(text)
+    toml::from_str(crate::text::without_bom(text))
         .map_err(|e| InputError::Invalid(format!("{origin}: {}", one_line(&e.to_string()))))
 }
 
@@ -238,14 +239,29 @@ fn apply_overrides(table: &mut toml::Table, overrides: &[String]) -> Result<(), 
 
 /// Deserialises a checked table, naming the key of the first mismatch (unknown field, wrong
 /// type, missing key).
-pub(crate) fn deserialize_named<T: serde::de::DeserializeOwned>(
+///
+/// Two rules serde alone does not keep: `-0.0` is read as `0.0` (so it is not a second axis
+/// value beside `0.0`), and a table is never read from an array by position
+/// (`histories.generate = [3, [5, 9], 0.2]`).
+pub(crate) fn deserialize_named<T: serde::de::DeserializeOwned + Serialize>(
     origin: &str,
     table: toml::Table,
 ) -> Result<T, InputError> {
-    serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+    let mut value = toml::Value::Table(table);
+    super::shape::positive_zeros(&mut value);
+    let input = value.clone();
+    let file: T = serde_path_to_error::deserialize(value).map_err(|e| {
         let key = e.path().to_string();
         InputError::key(origin, key, e.into_inner().message().to_string())
-    })
+    })?;
+    if let Some(key) = super::shape::read_by_position(&input, &file) {
+        return Err(InputError::key(
+            origin,
+            key,
+            "found an array where a table belongs: keys are read by name, not by position (write `{ key = value, ... }`)",
+        ));
+    }
+    Ok(file)
 }
 
 /// Rebuilds an experiment from the resolved JSON a manifest or shard state carries, without
@@ -334,6 +350,16 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), P
     let raw = raw.trim();
     let value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
         Ok(mut t) => t.remove("v").expect("just parsed"),
+        // What starts like a list, a table or a quoted string was meant as TOML: a plain
+        // string would only fail later, blamed on the experiment file.
+        Err(e) if raw.starts_with(['[', '{', '"', '\'']) => {
+            return Err(format!(
+                "{}: not valid TOML: {}",
+                crate::text::cut(raw, crate::text::QUOTE_CHARS),
+                e.message()
+            )
+            .into())
+        }
         Err(_) => toml::Value::String(raw.to_string()),
     };
     let parts: Vec<&str> = key.split('.').collect();
@@ -360,8 +386,25 @@ fn validate(
 ) -> Result<Experiment, InputError> {
     check_name(origin, &file.name)?;
     check_replicates(origin, file.replicates)?;
-    let (source, cost) = histories(origin, &file.histories, resolve_files)?;
     let s = &file.sweep;
+    // Sizes first: the checks below are quadratic in an axis's length.
+    limits::check_axes(
+        origin,
+        &[
+            ("sweep.strategies", s.strategies.len()),
+            ("sweep.budgets", s.budgets.len()),
+            (
+                "sweep.keep_recent",
+                s.keep_recent.as_ref().map_or(1, Vec::len),
+            ),
+        ],
+        (
+            ("sweep.false_negative", s.false_negative.len()),
+            ("sweep.false_positive", s.false_positive.len()),
+        ),
+        file.replicates,
+    )?;
+    let (source, cost) = histories(origin, &file.histories, resolve_files)?;
     let strategies = strategies(origin, "sweep.strategies", &s.strategies)?;
     non_empty(origin, "sweep.budgets", s.budgets.len())?;
     check_all(
@@ -448,6 +491,16 @@ pub(crate) fn check_name(origin: &str, name: &str) -> Result<(), InputError> {
 pub(crate) fn check_replicates(origin: &str, replicates: u32) -> Result<(), InputError> {
     if replicates == 0 {
         return Err(InputError::key(origin, "replicates", "must be at least 1"));
+    }
+    if replicates > limits::MAX_REPLICATES {
+        return Err(InputError::key(
+            origin,
+            "replicates",
+            format!(
+                "{replicates} exceeds ctxlab's limit of {} replicates (README, \"Limits\"); more replicates of the same histories add little: add histories instead, or run several experiments with different seeds",
+                limits::MAX_REPLICATES
+            ),
+        ));
     }
     Ok(())
 }

@@ -3,7 +3,9 @@
 //! sweep ([`sessions`]).
 
 pub mod cells;
+pub mod limits;
 pub mod sessions;
+mod shape;
 
 pub use cells::{
     apply_override, check_noise_budget, from_resolved, load, load_any, parse, parse_any,

@@ -191,8 +191,23 @@ fn validate(
 ) -> Result<SessionExperiment, InputError> {
     sweep_config::check_name(origin, &file.name)?;
     sweep_config::check_replicates(origin, file.replicates)?;
-    let (source, cost) = sweep_config::histories(origin, &file.histories, resolve_files)?;
     let s = &file.session;
+    let axes = [
+        ("session.strategies", s.strategies.len()),
+        ("session.windows", s.windows.len()),
+    ];
+    let axes = [
+        axes[0],
+        axes[1],
+        ("session.ratios", s.ratios.len()),
+        ("session.note_rates", s.note_rates.len()),
+    ];
+    let levels = (
+        ("session.false_negative", s.false_negative.len()),
+        ("session.false_positive", s.false_positive.len()),
+    );
+    crate::experiment::limits::check_axes(origin, &axes, levels, file.replicates)?;
+    let (source, cost) = sweep_config::histories(origin, &file.histories, resolve_files)?;
     let strategies = sweep_config::strategies(origin, "session.strategies", &s.strategies)?;
     non_empty(origin, "session.windows", s.windows.len())?;
     no_duplicates(origin, "session.windows", &s.windows)?;

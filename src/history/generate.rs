@@ -39,6 +39,13 @@ pub struct GenerateConfig {
     pub seed: u64,
 }
 
+/// Generated histories at most (README, "Limits").
+pub const MAX_COUNT: u32 = 10_000_000;
+/// Records of one generated history at most: it is built whole in memory (~100 MB).
+pub const MAX_RECORDS: u32 = 1_000_000;
+/// Records of all generated histories at most (`count × records[1]`): ~100 GB of JSONL.
+pub const MAX_ALL_RECORDS: u64 = 1_000_000_000;
+
 fn default_seed() -> u64 {
     1
 }
@@ -49,11 +56,32 @@ impl GenerateConfig {
         if self.count == 0 {
             return Err(("count".into(), "must be at least 1 (zero histories)".into()));
         }
+        if self.count > MAX_COUNT {
+            return Err((
+                "count".into(),
+                format!("{} histories exceed ctxlab's limit of {MAX_COUNT} generated histories (README, \"Limits\"); split them over several seeds", self.count),
+            ));
+        }
         let [lo, hi] = self.records;
         if lo < 2 || lo > hi {
             return Err((
                 "records".into(),
                 format!("expected [min, max] with 2 ≤ min ≤ max, found [{lo}, {hi}]"),
+            ));
+        }
+        if hi > MAX_RECORDS {
+            return Err((
+                "records".into(),
+                format!("{hi} records per history exceed ctxlab's limit of {MAX_RECORDS} (README, \"Limits\"); a history is generated whole in memory"),
+            ));
+        }
+        if u64::from(self.count) * u64::from(hi) > MAX_ALL_RECORDS {
+            return Err((
+                "count".into(),
+                format!(
+                    "{} histories of up to {hi} records (`records`) may hold more than {MAX_ALL_RECORDS} records, ctxlab's limit (README, \"Limits\"); generate fewer or shorter histories",
+                    self.count
+                ),
             ));
         }
         if !(0.0..=1.0).contains(&self.required_share) {

@@ -30,7 +30,7 @@ struct Line {
 
 /// Reads every history in a JSONL file.
 pub fn load_jsonl(path: &Path) -> Result<Vec<History>, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    let text = crate::text::read(path)?;
     parse_jsonl(path, &text)
 }
 
@@ -40,12 +40,21 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "history".to_string());
+    let text = crate::text::without_bom(text);
     let mut histories: Vec<History> = Vec::new();
     let mut index_of: HashMap<String, usize> = HashMap::new();
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
         if raw.trim().is_empty() {
             continue;
+        }
+        // serde reads a struct from an array by position; a record has named fields.
+        if raw.trim_start().starts_with('[') {
+            return Err(InputError::line(
+                path,
+                line_no,
+                "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history` (fields are read by name, not by position)",
+            ));
         }
         let line: Line = serde_json::from_str(raw)
             .map_err(|e| InputError::line(path, line_no, describe_json_error(&e)))?;

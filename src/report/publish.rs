@@ -39,6 +39,9 @@ fn stage(
     temporaries: &mut Vec<(PathBuf, PathBuf)>,
 ) -> Result<(), InputError> {
     for file in files {
+        if let Some(message) = crate::links::through_link(dir, &file.relative) {
+            return Err(InputError::Invalid(message));
+        }
         let target = dir.join(&file.relative);
         let parent = target.parent().unwrap_or(dir).to_path_buf();
         if !parent.exists() {

@@ -50,6 +50,9 @@ impl Default for Prices {
     }
 }
 
+/// The largest price (per million tokens) or cache factor accepted.
+const MAX_PRICE: f64 = 1e6;
+
 impl Prices {
     fn validate(&self) -> Result<(), Invalid> {
         for (key, v) in [
@@ -58,10 +61,12 @@ impl Prices {
             ("cache_read_factor", self.cache_read_factor),
             ("cache_write_factor", self.cache_write_factor),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
+            // A bound keeps every cost finite: 10^6 (dollars per million tokens, or a cache
+            // factor) is far above any real price, and 10^6 × 2^64 tokens is still finite.
+            if !(v.is_finite() && (0.0..=MAX_PRICE).contains(&v)) {
                 return Err(invalid(
                     key,
-                    format!("{v} is not a price: expected a number ≥ 0"),
+                    format!("{v} is not a price: expected a number ≥ 0 and at most {MAX_PRICE}"),
                 ));
             }
         }

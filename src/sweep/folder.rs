@@ -138,6 +138,16 @@ impl Folder {
         also_previous: &[String],
         fault: Option<&Fault>,
     ) -> Result<Vec<PathBuf>> {
+        // Before anything moves: a link anywhere on the way is refused, not followed.
+        for to in files
+            .iter()
+            .map(|(_, to)| to.as_str())
+            .chain([last.1, MANIFEST, PREVIOUS])
+        {
+            if let Some(message) = crate::links::through_link(&self.dir, Path::new(to)) {
+                refuse!("{message}");
+            }
+        }
         let aside = self.dir.join(PREVIOUS);
         let mut previous = previous_files(&self.dir);
         previous.extend_from_slice(also_previous);
@@ -209,6 +219,10 @@ fn remove_ours(dir: &Path, relative: &str) {
             .components()
             .any(|c| !matches!(c, std::path::Component::Normal(_)))
     {
+        return;
+    }
+    // Through a link the file would be someone else's.
+    if crate::links::through_link(dir, rel).is_some() {
         return;
     }
     let path = dir.join(rel);

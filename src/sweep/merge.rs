@@ -10,12 +10,12 @@
 use super::folder::Folder;
 use super::kind::SweepGrid;
 use super::run::{Finish, RunOptions, ShardState, SweepExperiment};
+use super::verify;
 use crate::error::{At, Result};
 use crate::experiment::{self, AnyExperiment};
 use crate::refuse;
 use crate::stats::Summary;
 use crate::tables::manifest::MANIFEST;
-use crate::tables::read::parquet_rows;
 use crate::tables::summary;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -49,25 +49,33 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
             );
         }
     }
-    let mut by_index: Vec<Option<&ShardState>> = vec![None; count];
-    for (path, s) in &states {
-        if by_index[s.shard.0].replace(s).is_some() {
-            refuse!("{}: shard {} appears twice", path.display(), s.shard.0);
-        }
-    }
+    // The indices present, so that a corrupt count (2^64 − 1) allocates nothing.
+    let present: std::collections::HashSet<usize> = states.iter().map(|(_, s)| s.shard.0).collect();
     let missing: Vec<String> = (0..count)
-        .filter(|&i| by_index[i].is_none())
+        .filter(|i| !present.contains(i))
+        .take(20)
         .map(|i| format!("{i}/{count}"))
         .collect();
     if !missing.is_empty() {
+        let more = if count - present.len() > missing.len() {
+            ", ..."
+        } else {
+            ""
+        };
         refuse!(
-            "{}: shards {} are missing (found {} of {}); run them with `ctxlab sweep EXPERIMENT --shard i/{count} --out {}`",
-            dir.join("shards").display(), missing.join(", "), states.len(), count, dir.display()
+            "{}: shards {}{more} are missing (found {} of {}); run them with `ctxlab sweep EXPERIMENT --shard i/{count} --out {}`",
+            dir.join("shards").display(), missing.join(", "), present.len(), count, dir.display()
         );
     }
-    let shards: Vec<&ShardState> = by_index.into_iter().flatten().collect();
+    let mut by_index: Vec<Option<(&Path, &ShardState)>> = vec![None; count];
+    for (path, s) in &states {
+        if by_index[s.shard.0].replace((path, s)).is_some() {
+            refuse!("{}: shard {} appears twice", path.display(), s.shard.0);
+        }
+    }
+    let shards: Vec<(&Path, &ShardState)> = by_index.into_iter().flatten().collect();
     let mut next = 0;
-    for s in &shards {
+    for (_, s) in &shards {
         if s.histories.0 != next || s.histories.1 < s.histories.0 {
             refuse!("shard {} starts at history {} where {} was expected: the shards do not tile the histories", s.shard.0, s.histories.0, next);
         }
@@ -83,6 +91,18 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
     if hash != first.config_hash {
         refuse!("{origin}: the recorded experiment does not match its hash; the shard states were edited or come from another ctxlab version");
     }
+    let generated = match &exp {
+        AnyExperiment::Cells(e) => SweepExperiment::source(e),
+        AnyExperiment::Sessions(e) => SweepExperiment::source(e),
+    };
+    if let crate::history::source::Source::Generate(g) = generated {
+        if next != g.count as usize {
+            refuse!(
+                "{origin}: the shards cover {next} histories where the experiment generates {}",
+                g.count
+            );
+        }
+    }
     match &exp {
         AnyExperiment::Cells(e) => merge_kind(e, &folder, &shards, next, opts),
         AnyExperiment::Sessions(e) => merge_kind(e, &folder, &shards, next, opts),
@@ -92,7 +112,7 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
 fn merge_kind<E: SweepExperiment>(
     exp: &E,
     folder: &Folder,
-    shards: &[&ShardState],
+    shards: &[(&Path, &ShardState)],
     histories: usize,
     opts: &RunOptions,
 ) -> Result<MergeReport> {
@@ -101,43 +121,19 @@ fn merge_kind<E: SweepExperiment>(
     let rows_table = E::Grid::rows_table();
     let mut total: Summary = summary::empty(&rows_table, &grid);
     let mut shard_files = Vec::new();
-    for s in shards {
+    for &(path, s) in shards {
         if !s.summary.same_shape(&total) {
             refuse!(
-                "shard {}: its summary has {} groups where the grid has {}",
+                "{}: shard {}: its summary has {} groups where the grid has {}",
+                path.display(),
                 s.shard.0,
                 s.summary.groups.len(),
                 total.groups.len()
             );
         }
-        let expected = (s.histories.1 - s.histories.0) as u64 * grid.rows_per_history() as u64;
-        if s.rows != expected {
-            refuse!(
-                "shard {}: its state counts {} rows where its histories hold {expected}",
-                s.shard.0,
-                s.rows
-            );
-        }
-        for f in &s.files {
-            let path = dir.join(f);
-            if f.ends_with(".parquet") {
-                let found = parquet_rows(&path)?;
-                if found as u64 != s.rows_written {
-                    refuse!(
-                        "{}: holds {found} rows where shard {}'s state says {}",
-                        path.display(),
-                        s.shard.0,
-                        s.rows_written
-                    );
-                }
-            } else if !path.is_file() {
-                refuse!(
-                    "{}: missing; shard {}'s state lists it",
-                    path.display(),
-                    s.shard.0
-                );
-            }
-        }
+        verify::numbers(path, s, &grid)?;
+        let expected = verify::expected_files(rows_table.stem, s, exp.formats());
+        verify::files(dir, path, s, &expected)?;
         shard_files.extend(s.files.iter().cloned());
         shard_files.push(format!("shards/shard={}.json", s.shard.0));
         total.merge(&s.summary);
@@ -147,7 +143,8 @@ fn merge_kind<E: SweepExperiment>(
         std::fs::remove_dir_all(&staging).at(&staging, "clear")?;
     }
     std::fs::create_dir_all(&staging).at(&staging, "create")?;
-    let wall = Duration::from_secs_f64(shards.iter().map(|s| s.wall_seconds.max(0.0)).sum());
+    // Each figure was checked finite and at most a century.
+    let wall = Duration::from_secs_f64(shards.iter().map(|(_, s)| s.wall_seconds).sum());
     let mut staged = Vec::new();
     Finish {
         staging: &staging,
@@ -200,7 +197,7 @@ fn read_states(dir: &Path) -> Result<Vec<(PathBuf, ShardState)>> {
         .map(|p| {
             let text = std::fs::read_to_string(&p).at(&p, "read")?;
             let state: ShardState =
-                serde_json::from_str(&text).at(&p, "read as a ctxlab shard state")?;
+                crate::strict_json::from_str(&text).at(&p, "read as a ctxlab shard state")?;
             Ok((p, state))
         })
         .collect()

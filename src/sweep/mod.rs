@@ -10,6 +10,7 @@ pub mod merge;
 mod rows_writer;
 pub mod run;
 pub mod shard;
+mod verify;
 
 pub use folder::LOCK;
 pub use run::{run, CellsOutput, Progress, RunOptions, RunReport, Silent, SweepExperiment};

@@ -232,7 +232,7 @@ fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
 }
 
 /// Lines of a file (the CSV writer ends every record with one newline; no field holds one).
-fn csv_lines(path: &Path) -> Result<u64> {
+pub(crate) fn csv_lines(path: &Path) -> Result<u64> {
     use std::io::Read as _;
     let mut f = File::open(path).at(path, "read")?;
     let mut buf = vec![0u8; 1 << 20];

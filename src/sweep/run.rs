@@ -79,6 +79,8 @@ pub struct RunOptions<'a> {
     /// Write into a folder that holds files ctxlab did not write.
     pub force: bool,
     pub chunk_cells: usize,
+    /// The most cells (or sessions) a run may have (`--max-cells`).
+    pub max_cells: u64,
     pub progress: &'a dyn Progress,
     /// Charts and report, drawn before publishing (`None`: tables only).
     pub stage: Option<Stage<'a>>,
@@ -94,6 +96,7 @@ impl Default for RunOptions<'_> {
             resume: false,
             force: false,
             chunk_cells: DEFAULT_CHUNK_CELLS,
+            max_cells: crate::experiment::limits::DEFAULT_MAX_CELLS,
             progress: &Silent,
             stage: None,
             fault: None,
@@ -238,6 +241,19 @@ pub fn run<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> 
     thread_pool(opts.threads)?.install(|| run_in_pool(exp, opts))
 }
 
+/// Refuses, before the folder is touched, a sweep whose cells overflow `u64` or exceed
+/// `--max-cells` (the axes themselves were bounded when the experiment was read).
+fn check_size<G: SweepGrid>(grid: &G, histories: usize, max_cells: u64) -> Result<()> {
+    let per_history = grid.rows_per_history() as u64;
+    match (histories as u64).checked_mul(per_history) {
+        Some(rows) if rows <= max_cells => Ok(()),
+        rows => refuse!(
+            "the sweep has {} cells ({histories} histories × {per_history} per history), more than --max-cells {max_cells}; pass a larger --max-cells to run it anyway, or shrink the axes",
+            rows.map_or("more than 2^64 − 1".to_string(), |r| r.to_string())
+        ),
+    }
+}
+
 /// A pool of `threads` workers (`None`: one per core).
 pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     match threads {
@@ -257,6 +273,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         None => 0..total,
     };
     let grid = exp.grid(total);
+    check_size(&grid, total, opts.max_cells)?;
     let rows_table = E::Grid::rows_table();
     let (parquet, csv) = exp.formats();
     let folder = Folder::open(exp.output_dir(), opts.shard.map(|s| s.index), opts.force)?;

@@ -9,6 +9,8 @@ mod cli_import;
 mod cli_inspect;
 mod cli_session;
 mod cli_table;
+mod fuzz;
+mod hostile;
 mod import_formats;
 mod invariants;
 mod memory;

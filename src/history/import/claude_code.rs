@@ -69,10 +69,12 @@ struct Usage {
 }
 
 impl Usage {
-    fn context(&self) -> u64 {
+    /// The call's whole input; `None` when the figures add up beyond `u64` (no real usage
+    /// does: the line is corrupt, and a wrapped sum would pass for a small context).
+    fn context(&self) -> Option<u64> {
         self.input_tokens
-            + self.cache_creation_input_tokens.unwrap_or(0)
-            + self.cache_read_input_tokens.unwrap_or(0)
+            .checked_add(self.cache_creation_input_tokens.unwrap_or(0))?
+            .checked_add(self.cache_read_input_tokens.unwrap_or(0))
     }
 }
 
@@ -96,7 +98,7 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
         if raw.trim().is_empty() {
             continue;
         }
-        let line: Line = match serde_json::from_str(raw) {
+        let line: Line = match crate::strict_json::from_str(raw) {
             Ok(l) => l,
             Err(e) => {
                 problems.line(json_error(path, &e, Some(line_no), EXPECTED))?;
@@ -128,12 +130,24 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
             }
         };
         if line.kind == "assistant" {
+            let context = match message.usage.as_ref().map(Usage::context) {
+                Some(None) => {
+                    problems.line(InputError::line(
+                        path,
+                        line_no,
+                        "`message.usage`: input_tokens + cache_creation_input_tokens + cache_read_input_tokens exceeds 2^64 − 1",
+                    ))?;
+                    continue;
+                }
+                Some(Some(c)) => Some(c),
+                None => None,
+            };
             let new_response = match &message.id {
                 Some(id) => responses.insert(id.clone()),
                 None => true,
             };
-            if let (true, Some(usage)) = (new_response, &message.usage) {
-                run.call(usage.context());
+            if let (true, Some(context)) = (new_response, context) {
+                run.call(context);
             }
         }
         if line.is_compact_summary == Some(true) {

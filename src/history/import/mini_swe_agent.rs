@@ -53,7 +53,7 @@ const EXPECTED: &str = "a mini-swe-agent trajectory: a JSON object with `message
 
 pub fn parse(path: &Path, text: &str) -> Result<Run, InputError> {
     let t: Trajectory =
-        serde_json::from_str(text).map_err(|e| json_error(path, &e, None, EXPECTED))?;
+        crate::strict_json::from_str(text).map_err(|e| json_error(path, &e, None, EXPECTED))?;
     let name = t
         .instance_id
         .filter(|s| !s.is_empty())

@@ -133,7 +133,7 @@ impl Problems {
 
 /// Reads the runs of one transcript file (usually one run per file).
 pub fn read(path: &Path, format: Format, problems: &mut Problems) -> Result<Vec<Run>, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputError::io(path, e))?;
+    let text = crate::text::read(path)?;
     let runs = match format {
         Format::MiniSweAgent => vec![mini_swe_agent::parse(path, &text)?],
         Format::ClaudeCode => vec![claude_code::parse(path, &text, problems)?],
@@ -292,6 +292,16 @@ pub(crate) fn json_error(
         Some(at) => msg[..at].to_string(),
         None => msg,
     };
+    // An error found on the parsed value (an array where an object belongs) has no position.
+    if e.line() == 0 {
+        return match line_no {
+            Some(n) => InputError::line(path, n, format!("{msg}; expected {expected}")),
+            None => InputError::File {
+                path: path.to_path_buf(),
+                message: format!("{msg}; expected {expected}"),
+            },
+        };
+    }
     InputError::line(
         path,
         line_no.unwrap_or(e.line()),

@@ -78,7 +78,7 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
             if raw.trim().is_empty() {
                 continue;
             }
-            let checked = serde_json::from_str::<Message>(raw)
+            let checked = crate::strict_json::from_str::<Message>(raw)
                 .map_err(|e| json_error(path, &e, Some(n + 1), EXPECTED_LINE))
                 .and_then(|m| {
                     chat.add(&m)
@@ -90,9 +90,9 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
         }
     } else {
         let messages: Vec<Message> = if text.trim_start().starts_with('[') {
-            serde_json::from_str(text)
+            crate::strict_json::from_str(text)
         } else {
-            serde_json::from_str::<File>(text).map(|f| f.messages)
+            crate::strict_json::from_str::<File>(text).map(|f| f.messages)
         }
         .map_err(|e| json_error(path, &e, None, EXPECTED_FILE))?;
         for (i, m) in messages.iter().enumerate() {

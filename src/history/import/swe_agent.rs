@@ -66,7 +66,8 @@ const EXPECTED: &str = "a SWE-agent trajectory: a JSON object with `history` (a 
     `{role: system|user|assistant|tool, content}`) or `trajectory` (a list of steps)";
 
 pub fn parse(path: &Path, text: &str) -> Result<Run, InputError> {
-    let t: Traj = serde_json::from_str(text).map_err(|e| json_error(path, &e, None, EXPECTED))?;
+    let t: Traj =
+        crate::strict_json::from_str(text).map_err(|e| json_error(path, &e, None, EXPECTED))?;
     let mut conv = Conversation {
         run: RunBuilder::new(run_name(path)),
         tools: ToolIds::default(),

@@ -1,0 +1,119 @@
+//! What `merge` checks in one shard state before trusting it: the numbers it holds against
+//! each other and against the split, and its rows files against its row counts. Every
+//! failure is one error naming the shard and the file.
+
+use super::kind::SweepGrid;
+use super::rows_writer::csv_lines;
+use super::run::ShardState;
+use crate::error::Result;
+use crate::refuse;
+use crate::tables::read::parquet_rows;
+use std::path::Path;
+
+/// The longest run a shard may claim, in seconds (a century): beyond it the figure is corrupt.
+const MAX_WALL_SECONDS: f64 = 3.2e9;
+
+/// Checks the numbers of the state at `path` (shard `i` of the split): wall time, row
+/// counts against its histories and the grid, its summary.
+pub fn numbers<G: SweepGrid>(path: &Path, s: &ShardState, grid: &G) -> Result<()> {
+    let at = || format!("{}: shard {}", path.display(), s.shard.0);
+    if !(s.wall_seconds.is_finite() && (0.0..=MAX_WALL_SECONDS).contains(&s.wall_seconds)) {
+        refuse!(
+            "{}: `wall_seconds` is {}; expected a duration from 0 to {MAX_WALL_SECONDS} s",
+            at(),
+            s.wall_seconds
+        );
+    }
+    let histories = (s.histories.1 - s.histories.0) as u64;
+    let Some(expected) = histories.checked_mul(grid.rows_per_history() as u64) else {
+        refuse!(
+            "{}: {histories} histories hold more rows than 2^64 − 1",
+            at()
+        );
+    };
+    if s.rows != expected {
+        refuse!(
+            "{}: its state counts {} rows where its histories hold {expected}",
+            at(),
+            s.rows
+        );
+    }
+    if s.rows_written > s.rows {
+        refuse!(
+            "{}: `rows_written` {} exceeds its {} rows",
+            at(),
+            s.rows_written,
+            s.rows
+        );
+    }
+    if let Err(e) = s.summary.check(histories, s.rows) {
+        refuse!("{}: its summary is not one a run writes: {e}", at());
+    }
+    Ok(())
+}
+
+/// The rows files shard `s` may publish, one per format of the experiment.
+pub fn expected_files(stem: &str, s: &ShardState, formats: (bool, bool)) -> Vec<String> {
+    let part = format!("shard={}", s.shard.0);
+    let mut out = Vec::new();
+    if formats.0 {
+        out.push(format!("{stem}/{part}/part.parquet"));
+    }
+    if formats.1 {
+        out.push(format!("{stem}-csv/{part}/part.csv"));
+    }
+    out
+}
+
+/// Checks that the state lists only files a shard publishes (all of them when it wrote rows),
+/// and that each is there and holds `rows_written` rows.
+pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[String]) -> Result<()> {
+    let mut listed = s.files.clone();
+    listed.sort();
+    let mut want = expected.to_vec();
+    want.sort();
+    let foreign = listed.iter().any(|f| !want.contains(f));
+    if foreign || (s.rows_written > 0 && listed != want) {
+        refuse!(
+            "{}: shard {} lists the files {:?} where it publishes {:?}",
+            path.display(),
+            s.shard.0,
+            listed
+                .iter()
+                .map(|f| crate::text::cut(f, 80))
+                .collect::<Vec<_>>(),
+            want
+        );
+    }
+    for f in &listed {
+        let file = dir.join(f);
+        if !file.is_file() {
+            refuse!(
+                "{}: missing; shard {}'s state lists it (re-run the shard)",
+                file.display(),
+                s.shard.0
+            );
+        }
+        let found = if f.ends_with(".parquet") {
+            match parquet_rows(&file) {
+                Ok(n) => n as u64,
+                Err(e) => refuse!("shard {}: {e} (re-run the shard)", s.shard.0),
+            }
+        } else {
+            // The header line is not a row.
+            match csv_lines(&file) {
+                Ok(n) => n.saturating_sub(1),
+                Err(e) => refuse!("shard {}: {e}", s.shard.0),
+            }
+        };
+        if found != s.rows_written {
+            refuse!(
+                "{}: holds {found} rows where shard {}'s state says {} (re-run the shard)",
+                file.display(),
+                s.shard.0,
+                s.rows_written
+            );
+        }
+    }
+    Ok(())
+}
