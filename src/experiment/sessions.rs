@@ -467,6 +467,14 @@ layers = {}
                 "key `session.layers.trigger_fill`",
             ),
             (
+                &["session.trigger=\"calls\""],
+                "key `session.trigger`: unknown variant `calls`, expected `context` or `usage`",
+            ),
+            (
+                &["session.reset=false"],
+                "key `session.reset`: only the usage trigger has a counter to reset",
+            ),
+            (
                 &["session.reset=\"no\""],
                 "key `session.reset`: invalid type",
             ),
