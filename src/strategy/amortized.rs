@@ -22,14 +22,13 @@ pub fn apply(view: View, capacity: u64, out: &mut Context) -> Outcome {
     Outcome::Feasible
 }
 
-/// `amortized`: when over capacity, cut to half, keeping the head (`keep_first`, default 1)
-/// and the newest.
+/// `amortized`: when over capacity, cut to half, keeping the head (`keep_first`: the system
+/// prompt and the task by default) and the newest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Amortized;
 
 impl super::rule::RuleSpec for Amortized {
     const NAME: &'static str = "amortized";
-    const DEFAULT_HEAD: super::Head = super::Head::First(1);
     fn parse(_: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
         Ok(Amortized)
     }

@@ -1,4 +1,4 @@
-//! `pinned`: the first `keep_first` records (the system prompt, the task), then the newest
+//! `pinned`: the head (`keep_first`: the system prompt and the task), then the newest
 //! records that fit — OpenHands' recent-events condenser, LangChain's
 //! `trim_messages(include_system=True)`.
 
@@ -25,14 +25,14 @@ pub fn keep_head_and_newest(view: View, keep_first: usize, limit: u64, out: &mut
     out.emit_chosen(view.costs, sep);
 }
 
-/// `pinned`: the head of `keep_first` records (default 1) and the newest records that fit —
-/// `recent` with a head of the first record, under the name the field knows it by.
+/// `pinned`: the head (`keep_first`: the system prompt and the task by default, or the first N
+/// records) and the newest records that fit — `recent` with a head, under the name the field
+/// knows it by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pinned;
 
 impl super::rule::RuleSpec for Pinned {
     const NAME: &'static str = "pinned";
-    const DEFAULT_HEAD: super::Head = super::Head::First(1);
     fn parse(_: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
         Ok(Pinned)
     }

@@ -109,3 +109,70 @@ fn transcript_keys_are_checked() {
     let o = ctxlab(dir.path(), &["sweep", "e.toml", "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn the_system_prompt_and_the_task_survive_every_strategy_on_the_shared_runs() {
+    let Some(data) = shared_data() else {
+        eprintln!("skipped: ../shared/data is absent (the real runs are not in the repository)");
+        return;
+    };
+    // Instructions-only labels make the system prompt and the task the required records; every
+    // strategy at its defaults (the article's `recent` and `required` keep no head unless asked,
+    // so they run with `keep_first=task`) must still hold them at the end of every session, at
+    // windows small enough that most runs compact several times.
+    // The oracle keeps no head: it is the bound over every choice within the capacity, and a
+    // long task can be what it must leave out.
+    let strategies: Vec<String> = ctxlab::strategy::NAMES
+        .iter()
+        .filter(|&&n| n != "oracle")
+        .map(|&n| match n {
+            "recent" | "required" => format!("\"{n}(keep_first=task)\""),
+            n => format!("\"{n}\""),
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let exp = format!(
+        r#"name = "heads"
+seed = 3
+[histories]
+files = ["{}/swebench-gemini3/*.traj.json"]
+format = "mini-swe-agent"
+labels = "instructions"
+cost = "tokens"
+[session]
+strategies = [{}]
+windows = [12000, 24000]
+ratios = [0.6]
+[output]
+dir = "out"
+formats = ["csv"]
+"#,
+        data.display(),
+        strategies.join(", ")
+    );
+    std::fs::write(dir.path().join("heads.toml"), exp).unwrap();
+    let o = ctxlab(dir.path(), &["sweep", "heads.toml", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut reader = csv::Reader::from_path(dir.path().join("out/sessions.csv")).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut compacted = 0;
+    let mut sessions = 0;
+    for row in reader.records().map(Result::unwrap) {
+        sessions += 1;
+        compacted += usize::from(&row[at("compactions")] != "0");
+        assert_eq!(
+            &row[at("retention_end")],
+            "1.000000",
+            "{} under {} at window {}",
+            &row[at("history")],
+            &row[at("strategy")],
+            &row[at("window")]
+        );
+    }
+    assert_eq!(sessions, 40 * 2 * strategies.len());
+    assert!(
+        compacted > sessions / 3,
+        "{compacted} of {sessions} compacted"
+    );
+}

@@ -69,7 +69,7 @@ fn pinned_keeps_the_head_then_the_newest_that_fit() {
     let h = five();
     assert_eq!(h.total, 34);
     // Head 0 (10); newest: 4 → 10 + 1 + 5 = 16 ≤ 20; 3 → 16 + 6 = 22 > 20, stop.
-    let (o, ctx, m) = run(&h, "pinned", 20);
+    let (o, ctx, m) = run(&h, "pinned(keep_first=1)", 20);
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(ctx.items, vec![V(0), V(4)]);
     assert_eq!(ctx.cost, 16);
@@ -92,7 +92,7 @@ fn pinned_keeps_the_head_then_the_newest_that_fit() {
 
 #[test]
 fn pinned_is_infeasible_when_the_head_alone_does_not_fit() {
-    let (o, ctx, m) = run(&five(), "pinned", 9);
+    let (o, ctx, m) = run(&five(), "pinned(keep_first=1)", 9);
     assert_eq!(o, Outcome::Infeasible);
     assert!(ctx.items.is_empty());
     assert!(!m.feasible);
@@ -102,7 +102,7 @@ fn pinned_is_infeasible_when_the_head_alone_does_not_fit() {
 fn pinned_with_a_pinned_tail_keeps_head_and_tail() {
     // Tail 4 (5) pinned; the rule fills 15 − 1 (the gap to the tail) from 0..4: head 0 (10, then
     // 11 with the gap); 3 → 17 > 15, stop. Result 0, 4: 10 + 1 + 5 = 16.
-    let (_, ctx, _) = run(&five(), "pinned(keep_recent=1)", 16);
+    let (_, ctx, _) = run(&five(), "pinned(keep_recent=1, keep_first=1)", 16);
     assert_eq!(ctx.items, vec![V(0), V(4)]);
     assert_eq!(ctx.cost, 16);
 }
@@ -113,27 +113,27 @@ fn pinned_with_a_pinned_tail_keeps_head_and_tail() {
 fn amortized_keeps_everything_until_over_capacity_then_cuts_to_half() {
     let h = five();
     // Fits (34 ≤ 40): append-only, everything kept.
-    let (_, ctx, m) = run(&h, "amortized", 40);
+    let (_, ctx, m) = run(&h, "amortized(keep_first=1)", 40);
     assert_eq!(ctx.items, (0..5).map(V).collect::<Vec<_>>());
     assert_eq!(m.used, 34);
     // 34 > 32: cut to 16. Head 0 (10); 4 → 16 ≤ 16; 3 → 22, stop.
-    let (_, ctx, m) = run(&h, "amortized", 32);
+    let (_, ctx, m) = run(&h, "amortized(keep_first=1)", 32);
     assert_eq!(ctx.items, vec![V(0), V(4)]);
     assert_eq!(m.used, 16);
     assert!(close(m.required_retention, 0.5));
     // 34 > 30: the head (10) leaves 20, cut to half of it, 10: 4 costs 5 + 1 (the gap to the
     // head) = 6 ≤ 10; 3 would make 6 + 6 + 1 = 13 > 10.
-    let (_, ctx, m) = run(&h, "amortized", 30);
+    let (_, ctx, m) = run(&h, "amortized(keep_first=1)", 30);
     assert_eq!(ctx.items, vec![V(0), V(4)]);
     assert_eq!(m.used, 16);
     // Cut to 6 is below the head (10 ≤ 12 = capacity): the head is kept alone.
-    let (_, ctx, _) = run(&h, "amortized", 12);
+    let (_, ctx, _) = run(&h, "amortized(keep_first=1)", 12);
     assert_eq!(ctx.items, vec![V(0)]);
     // keep_first=0 at 32: cut to 16: 4, 3, 2 (5, 11, 17 > 16 → stop at 2): 3, 4.
     let (_, ctx, _) = run(&h, "amortized(keep_first=0)", 32);
     assert_eq!(ctx.items, vec![V(3), V(4)]);
     // The head alone exceeds the capacity.
-    assert_eq!(run(&h, "amortized", 8).0, Outcome::Infeasible);
+    assert_eq!(run(&h, "amortized(keep_first=1)", 8).0, Outcome::Infeasible);
 }
 
 // ---------------------------------------------------------------- mask and clear_tool_uses
