@@ -45,7 +45,7 @@ fn import_writes_labelled_histories_that_table_can_read() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stdout(&o).contains("1 runs, 9 records (5 required"),
+        stdout(&o).contains("1 runs, 9 records (4 required"),
         "{}",
         stdout(&o)
     );
@@ -59,7 +59,7 @@ fn import_writes_labelled_histories_that_table_can_read() {
         .filter(|r| r["required"] == true)
         .map(|r| r["id"].as_u64().unwrap())
         .collect();
-    assert_eq!(required, [1, 2, 4, 5, 6]);
+    assert_eq!(required, [1, 2, 4, 6]);
     assert!(!dir.path().join("runs.jsonl.partial").exists());
     // The output is an ordinary history file.
     let t = ctxlab(

@@ -101,13 +101,12 @@ fn mini_swe_agent_labels_by_rule() {
     assert_eq!(marked(&run, "instructions"), [1, 2]);
     // Only the observation with return code 1 and a traceback.
     assert_eq!(marked(&run, "errors"), [6]);
-    // 4: src/config/loader.py (used by 7); 5: empty.cfg, named by the agent (used by 9);
-    // 6: KeyError (used by 7). parse_config is in the task, so it marks nothing.
-    assert_eq!(marked(&run, "hindsight"), [4, 5, 6]);
-    assert_eq!(
-        marked(&run, "instructions,errors,hindsight"),
-        [1, 2, 4, 5, 6]
-    );
+    // 4: src/config/loader.py (used by 7, three records on). 5: empty.cfg, which the agent
+    // named itself (used by 9): a token the model introduced marks nothing. 6: KeyError, used by
+    // the very next record (7), within min_gap = 2. parse_config is in the task: no mark.
+    assert_eq!(marked(&run, "hindsight"), [4]);
+    assert_eq!(marked(&run, "hindsight(min_gap=0)"), [4, 6]);
+    assert_eq!(marked(&run, "instructions,errors,hindsight"), [1, 2, 4, 6]);
     assert_eq!(marked(&run, "none"), Vec::<u64>::new());
 }
 
@@ -204,9 +203,11 @@ fn claude_code_labels_by_rule() {
     // The failed build result says so only through `is_error: true`.
     assert!(!label::reports_failure(&run.history.records[5].text));
     assert_eq!(marked(&run, "errors"), [6]);
-    // 4: parse_hdr (used by 7 and 8); 6: E0425 (used by 7). The Edit call's JSON keys
-    // (file_path, old_string) are not tokens, so the Read call (3) is not marked.
-    assert_eq!(marked(&run, "hindsight"), [4, 6]);
+    // 4: parse_hdr (used by 7 and 8, three records on); 6: E0425, used by the next record (7),
+    // within min_gap = 2. The Edit call's JSON keys (file_path, old_string) are not tokens, so
+    // the Read call (3) is not marked.
+    assert_eq!(marked(&run, "hindsight"), [4]);
+    assert_eq!(marked(&run, "hindsight(min_gap=0)"), [4, 6]);
     assert_eq!(marked(&run, "all"), [1, 4, 6, 13, 14]);
 }
 
@@ -263,9 +264,11 @@ fn openai_chat_labels_by_rule() {
     let run = read("chat.json", Format::OpenaiChat);
     assert_eq!(marked(&run, "instructions"), [1, 2]);
     assert_eq!(marked(&run, "errors"), [4]); // pytest's FAILED line
-                                             // LOGIN_REDIRECT_URL first appears in the grep result (8) and the final answer uses it.
-    assert_eq!(marked(&run, "hindsight"), [8]);
-    assert_eq!(marked(&run, "all"), [1, 2, 4, 8]);
+                                             // LOGIN_REDIRECT_URL first appears in the grep result (8) and the final answer, the
+                                             // next record, uses it: within min_gap = 2.
+    assert_eq!(marked(&run, "hindsight"), Vec::<u64>::new());
+    assert_eq!(marked(&run, "hindsight(min_gap=0)"), [8]);
+    assert_eq!(marked(&run, "all"), [1, 2, 4]);
 }
 
 #[test]
@@ -309,8 +312,10 @@ fn swe_agent_history_maps_demos_tasks_and_function_calls() {
     assert!(run.calls.is_empty());
     assert_eq!(marked(&run, "instructions"), [1, 3]);
     assert_eq!(marked(&run, "errors"), Vec::<u64>::new());
-    // pricing.py first appears in the `ls` output (5); the editor call (7) opens it.
-    assert_eq!(marked(&run, "hindsight"), [5]);
+    // pricing.py first appears in the `ls` output (5); the editor call (7), two records on,
+    // opens it: within min_gap = 2, so only a smaller gap marks it.
+    assert_eq!(marked(&run, "hindsight"), Vec::<u64>::new());
+    assert_eq!(marked(&run, "hindsight(min_gap=1)"), [5]);
 }
 
 #[test]

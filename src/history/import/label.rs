@@ -4,9 +4,20 @@
 //!
 //! - `instructions`: every `system` and `user` record (the system prompt, the task, and in
 //!   interactive sessions each later request the human typed).
-//! - `errors`: every `tool_result` that reports a failure (see [`reports_failure`]).
-//! - `hindsight`: every record in which a distinctive token first appeared that a later record
-//!   written by the model (`assistant` or `tool_call`) uses again (see [`distinctive_tokens`]).
+//! - `errors`: every `tool_result` that reports a failure (see [`reports_failure`]); a harness's
+//!   notice about the agent's own output format ("provide EXACTLY ONE action") is not a failure
+//!   of the task and marks nothing unless `errors(format_notices=true)`.
+//! - `hindsight(min_gap=2)`: every record in which a distinctive token first appeared that a
+//!   record written by the model (`assistant` or `tool_call`) at least `min_gap + 1` records
+//!   later uses again (see [`distinctive_tokens`]). A use by the next `min_gap` records marks
+//!   nothing: the agent's very next response always holds its own turn's results verbatim (every
+//!   strategy keeps the newest records, and a response spans up to two records: its text and its
+//!   tool call), so such a mark says nothing about what compaction must keep. A token the model
+//!   introduced itself (first seen in an `assistant` or `tool_call` record: a script name it made
+//!   up) marks nothing either: the agent needs no reminder of what it wrote.
+//!
+//! `errors` and `instructions` look only at the record itself (a harness could apply them as
+//! the run goes); `hindsight` looks at the future.
 
 use super::Run;
 use crate::history::{History, Kind, Record};
@@ -15,13 +26,43 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 
+/// `hindsight`'s `min_gap` unless the spec says otherwise.
+pub const DEFAULT_MIN_GAP: usize = 2;
+
 /// Which rules set `required`; all off gives a history with nothing required.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "RulesSpec", into = "String")]
 pub struct LabelRules {
     pub instructions: bool,
     pub errors: bool,
+    /// `errors(format_notices=true)`: a harness's format notices count as failures.
+    pub format_notices: bool,
     pub hindsight: bool,
+    /// `hindsight(min_gap=N)`: uses by the next N records do not mark.
+    pub min_gap: usize,
+}
+
+impl Default for LabelRules {
+    fn default() -> Self {
+        LabelRules {
+            instructions: false,
+            errors: false,
+            format_notices: false,
+            hindsight: false,
+            min_gap: DEFAULT_MIN_GAP,
+        }
+    }
+}
+
+/// Why a rule marked a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reason {
+    /// `instructions`: the record's kind.
+    Instruction(Kind),
+    /// `errors`: the sign of failure found (see [`failure_sign`]).
+    Failure(&'static str),
+    /// `hindsight`: the token and the (0-based) later record that used it.
+    Reused { token: String, by: usize },
 }
 
 impl LabelRules {
@@ -30,34 +71,66 @@ impl LabelRules {
     pub const ALL: LabelRules = LabelRules {
         instructions: true,
         errors: true,
+        format_notices: false,
         hindsight: true,
+        min_gap: DEFAULT_MIN_GAP,
     };
 
     pub fn is_empty(&self) -> bool {
         !(self.instructions || self.errors || self.hindsight)
     }
 
+    /// Whether a rule looks at what comes later in the run (`hindsight`): such labels are a
+    /// truth to score against, not flags a harness could have had at the time.
+    pub fn sees_the_future(&self) -> bool {
+        self.hindsight
+    }
+
     /// The records each chosen rule marks, united, in record order.
     pub fn marks(&self, run: &Run) -> Vec<bool> {
+        self.reasons(run)
+            .into_iter()
+            .map(|r| !r.is_empty())
+            .collect()
+    }
+
+    /// Per record, why each chosen rule marked it (empty: not marked).
+    pub fn reasons(&self, run: &Run) -> Vec<Vec<Reason>> {
         let records = &run.history.records;
-        let mut marks = vec![false; records.len()];
+        let mut reasons: Vec<Vec<Reason>> = vec![Vec::new(); records.len()];
         if self.instructions {
-            for (m, r) in marks.iter_mut().zip(records) {
-                *m |= is_instruction(r.kind);
+            for (why, r) in reasons.iter_mut().zip(records) {
+                if is_instruction(r.kind) {
+                    why.push(Reason::Instruction(r.kind));
+                }
             }
         }
         if self.errors {
             for (i, r) in records.iter().enumerate() {
-                marks[i] |= r.kind == Kind::ToolResult
-                    && (run.failed.get(i) == Some(&true) || reports_failure(&r.text));
+                if r.kind != Kind::ToolResult {
+                    continue;
+                }
+                let sign = if run.failed.get(i) == Some(&true) {
+                    Some("the transcript marks the result as an error")
+                } else {
+                    failure_sign(&r.text, self.format_notices)
+                };
+                if let Some(sign) = sign {
+                    reasons[i].push(Reason::Failure(sign));
+                }
             }
         }
         if self.hindsight {
-            for (m, h) in marks.iter_mut().zip(hindsight(&run.history)) {
-                *m |= h;
+            for (why, h) in reasons
+                .iter_mut()
+                .zip(hindsight(&run.history, self.min_gap))
+            {
+                if let Some((token, by)) = h {
+                    why.push(Reason::Reused { token, by });
+                }
             }
         }
-        marks
+        reasons
     }
 
     /// The run's history with `required` set by the rules.
@@ -73,12 +146,24 @@ impl LabelRules {
 
 impl fmt::Display for LabelRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let on = [self.instructions, self.errors, self.hindsight];
-        let names: Vec<&str> = Self::NAMES
-            .into_iter()
-            .zip(on)
-            .filter_map(|(n, on)| on.then_some(n))
-            .collect();
+        let mut names: Vec<String> = Vec::new();
+        if self.instructions {
+            names.push("instructions".into());
+        }
+        if self.errors {
+            names.push(if self.format_notices {
+                "errors(format_notices=true)".into()
+            } else {
+                "errors".into()
+            });
+        }
+        if self.hindsight {
+            names.push(if self.min_gap == DEFAULT_MIN_GAP {
+                "hindsight".into()
+            } else {
+                format!("hindsight(min_gap={})", self.min_gap)
+            });
+        }
         if names.is_empty() {
             f.write_str("none")
         } else {
@@ -91,7 +176,22 @@ impl FromStr for LabelRules {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let mut rules = LabelRules::default();
-        for name in s.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        for item in split_outside_parentheses(s) {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let (name, params) = match item.split_once('(') {
+                None => (item, None),
+                Some((name, rest)) => {
+                    let inner = rest.strip_suffix(')').ok_or_else(|| {
+                        format!(
+                            "label rule {item:?}: expected `name(key=value)` with a closing `)`"
+                        )
+                    })?;
+                    (name.trim(), Some(inner))
+                }
+            };
             match name {
                 "instructions" => rules.instructions = true,
                 "errors" => rules.errors = true,
@@ -105,9 +205,57 @@ impl FromStr for LabelRules {
                     ))
                 }
             }
+            for param in params.into_iter().flat_map(|p| p.split(',')) {
+                let param = param.trim();
+                if param.is_empty() {
+                    continue;
+                }
+                let (key, value) = param
+                    .split_once('=')
+                    .map(|(k, v)| (k.trim(), v.trim()))
+                    .ok_or_else(|| {
+                        format!("label rule {item:?}: parameter {param:?} should read `key=value`")
+                    })?;
+                match (name, key) {
+                    ("hindsight", "min_gap") => {
+                        rules.min_gap = value.parse().map_err(|_| {
+                            format!("label rule {item:?}: `min_gap` expects a whole number ≥ 0 of records, found {value:?}")
+                        })?
+                    }
+                    ("errors", "format_notices") => {
+                        rules.format_notices = value.parse().map_err(|_| {
+                            format!("label rule {item:?}: `format_notices` expects true or false, found {value:?}")
+                        })?
+                    }
+                    _ => {
+                        return Err(format!(
+                            "label rule {item:?}: unknown parameter `{key}` (hindsight takes min_gap, errors takes format_notices)"
+                        ))
+                    }
+                }
+            }
         }
         Ok(rules)
     }
+}
+
+/// The items of a rule list: commas inside `( )` belong to a rule's parameters.
+fn split_outside_parentheses(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
 }
 
 /// Experiment files may write `labels = "instructions,errors"` or a list of names.
@@ -151,40 +299,60 @@ fn is_instruction(kind: Kind) -> bool {
 /// 5. `command not found`, `No such file or directory` or `Segmentation fault` anywhere;
 /// 6. pytest's verdicts: `FAILED ` or `ERROR ` at the start of a line, or a line starting with
 ///    `=` that contains ` failed` or ` error` (the `=== 1 failed, 3 passed ===` summary);
-/// 7. the harness's own failure notices: `Please always provide EXACTLY ONE action`
-///    (mini-swe-agent format error), `timed out and has been killed` (mini-swe-agent timeout),
-///    `was cancelled because it took more than` (SWE-agent timeout), `Your bash command
-///    contained syntax errors` (SWE-agent).
+/// 7. the harness's own failure notices: `timed out and has been killed` (mini-swe-agent
+///    timeout), `was cancelled because it took more than` (SWE-agent timeout), `Your bash
+///    command contained syntax errors` (SWE-agent).
+///
+/// The harness's notice about the agent's output format, `Please always provide EXACTLY ONE
+/// action` (mini-swe-agent), is a failure only with `format_notices`: it says the agent broke
+/// the protocol, not that anything in the task failed.
 pub fn reports_failure(text: &str) -> bool {
-    if let Some(code) = return_code(text) {
-        if code != 0 {
-            return true;
-        }
+    failure_sign(text, true).is_some()
+}
+
+/// The notice mini-swe-agent sends back when a response holds no single action.
+pub const FORMAT_NOTICE: &str = "Please always provide EXACTLY ONE action";
+
+/// The first sign of failure [`reports_failure`] finds, named.
+pub fn failure_sign(text: &str, format_notices: bool) -> Option<&'static str> {
+    if return_code(text).is_some_and(|code| code != 0) {
+        return Some("a non-zero <returncode>");
     }
-    const ANYWHERE: [&str; 7] = [
+    if text.contains(FORMAT_NOTICE) {
+        return format_notices.then_some("the harness's format notice");
+    }
+    const ANYWHERE: [&str; 6] = [
         "command not found",
         "No such file or directory",
         "Segmentation fault",
-        "Please always provide EXACTLY ONE action",
         "timed out and has been killed",
         "was cancelled because it took more than",
         "Your bash command contained syntax errors",
     ];
-    if ANYWHERE.iter().any(|p| text.contains(p)) {
-        return true;
+    if let Some(p) = ANYWHERE.iter().find(|p| text.contains(*p)) {
+        return Some(p);
     }
-    text.lines().any(|raw| {
+    text.lines().find_map(|raw| {
         let line = raw.trim_start();
-        line.starts_with("Traceback (most recent call last):")
-            || starts_with_exception(line)
-            || ["error:", "error[", "fatal:", "fatal error:"]
-                .iter()
-                .any(|p| line.starts_with(p))
+        if line.starts_with("Traceback (most recent call last):") {
+            Some("a Python traceback")
+        } else if starts_with_exception(line) {
+            Some("a line starting with an exception name")
+        } else if ["error:", "error[", "fatal:", "fatal error:"]
+            .iter()
+            .any(|p| line.starts_with(p))
             || line.contains(": error:")
             || line.contains(": fatal error:")
-            || line.starts_with("FAILED ")
+        {
+            Some("a compiler or tool error line")
+        } else if line.starts_with("FAILED ")
             || line.starts_with("ERROR ")
             || (line.starts_with('=') && (line.contains(" failed") || line.contains(" error")))
+        {
+            Some("a test runner's failure verdict")
+        } else {
+            None
+        }
     })
 }
 
@@ -205,24 +373,38 @@ fn starts_with_exception(line: &str) -> bool {
         && (rest.is_empty() || rest.starts_with(':'))
 }
 
-/// Hindsight marks: record i is marked when a distinctive token first appears in it, i is not
-/// an instruction record (those are the `instructions` rule's), and a later `assistant` or
-/// `tool_call` record contains the same token. A tool call whose text is JSON counts its string
-/// values only: its keys (`file_path`, `old_string`) are the tool's schema, repeated by every
-/// call, not information.
-fn hindsight(history: &History) -> Vec<bool> {
+fn written_by_model(kind: Kind) -> bool {
+    matches!(kind, Kind::Assistant | Kind::ToolCall)
+}
+
+/// Hindsight marks: record i is marked when a distinctive token first appears in it, i is
+/// neither an instruction record (those are the `instructions` rule's) nor written by the model
+/// (a token it introduced itself), and an `assistant` or `tool_call` record more than `min_gap`
+/// records later contains the same token. Each mark carries the first such token and record (in
+/// record order; among one record's tokens, the smallest). A tool call whose text is JSON counts
+/// its string values only: its keys (`file_path`, `old_string`) are the tool's schema, repeated
+/// by every call, not information.
+fn hindsight(history: &History, min_gap: usize) -> Vec<Option<(String, usize)>> {
     let records = &history.records;
-    let mut marks = vec![false; records.len()];
+    let mut marks: Vec<Option<(String, usize)>> = vec![None; records.len()];
     let mut first: HashMap<String, usize> = HashMap::new();
     let mut in_record: HashSet<String> = HashSet::new();
+    let mut tokens: Vec<String> = Vec::new();
     for (j, r) in records.iter().enumerate() {
-        let written_by_model = matches!(r.kind, Kind::Assistant | Kind::ToolCall);
         record_tokens(r, &mut in_record);
-        for t in in_record.drain() {
+        tokens.clear();
+        tokens.extend(in_record.drain());
+        // Sorted, so the token a mark names does not depend on hashing.
+        tokens.sort_unstable();
+        for t in tokens.drain(..) {
             match first.get(&t) {
                 Some(&i) => {
-                    if written_by_model && !is_instruction(records[i].kind) {
-                        marks[i] = true;
+                    let counts = written_by_model(r.kind)
+                        && j > i + min_gap
+                        && !is_instruction(records[i].kind)
+                        && !written_by_model(records[i].kind);
+                    if counts && marks[i].is_none() {
+                        marks[i] = Some((t, j));
                     }
                 }
                 None => {
@@ -408,7 +590,6 @@ mod tests {
             "cat: x: No such file or directory",
             "FAILED tests/test_a.py::test_b - assert 1 == 2",
             "===== 1 failed, 2 passed in 0.1s =====",
-            "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.",
             "The last command <command>x</command> timed out and has been killed.",
         ];
         for t in yes {
@@ -426,6 +607,18 @@ mod tests {
         for t in no {
             assert!(!reports_failure(t), "{t:?}");
         }
+        // The harness's format notice is a failure only when asked for.
+        let notice =
+            "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.";
+        assert_eq!(failure_sign(notice, false), None);
+        assert_eq!(
+            failure_sign(notice, true),
+            Some("the harness's format notice")
+        );
+        assert_eq!(
+            failure_sign("<returncode>2</returncode>", false),
+            Some("a non-zero <returncode>")
+        );
     }
 
     #[test]
@@ -435,8 +628,8 @@ mod tests {
             r,
             LabelRules {
                 instructions: true,
-                errors: false,
-                hindsight: true
+                hindsight: true,
+                ..LabelRules::default()
             }
         );
         assert_eq!(r.to_string(), "instructions,hindsight");
@@ -448,6 +641,34 @@ mod tests {
             .contains("unknown label rule \"typos\""));
         let from_list: LabelRules = serde_json::from_str(r#"["errors","hindsight"]"#).unwrap();
         assert_eq!(from_list.to_string(), "errors,hindsight");
+        let tuned: LabelRules = "hindsight(min_gap=0), errors(format_notices=true)"
+            .parse()
+            .unwrap();
+        assert_eq!((tuned.min_gap, tuned.format_notices), (0, true));
+        assert_eq!(
+            tuned.to_string(),
+            "errors(format_notices=true),hindsight(min_gap=0)"
+        );
+        assert_eq!(tuned.to_string().parse::<LabelRules>().unwrap(), tuned);
+        assert_eq!(
+            "hindsight(min_gap=2)"
+                .parse::<LabelRules>()
+                .unwrap()
+                .to_string(),
+            "hindsight"
+        );
+        for (bad, says) in [
+            ("hindsight(min_gap=-1)", "`min_gap` expects a whole number"),
+            ("hindsight(gap=1)", "unknown parameter `gap`"),
+            (
+                "errors(format_notices=maybe)",
+                "`format_notices` expects true or false",
+            ),
+            ("hindsight(min_gap=1", "closing"),
+        ] {
+            let e = bad.parse::<LabelRules>().unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
         let from_text: LabelRules = serde_json::from_str(r#""errors""#).unwrap();
         assert_eq!(serde_json::to_string(&from_text).unwrap(), r#""errors""#);
     }
