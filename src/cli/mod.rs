@@ -7,6 +7,7 @@ pub mod compare;
 pub mod generate;
 pub mod import;
 pub mod inspect;
+pub mod labels;
 pub mod merge;
 pub mod out;
 pub mod plot;
@@ -45,6 +46,8 @@ pub enum Command {
     Plot(plot::PlotArgs),
     /// Turn real agent transcripts into ctxlab histories (JSONL), labelled by rules.
     Import(import::ImportArgs),
+    /// What the label rules mark on real transcripts, rule by rule (`--explain`: each mark's reason).
+    Labels(labels::LabelsArgs),
     /// Compare a cost model's context sizes with those the transcripts record.
     Calibrate(calibrate::CalibrateArgs),
     /// Every strategy of a run against a baseline, cell by cell, with intervals by history.
@@ -62,6 +65,7 @@ impl Command {
             Command::Session(a) => session::run(*a),
             Command::Plot(a) => plot::run(a),
             Command::Import(a) => import::run(a),
+            Command::Labels(a) => labels::run(a),
             Command::Calibrate(a) => calibrate::run(a),
             Command::Compare(a) => compare::run(a),
         }

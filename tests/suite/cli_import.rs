@@ -402,3 +402,67 @@ fn real_transcripts_import_and_calibrate() {
         }
     }
 }
+
+#[test]
+fn labels_explains_every_mark() {
+    let f = fixture("demo__demo-1.traj.json");
+    let o = ctxlab(
+        &root(),
+        &["labels", &f, "--format", "mini-swe-agent", "--explain"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // Hand-checked on the fixture: the system prompt and the task; the failed command (6);
+    // loader.py, first in the observation 4, used three records later by the agent (7).
+    for line in [
+        "instructions      2       22.2%",
+        "errors            1       11.1%",
+        "hindsight         1       11.1%",
+        "any               4       44.4%",
+        "demo__demo-1   4  tool_result  hindsight     loader.py (used by 7, assistant)",
+        "demo__demo-1   6  tool_result  errors        a non-zero <returncode>",
+    ] {
+        assert!(out.contains(line), "{line:?} in\n{out}");
+    }
+    // The rules before the fewer-false-marks changes mark 5 (a file the agent named itself)
+    // and 6 (used by the very next record) too.
+    let o = ctxlab(
+        &root(),
+        &[
+            "labels",
+            &f,
+            "--format",
+            "mini-swe-agent",
+            "--rules",
+            "hindsight(min_gap=0, own_tokens=true)",
+            "--explain",
+        ],
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("demo__demo-1   5  assistant    hindsight  empty.cfg (used by 9, assistant)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("demo__demo-1   6  tool_result  hindsight  KeyError (used by 7, assistant)"),
+        "{out}"
+    );
+    let o = ctxlab(
+        &root(),
+        &[
+            "labels",
+            &f,
+            "--format",
+            "mini-swe-agent",
+            "--rules",
+            "hindsight(gap=1)",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown parameter `gap`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty());
+}

@@ -40,6 +40,9 @@ pub struct LabelRules {
     pub hindsight: bool,
     /// `hindsight(min_gap=N)`: uses by the next N records do not mark.
     pub min_gap: usize,
+    /// `hindsight(own_tokens=true)`: tokens the model introduced mark their record too (the rule
+    /// before it left them out, kept to compare).
+    pub own_tokens: bool,
 }
 
 impl Default for LabelRules {
@@ -50,6 +53,7 @@ impl Default for LabelRules {
             format_notices: false,
             hindsight: false,
             min_gap: DEFAULT_MIN_GAP,
+            own_tokens: false,
         }
     }
 }
@@ -74,6 +78,7 @@ impl LabelRules {
         format_notices: false,
         hindsight: true,
         min_gap: DEFAULT_MIN_GAP,
+        own_tokens: false,
     };
 
     pub fn is_empty(&self) -> bool {
@@ -121,10 +126,8 @@ impl LabelRules {
             }
         }
         if self.hindsight {
-            for (why, h) in reasons
-                .iter_mut()
-                .zip(hindsight(&run.history, self.min_gap))
-            {
+            let marks = hindsight(&run.history, self.min_gap, self.own_tokens);
+            for (why, h) in reasons.iter_mut().zip(marks) {
                 if let Some((token, by)) = h {
                     why.push(Reason::Reused { token, by });
                 }
@@ -158,10 +161,17 @@ impl fmt::Display for LabelRules {
             });
         }
         if self.hindsight {
-            names.push(if self.min_gap == DEFAULT_MIN_GAP {
+            let mut params = Vec::new();
+            if self.min_gap != DEFAULT_MIN_GAP {
+                params.push(format!("min_gap={}", self.min_gap));
+            }
+            if self.own_tokens {
+                params.push("own_tokens=true".into());
+            }
+            names.push(if params.is_empty() {
                 "hindsight".into()
             } else {
-                format!("hindsight(min_gap={})", self.min_gap)
+                format!("hindsight({})", params.join(", "))
             });
         }
         if names.is_empty() {
@@ -222,6 +232,11 @@ impl FromStr for LabelRules {
                             format!("label rule {item:?}: `min_gap` expects a whole number ≥ 0 of records, found {value:?}")
                         })?
                     }
+                    ("hindsight", "own_tokens") => {
+                        rules.own_tokens = value.parse().map_err(|_| {
+                            format!("label rule {item:?}: `own_tokens` expects true or false, found {value:?}")
+                        })?
+                    }
                     ("errors", "format_notices") => {
                         rules.format_notices = value.parse().map_err(|_| {
                             format!("label rule {item:?}: `format_notices` expects true or false, found {value:?}")
@@ -229,7 +244,7 @@ impl FromStr for LabelRules {
                     }
                     _ => {
                         return Err(format!(
-                            "label rule {item:?}: unknown parameter `{key}` (hindsight takes min_gap, errors takes format_notices)"
+                            "label rule {item:?}: unknown parameter `{key}` (hindsight takes min_gap and own_tokens, errors takes format_notices)"
                         ))
                     }
                 }
@@ -379,12 +394,12 @@ fn written_by_model(kind: Kind) -> bool {
 
 /// Hindsight marks: record i is marked when a distinctive token first appears in it, i is
 /// neither an instruction record (those are the `instructions` rule's) nor written by the model
-/// (a token it introduced itself), and an `assistant` or `tool_call` record more than `min_gap`
+/// (a token it introduced itself; `own_tokens` lets those mark), and an `assistant` or `tool_call` record more than `min_gap`
 /// records later contains the same token. Each mark carries the first such token and record (in
 /// record order; among one record's tokens, the smallest). A tool call whose text is JSON counts
 /// its string values only: its keys (`file_path`, `old_string`) are the tool's schema, repeated
 /// by every call, not information.
-fn hindsight(history: &History, min_gap: usize) -> Vec<Option<(String, usize)>> {
+fn hindsight(history: &History, min_gap: usize, own_tokens: bool) -> Vec<Option<(String, usize)>> {
     let records = &history.records;
     let mut marks: Vec<Option<(String, usize)>> = vec![None; records.len()];
     let mut first: HashMap<String, usize> = HashMap::new();
@@ -402,7 +417,7 @@ fn hindsight(history: &History, min_gap: usize) -> Vec<Option<(String, usize)>> 
                     let counts = written_by_model(r.kind)
                         && j > i + min_gap
                         && !is_instruction(records[i].kind)
-                        && !written_by_model(records[i].kind);
+                        && (own_tokens || !written_by_model(records[i].kind));
                     if counts && marks[i].is_none() {
                         marks[i] = Some((t, j));
                     }
