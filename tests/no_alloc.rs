@@ -74,6 +74,11 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
         "summary",
         "amortized",
         "oracle",
+        "swe_agent_last_n(n=2)",
+        "openhands_observation_masking(attention_window=10)",
+        "openhands_recent(max_events=20)",
+        "openhands_amortized(max_size=30)",
+        "anthropic_clear_tool_uses(trigger=500, keep=2, clear_tool_inputs=true)",
     ];
     let strategies: Vec<Strategy> = specs.iter().map(|s| Strategy::parse(s).unwrap()).collect();
     let big = CostedHistory::new(&agent_history(200), CostModel::Chars);

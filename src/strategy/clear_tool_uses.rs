@@ -39,8 +39,25 @@ impl Default for ClearToolUses {
     }
 }
 
+/// Which records a clearing replaces: tool results before `results_from` and tool calls
+/// before `calls_from` (the newest `keep` of each stay), except the excluded tools'.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Plan {
+    results_from: usize,
+    calls_from: usize,
+}
+
 impl ClearToolUses {
     pub fn from_params(p: &mut spec::Params) -> Result<Self, ParseError> {
+        ClearToolUses::from_params_named(p, "clear_inputs")
+    }
+
+    /// The parameters, with the switch for clearing tool calls under the name `inputs_key`
+    /// (Anthropic's preset spells it as the API does).
+    pub(super) fn from_params_named(
+        p: &mut spec::Params,
+        inputs_key: &'static str,
+    ) -> Result<Self, ParseError> {
         let d = ClearToolUses::default();
         let mut exclude_tools = p.list("exclude_tools")?.unwrap_or_default();
         exclude_tools.sort();
@@ -49,12 +66,16 @@ impl ClearToolUses {
             keep: p.usize("keep")?.unwrap_or(d.keep),
             clear_at_least: p.u64("clear_at_least")?.unwrap_or(d.clear_at_least),
             exclude_tools,
-            clear_inputs: p.bool("clear_inputs")?.unwrap_or(d.clear_inputs),
+            clear_inputs: p.bool(inputs_key)?.unwrap_or(d.clear_inputs),
         })
     }
 
     /// The parameters that differ from the defaults, in canonical order.
     pub fn push_params(&self, params: &mut Vec<String>) {
+        self.push_params_named(params, "clear_inputs");
+    }
+
+    pub(super) fn push_params_named(&self, params: &mut Vec<String>, inputs_key: &str) {
         let d = ClearToolUses::default();
         if self.keep != d.keep {
             params.push(format!("keep={}", self.keep));
@@ -66,12 +87,42 @@ impl ClearToolUses {
             params.push(format!("exclude_tools=[{}]", self.exclude_tools.join(",")));
         }
         if self.clear_inputs {
-            params.push("clear_inputs=true".into());
+            params.push(format!("{inputs_key}=true"));
         }
     }
 
     fn excluded(&self, tool: Option<&str>) -> bool {
         tool.is_some_and(|t| self.exclude_tools.iter().any(|e| e == t))
+    }
+
+    pub(super) fn plan(&self, view: &View) -> Plan {
+        Plan {
+            results_from: window_start(view.kinds, Kind::ToolResult, self.keep),
+            calls_from: if self.clear_inputs {
+                window_start(view.kinds, Kind::ToolCall, self.keep)
+            } else {
+                0
+            },
+        }
+    }
+
+    /// Whether record `i` is one the clearing replaces.
+    pub(super) fn clearable(&self, view: &View, plan: Plan, i: usize) -> bool {
+        let old = match view.kinds[i] {
+            Kind::ToolResult => i < plan.results_from,
+            Kind::ToolCall => i < plan.calls_from,
+            _ => false,
+        };
+        old && !self.excluded(view.tools[i].as_deref())
+    }
+
+    /// What the clearing frees, in cost units (negative when the placeholders cost more than
+    /// the records they replace).
+    pub(super) fn freed(&self, view: &View, plan: Plan) -> i128 {
+        (0..view.len())
+            .filter(|&i| self.clearable(view, plan, i))
+            .map(|i| i128::from(view.costs[i]) - i128::from(view.clear_cost))
+            .sum()
     }
 
     pub fn apply(&self, view: View, capacity: u64, out: &mut Context) -> Outcome {
@@ -81,27 +132,11 @@ impl ClearToolUses {
             push_dropping_oldest(view, capacity, out, |i| (Item::Verbatim(i), view.costs[i]));
             return Outcome::Feasible;
         }
-        let results_from = window_start(view.kinds, Kind::ToolResult, self.keep);
-        let calls_from = if self.clear_inputs {
-            window_start(view.kinds, Kind::ToolCall, self.keep)
-        } else {
-            0
-        };
-        let clearable = |i: usize| {
-            let old = match view.kinds[i] {
-                Kind::ToolResult => i < results_from,
-                Kind::ToolCall => i < calls_from,
-                _ => false,
-            };
-            old && !self.excluded(view.tools[i].as_deref())
-        };
-        let freed: i128 = (0..n)
-            .filter(|&i| clearable(i))
-            .map(|i| i128::from(view.costs[i]) - i128::from(view.clear_cost))
-            .sum();
+        let plan = self.plan(&view);
+        let freed = self.freed(&view, plan);
         let clear = freed > 0 && freed >= i128::from(self.clear_at_least);
         push_dropping_oldest(view, capacity, out, |i| {
-            if clear && clearable(i) {
+            if clear && self.clearable(&view, plan, i) {
                 (Item::Placeholder(i), view.clear_cost)
             } else {
                 (Item::Verbatim(i), view.costs[i])

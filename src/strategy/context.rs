@@ -34,6 +34,11 @@ pub struct Context {
     /// The separator owed before a pinned tail that will follow whatever the rule keeps: the
     /// first item the rule adds pays it, so rules see the true room left.
     pub(crate) gap_to_tail: u64,
+    /// How many records the head holds that `Strategy::apply` keeps before the rule's view, and
+    /// their joined cost: for rules that count events or tokens over the whole context (the
+    /// presets whose harness counts its head too).
+    pub(crate) head: usize,
+    pub(crate) head_cost: u64,
 }
 
 impl Context {
@@ -47,6 +52,8 @@ impl Context {
         self.chosen.resize(records, false);
         self.order.clear();
         self.gap_to_tail = 0;
+        self.head = 0;
+        self.head_cost = 0;
     }
 
     /// Appends an item of the given cost, adding the separator when it is not the first.

@@ -17,18 +17,24 @@
 //! chosen where the field is silent are documented in each file.
 
 mod amortized;
+mod anthropic_clear_tool_uses;
 mod clear_tool_uses;
 mod context;
 mod head;
 mod mask;
+mod openhands_amortized;
+mod openhands_observation_masking;
+mod openhands_recent;
 mod oracle;
 mod pinned;
+mod preset;
 mod raw;
 mod recent;
 mod required;
 pub mod rule;
 pub mod spec;
 mod summary;
+mod swe_agent_last_n;
 mod view;
 mod when;
 mod window;
@@ -163,6 +169,11 @@ strategies! {
     Summary: Summary,
     Amortized: amortized::Amortized,
     Oracle: oracle::Oracle,
+    SweAgentLastN: swe_agent_last_n::SweAgentLastN,
+    OpenHandsObservationMasking: openhands_observation_masking::OpenHandsObservationMasking,
+    OpenHandsRecent: openhands_recent::OpenHandsRecent,
+    OpenHandsAmortized: openhands_amortized::OpenHandsAmortized,
+    AnthropicClearToolUses: anthropic_clear_tool_uses::AnthropicClearToolUses,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.
@@ -297,6 +308,8 @@ impl Strategy {
         out.clear(view.len());
         let n = view.len();
         let h = self.head().len(view.kinds);
+        out.head = h;
+        out.head_cost = view.span_cost(0..h);
         // Pinned-tail rules see `keep_recent` as the tail; the others read it themselves.
         let (k, rule_keep_recent) = match self.rule.tail() {
             Tail::Pinned => (keep_recent.min(n - h), 0),

@@ -174,7 +174,10 @@ pub struct Params<'a> {
 
 impl Params<'_> {
     fn take(&mut self, key: &'static str) -> Option<&Value> {
-        self.known.push(key);
+        // A preset may read a generic key again (to check it against its own parameters).
+        if !self.known.contains(&key) {
+            self.known.push(key);
+        }
         let pos = self.spec.params.iter().position(|(k, _)| k == key)?;
         self.used[pos] = true;
         Some(&self.spec.params[pos].1)

@@ -46,6 +46,37 @@ const CASES: &[(&str, &str)] = &[
     ("oracle()", "oracle"),
     ("raw", "raw"),
     ("raw()", "raw"),
+    ("swe_agent_last_n", "swe_agent_last_n"),
+    ("swe_agent_last_n(n=5, polling=1, keep_first=task)", "swe_agent_last_n"),
+    ("swe_agent_last_n(polling=3, n=10)", "swe_agent_last_n(n=10, polling=3)"),
+    ("swe_agent_last_n(keep_first=0, n=2)", "swe_agent_last_n(keep_first=0, n=2)"),
+    ("openhands_observation_masking", "openhands_observation_masking"),
+    ("openhands_observation_masking(attention_window=100)", "openhands_observation_masking"),
+    (
+        "openhands_observation_masking(attention_window=5)",
+        "openhands_observation_masking(attention_window=5)",
+    ),
+    ("openhands_recent", "openhands_recent"),
+    ("openhands_recent(keep_first=1, max_events=100)", "openhands_recent"),
+    (
+        "openhands_recent(max_events=20, keep_first=task)",
+        "openhands_recent(keep_first=task, max_events=20)",
+    ),
+    ("openhands_amortized", "openhands_amortized"),
+    ("openhands_amortized(max_size=100, keep_first=1)", "openhands_amortized"),
+    (
+        "openhands_amortized(keep_first=4, max_size=120)",
+        "openhands_amortized(keep_first=4, max_size=120)",
+    ),
+    ("anthropic_clear_tool_uses", "anthropic_clear_tool_uses"),
+    (
+        "anthropic_clear_tool_uses(trigger=100000, keep=3, clear_at_least=0, exclude_tools=[], clear_tool_inputs=false)",
+        "anthropic_clear_tool_uses",
+    ),
+    (
+        "anthropic_clear_tool_uses(clear_tool_inputs=true, keep=5, exclude_tools=[web_search, bash], trigger=30000, clear_at_least=5000)",
+        "anthropic_clear_tool_uses(trigger=30000, keep=5, clear_at_least=5000, exclude_tools=[bash,web_search], clear_tool_inputs=true)",
+    ),
 ];
 
 #[test]
@@ -112,6 +143,11 @@ fn defaults_of_keep_recent_follow_the_field() {
         "amortized",
         "oracle",
         "raw",
+        "swe_agent_last_n",
+        "openhands_observation_masking",
+        "openhands_recent",
+        "openhands_amortized",
+        "anthropic_clear_tool_uses",
     ] {
         assert_eq!(k(spec), 0, "{spec}");
     }
@@ -147,6 +183,19 @@ fn bad_specs_fail_with_a_clear_message() {
         ("recent(keep_first=first)", "parameter `keep_first` expects a whole number ≥ 0 (the first N records) or `task`"),
         ("oracle(keep_first=1)", "strategy `oracle`: unknown parameter `keep_first` (it takes no parameters"),
         ("raw(keep_recent=1)", "strategy `raw`: unknown parameter `keep_recent` (it takes no parameters"),
+        ("swe_agent_last_n(n=0)", "strategy `swe_agent_last_n`: parameter `n` expects a whole number ≥ 1 (observations), found `0`"),
+        ("swe_agent_last_n(polling=0)", "strategy `swe_agent_last_n`: parameter `polling` expects a whole number ≥ 1 (observations), found `0`"),
+        ("swe_agent_last_n(n=2.5)", "parameter `n` expects a whole number ≥ 1 (observations), found `2.5`"),
+        ("swe_agent_last_n(last_n=3)", "strategy `swe_agent_last_n`: unknown parameter `last_n` (known: keep_recent, keep_first, n, polling)"),
+        ("openhands_observation_masking(attention_window=0)", "strategy `openhands_observation_masking`: parameter `attention_window` expects a whole number ≥ 1 (events), found `0`"),
+        ("openhands_recent(max_events=0)", "strategy `openhands_recent`: parameter `max_events` expects a whole number ≥ 1 (events), found `0`"),
+        ("openhands_recent(max_events=-3)", "parameter `max_events` expects a whole number ≥ 1 (events), found `-3`"),
+        ("openhands_amortized(max_size=1)", "strategy `openhands_amortized`: parameter `max_size` expects a whole number ≥ 2 (events), found `1`"),
+        ("openhands_amortized(max_size=4, keep_first=2)", "strategy `openhands_amortized`: `keep_first` (2) must be less than max_size / 2 (2), as OpenHands requires"),
+        ("openhands_amortized(keep_frist=2)", "unknown parameter `keep_frist` (known: keep_recent, keep_first, max_size)"),
+        ("anthropic_clear_tool_uses(trigger=-5)", "strategy `anthropic_clear_tool_uses`: parameter `trigger` expects a whole number ≥ 0, found `-5`"),
+        ("anthropic_clear_tool_uses(clear_tool_inputs=[bash])", "parameter `clear_tool_inputs` expects true or false, found `[bash]`"),
+        ("anthropic_clear_tool_uses(clear_inputs=true)", "unknown parameter `clear_inputs` (known: keep_recent, keep_first, trigger, exclude_tools, keep, clear_at_least, clear_tool_inputs)"),
     ];
     for (spec, needle) in cases {
         let err = Strategy::parse(spec).expect_err(spec);

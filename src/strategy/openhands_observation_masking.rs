@@ -1,0 +1,81 @@
+//! `openhands_observation_masking(attention_window=100)`: OpenHands' `ObservationMaskingCondenser`
+//! (`type: observation_masking`), from `OpenHands/OpenHands`
+//! `openhands/memory/condenser/impl/observation_masking_condenser.py` @
+//! d6fab190bfb55f07cc380993b45ec4f781706a92 (and @ 76483ad8f5f51b47b20f29acf2fa51c770a5aa67),
+//! with the default of `openhands/core/config/condenser_config.py` @
+//! d074f47c428b6dbd0a9669f9b2112444f68eb80d.
+//!
+//! - **The rule.** `for i, event in enumerate(view): <MASKED> if isinstance(event, Observation)
+//!   and i < len(view) - attention_window`: every observation (our `tool_result` records) at
+//!   least `attention_window` positions from the end is replaced by `<MASKED>`; actions of any
+//!   kind (the system prompt, user messages, the agent's messages and tool calls) never are.
+//! - **Unit.** Events, counted over **all** records of the context (the head included, which
+//!   shifts both `i` and `len(view)` alike), not over observations: a window of 100 keeps about
+//!   50 tool results. OpenHands stores an agent's thought and its tool call as one action; a
+//!   history that keeps them as two records counts one event more per such call.
+//! - **Never drops.** Our context keeps every record, the masked ones as `<MASKED>` (cost: what
+//!   `<MASKED>` costs under the history's model). OpenHands' message layer goes further: a
+//!   masked observation is a new `AgentCondensationObservation` without tool-call metadata, so
+//!   the assistant tool-call message it answered is not sent either (and the stand-in is sent as
+//!   a user message). We keep those tool calls: the prompt we bill is larger by them.
+//! - **Defaults.** The config's `attention_window=100` (`ge=1`), which a configured run gets;
+//!   the class default is 5 (`openhands_observation_masking(attention_window=5)`).
+//! - **Trigger.** Every call ([`When::EveryCall`]): a per-call view, never a condensation.
+//!   Re-applied in a session to the context it masked before it gives the same result (a masked
+//!   record stays masked at the same cost; the set only grows).
+//! - **Cell.** The rule on the whole history; infeasible when the result exceeds the capacity.
+//!   `keep_recent` is ignored (`attention_window` is the window).
+
+use super::preset::{at_least, push_whole, stand_in_cost};
+use super::rule::{RuleSpec, Tail};
+use super::{spec, Context, Item, Outcome, View, When};
+use crate::error::ParseError;
+use crate::history::Kind;
+
+pub const DEFAULT_ATTENTION_WINDOW: usize = 100;
+/// The stand-in OpenHands writes for a masked observation.
+pub const MASKED: &str = "<MASKED>";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenHandsObservationMasking {
+    /// Events (records) at the end of the context whose observations stay intact.
+    pub attention_window: usize,
+}
+
+impl RuleSpec for OpenHandsObservationMasking {
+    const NAME: &'static str = "openhands_observation_masking";
+    const TAIL: Tail = Tail::Own;
+
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        let attention_window =
+            at_least(p, "attention_window", 1, " (events)")?.unwrap_or(DEFAULT_ATTENTION_WINDOW);
+        Ok(OpenHandsObservationMasking { attention_window })
+    }
+
+    fn push_params(&self, params: &mut Vec<String>) {
+        if self.attention_window != DEFAULT_ATTENTION_WINDOW {
+            params.push(format!("attention_window={}", self.attention_window));
+        }
+    }
+
+    fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
+        // `i < len(view) - attention_window` over the whole context is the same test over the
+        // records after the head: the head's length is on both sides.
+        let masked_before = view.len().saturating_sub(self.attention_window);
+        let masked_cost = view.model.cost(MASKED);
+        push_whole(view, capacity, out, |i| {
+            if view.kinds[i] == Kind::ToolResult && i < masked_before {
+                (
+                    Item::Placeholder(i),
+                    stand_in_cost(&view, i, || masked_cost),
+                )
+            } else {
+                (Item::Verbatim(i), view.costs[i])
+            }
+        })
+    }
+
+    fn when(&self) -> Option<When> {
+        Some(When::EveryCall)
+    }
+}
