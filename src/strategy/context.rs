@@ -34,6 +34,11 @@ pub struct Context {
     /// The separator owed before a pinned tail that will follow whatever the rule keeps: the
     /// first item the rule adds pays it, so rules see the true room left.
     pub(crate) gap_to_tail: u64,
+    /// The records `Strategy::apply` kept verbatim before the rule's view (the head): how many
+    /// and their joined cost. Presets whose trigger counts the whole context (events, a share of
+    /// the window) read them; the window a rule compacts against is its capacity plus the head.
+    pub(crate) head_len: usize,
+    pub(crate) head_cost: u64,
 }
 
 impl Context {
@@ -47,6 +52,8 @@ impl Context {
         self.chosen.resize(records, false);
         self.order.clear();
         self.gap_to_tail = 0;
+        self.head_len = 0;
+        self.head_cost = 0;
     }
 
     /// Appends an item of the given cost, adding the separator when it is not the first.

@@ -17,12 +17,20 @@
 //! chosen where the field is silent are documented in each file.
 
 mod amortized;
+mod claude_code_compact;
 mod clear_tool_uses;
+mod codex_compact;
+mod complexity_trap_hybrid;
+mod complexity_trap_summary;
 mod context;
+mod gemini_cli_compress;
 mod head;
+mod last_n_observations;
 mod mask;
+mod openhands_llm_summarizing;
 mod oracle;
 mod pinned;
+mod preset;
 mod raw;
 mod recent;
 mod required;
@@ -162,6 +170,12 @@ strategies! {
     ClearToolUses: ClearToolUses,
     Summary: Summary,
     Amortized: amortized::Amortized,
+    OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
+    CodexCompact: codex_compact::CodexCompact,
+    ClaudeCodeCompact: claude_code_compact::ClaudeCodeCompact,
+    GeminiCliCompress: gemini_cli_compress::GeminiCliCompress,
+    ComplexityTrapSummary: complexity_trap_summary::ComplexityTrapSummary,
+    ComplexityTrapHybrid: complexity_trap_hybrid::ComplexityTrapHybrid,
     Oracle: oracle::Oracle,
 }
 
@@ -337,6 +351,8 @@ impl Strategy {
         // Whatever the rule keeps sits next to the head or the tail: its first item pays the
         // separator between them, so the rule sees the true room left.
         out.gap_to_tail = sep;
+        out.head_len = h;
+        out.head_cost = view.span_cost(0..h);
         let middle = view.slice(h..n - k);
         if self
             .rule

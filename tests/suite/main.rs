@@ -12,6 +12,7 @@ mod cli_table;
 mod import_formats;
 mod invariants;
 mod memory;
+mod presets_summary;
 mod readme;
 mod real_runs;
 mod runner;
