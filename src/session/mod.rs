@@ -60,6 +60,7 @@ pub mod trigger;
 pub use config::{Invalid, Prices, SessionConfig, TriggerMode};
 pub use context::{Entry, Origin};
 pub use layers::{Layer, Layers};
+pub(crate) use replay::starts_call;
 pub use replay::SessionScratch;
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
 

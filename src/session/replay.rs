@@ -69,7 +69,7 @@ fn set_tool(slot: &mut Option<String>, tool: &Option<String>, spare: &mut Vec<St
 /// Whether record `r` starts an agent call: an assistant record always does; a tool call does
 /// unless it follows an assistant record or another tool call (then it is part of that
 /// call's output).
-fn starts_call(kinds: &[Kind], r: usize) -> bool {
+pub(crate) fn starts_call(kinds: &[Kind], r: usize) -> bool {
     match kinds[r] {
         Kind::Assistant => true,
         Kind::ToolCall => r == 0 || !matches!(kinds[r - 1], Kind::Assistant | Kind::ToolCall),

@@ -75,7 +75,7 @@ impl RuleSpec for AnthropicClearToolUses {
     fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
         let n = view.len();
         let sep = view.separator;
-        let gap = if out.head > 0 && n > 0 { sep } else { 0 };
+        let gap = if out.head_len > 0 && n > 0 { sep } else { 0 };
         let prompt = out.head_cost + gap + view.span_cost(0..n);
         let edited_before = (0..n).any(|i| {
             matches!(view.kinds[i], Kind::ToolResult | Kind::ToolCall) && is_stand_in(&view, i)

@@ -34,10 +34,10 @@ pub struct Context {
     /// The separator owed before a pinned tail that will follow whatever the rule keeps: the
     /// first item the rule adds pays it, so rules see the true room left.
     pub(crate) gap_to_tail: u64,
-    /// How many records the head holds that `Strategy::apply` keeps before the rule's view, and
-    /// their joined cost: for rules that count events or tokens over the whole context (the
-    /// presets whose harness counts its head too).
-    pub(crate) head: usize,
+    /// The records `Strategy::apply` kept verbatim before the rule's view (the head): how many
+    /// and their joined cost. Presets whose trigger counts the whole context (events, a share of
+    /// the window) read them; the window a rule compacts against is its capacity plus the head.
+    pub(crate) head_len: usize,
     pub(crate) head_cost: u64,
 }
 
@@ -52,7 +52,7 @@ impl Context {
         self.chosen.resize(records, false);
         self.order.clear();
         self.gap_to_tail = 0;
-        self.head = 0;
+        self.head_len = 0;
         self.head_cost = 0;
     }
 

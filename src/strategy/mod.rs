@@ -18,11 +18,18 @@
 
 mod amortized;
 mod anthropic_clear_tool_uses;
+mod claude_code_compact;
 mod clear_tool_uses;
+mod codex_compact;
+mod complexity_trap_hybrid;
+mod complexity_trap_summary;
 mod context;
+mod gemini_cli_compress;
 mod head;
+mod last_n_observations;
 mod mask;
 mod openhands_amortized;
+mod openhands_llm_summarizing;
 mod openhands_observation_masking;
 mod openhands_recent;
 mod oracle;
@@ -34,6 +41,7 @@ mod required;
 pub mod rule;
 pub mod spec;
 mod summary;
+mod summary_preset;
 mod swe_agent_last_n;
 mod view;
 mod when;
@@ -168,6 +176,12 @@ strategies! {
     ClearToolUses: ClearToolUses,
     Summary: Summary,
     Amortized: amortized::Amortized,
+    OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
+    CodexCompact: codex_compact::CodexCompact,
+    ClaudeCodeCompact: claude_code_compact::ClaudeCodeCompact,
+    GeminiCliCompress: gemini_cli_compress::GeminiCliCompress,
+    ComplexityTrapSummary: complexity_trap_summary::ComplexityTrapSummary,
+    ComplexityTrapHybrid: complexity_trap_hybrid::ComplexityTrapHybrid,
     Oracle: oracle::Oracle,
     SweAgentLastN: swe_agent_last_n::SweAgentLastN,
     OpenHandsObservationMasking: openhands_observation_masking::OpenHandsObservationMasking,
@@ -308,7 +322,7 @@ impl Strategy {
         out.clear(view.len());
         let n = view.len();
         let h = self.head().len(view.kinds);
-        out.head = h;
+        out.head_len = h;
         out.head_cost = view.span_cost(0..h);
         // Pinned-tail rules see `keep_recent` as the tail; the others read it themselves.
         let (k, rule_keep_recent) = match self.rule.tail() {

@@ -73,11 +73,11 @@ impl RuleSpec for OpenHandsAmortized {
 
     fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
         let n = view.len();
-        if out.head + n <= self.max_size {
+        if out.head_len + n <= self.max_size {
             return push_first_and_newest(view, n, 0, capacity, out);
         }
         let pre = reinserted(&view);
-        let tail = (self.max_size / 2).saturating_sub(out.head + pre);
+        let tail = (self.max_size / 2).saturating_sub(out.head_len + pre);
         push_first_and_newest(view, pre, tail, capacity, out)
     }
 

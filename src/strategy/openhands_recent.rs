@@ -70,7 +70,7 @@ impl RuleSpec for OpenHandsRecent {
     }
 
     fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
-        let tail = self.max_events.saturating_sub(out.head);
+        let tail = self.max_events.saturating_sub(out.head_len);
         push_first_and_newest(view, reinserted(&view), tail, capacity, out)
     }
 

@@ -183,6 +183,11 @@ impl Params<'_> {
         Some(&self.spec.params[pos].1)
     }
 
+    /// The name of the strategy being read, for messages about its parameters.
+    pub fn strategy(&self) -> &str {
+        &self.spec.name
+    }
+
     /// The raw value of `key`, for parameters with a type of their own.
     pub fn value(&mut self, key: &'static str) -> Option<Value> {
         self.take(key).cloned()

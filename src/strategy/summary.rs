@@ -70,11 +70,12 @@ impl Summary {
         let max = p.u64("summary_max")?;
         let size = match (fixed, ratio, max) {
             (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-                return Err(
-                    "strategy `summary`: give either `summary_size` (a fixed cost) or \
-                     `summary_ratio`/`summary_max` (a share of what it replaces, capped), not both"
-                        .into(),
+                return Err(format!(
+                    "strategy `{}`: give either `summary_size` (a fixed cost) or \
+                     `summary_ratio`/`summary_max` (a share of what it replaces, capped), not both",
+                    p.strategy()
                 )
+                .into())
             }
             (Some(size), None, None) => SummarySize::Fixed(size),
             (None, ratio, max) => SummarySize::Ratio {

@@ -14,6 +14,7 @@ mod hostile;
 mod import_formats;
 mod invariants;
 mod memory;
+mod presets_summary;
 mod presets_view;
 mod readme;
 mod real_runs;

@@ -158,18 +158,19 @@ formats = ["csv"]
     let at = |name: &str| header.iter().position(|h| h == name).unwrap();
     let mut compacted = 0;
     let mut sessions = 0;
+    let mut lost = std::collections::BTreeSet::new();
     for row in reader.records().map(Result::unwrap) {
         sessions += 1;
         compacted += usize::from(&row[at("compactions")] != "0");
-        assert_eq!(
-            &row[at("retention_end")],
-            "1.000000",
-            "{} under {} at window {}",
-            &row[at("history")],
-            &row[at("strategy")],
-            &row[at("window")]
-        );
+        if &row[at("retention_end")] != "1.000000" {
+            lost.insert(row[at("strategy")].to_string());
+        }
     }
+    // Claude Code's compaction replaces everything but the system prompt with its summary, the
+    // task included (its summary prompt asks for every user message): the source says so, so
+    // there the task survives only in the summary.
+    let expected: std::collections::BTreeSet<String> = ["claude_code_compact".to_string()].into();
+    assert_eq!(lost, expected, "the head was lost under {lost:?}");
     assert_eq!(sessions, 40 * 2 * strategies.len());
     assert!(
         compacted > sessions / 3,

@@ -1,0 +1,144 @@
+//! `codex_compact(user_tokens=20000, threshold=0.9)`: Codex's local ("inline") auto-compaction,
+//! `openai/codex` `codex-rs/core/src/compact.rs`. Of the two versions the research read this
+//! follows the OLD one (@ `0100b103`), where the initial context goes first:
+//! `history = initial_context ++ selected user messages ++ [user(SUMMARY_PREFIX + summary)]`.
+//! (The NEW one, @ `e06dd0e5`, leaves the initial context out of a pre-turn replacement and
+//! re-injects it at the next turn, or splices it before the last user message mid-turn; for
+//! OpenAI providers it compacts server-side instead.)
+//!
+//! - **Trigger** (`When::Share(threshold)`, default 0.9): `auto_compact_token_limit` defaults to
+//!   `context_window * 9 / 10` (`codex-rs/protocol/src/openai_models.rs` @ `0d4367d`), compared
+//!   with the tokens of the context; here the context the next call would send.
+//! - **Initial context**: the leading `system` records (Codex's developer/permissions,
+//!   `AGENTS.md` and environment-context messages are not user messages and go first). The
+//!   preset's default head is therefore no head at all (`keep_first=0`): the task is a real user
+//!   message, kept when it is among the newest user messages that fit, as in Codex.
+//! - **User messages**: the records of kind `user` after the initial context (not tool results,
+//!   not assistant records, not earlier summaries, which `collect_user_messages` skips), newest
+//!   first while they fit `user_tokens` (`COMPACT_USER_MESSAGE_MAX_TOKENS`, a constant in
+//!   Codex). A message costs `ceil(chars / 4)` — Codex's `approx_token_count` is
+//!   `ceil(utf8 bytes / 4)`; the view has chars, not bytes, which agree for ASCII text — not the
+//!   cost model's tokens, since the budget is Codex's own estimate.
+//! - **The one that does not fit**: Codex middle-truncates it to the tokens left and stops;
+//!   a record cannot be cut here, so it is dropped (its information goes into the summary) and
+//!   the selection stops there too, older user messages included.
+//! - **Summary**: one summary of everything else (assistant records, tool calls and results,
+//!   unselected user messages, earlier summaries), placed **last**, after the kept user messages
+//!   — so its range `first..end` encloses the kept user messages it does not carry
+//!   (`summary_kept` is false for them). It is one model call with the whole context as input.
+//!   Nothing to summarise (only user messages left) leaves the context unchanged.
+//! - **Summary size and recall**: the project's simulated summariser ([`Summary`] parameters).
+
+use super::summary_preset::{
+    fits, joined, leading_systems, push_if, push_summary, reached, share, unchanged,
+};
+use super::{spec, Context, Head, Item, Outcome, Summary, View, When};
+use crate::error::ParseError;
+use crate::history::Kind;
+use crate::summariser::Summariser;
+
+pub const DEFAULT_USER_TOKENS: u64 = 20_000;
+pub const DEFAULT_THRESHOLD: f64 = 0.9;
+
+/// Codex's token estimate of a text of `chars` characters (`APPROX_BYTES_PER_TOKEN = 4`).
+pub fn approx_tokens(chars: u64) -> u64 {
+    chars.div_ceil(4)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CodexCompact {
+    pub user_tokens: u64,
+    pub threshold: f64,
+    pub summary: Summary,
+}
+
+impl CodexCompact {
+    /// Marks in `out.chosen` the newest user messages after `from` that fit the budget.
+    fn select_users(&self, view: &View, from: usize, out: &mut Context) {
+        let mut remaining = self.user_tokens;
+        for i in (from..view.len()).rev() {
+            if view.kinds[i] != Kind::User {
+                continue;
+            }
+            if remaining == 0 {
+                break;
+            }
+            let t = approx_tokens(view.chars[i]);
+            if t > remaining {
+                break;
+            }
+            out.chosen[i] = true;
+            remaining -= t;
+        }
+    }
+}
+
+impl super::rule::RuleSpec for CodexCompact {
+    const NAME: &'static str = "codex_compact";
+    const TAIL: super::rule::Tail = super::rule::Tail::Own;
+    const DEFAULT_HEAD: Head = Head::First(0);
+
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        Ok(CodexCompact {
+            user_tokens: p.u64("user_tokens")?.unwrap_or(DEFAULT_USER_TOKENS),
+            threshold: share(p, "threshold")?.unwrap_or(DEFAULT_THRESHOLD),
+            summary: Summary::from_params(p)?,
+        })
+    }
+
+    fn push_params(&self, params: &mut Vec<String>) {
+        push_if(params, "user_tokens", self.user_tokens, DEFAULT_USER_TOKENS);
+        push_if(params, "threshold", self.threshold, DEFAULT_THRESHOLD);
+        self.summary.push_params(params);
+    }
+
+    fn apply(
+        &self,
+        view: View,
+        capacity: u64,
+        _: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        let n = view.len();
+        let sep = view.separator;
+        let systems = leading_systems(view.kinds);
+        if !reached(When::Share(self.threshold), &view, capacity, out) {
+            return unchanged(&view, capacity, out);
+        }
+        self.select_users(&view, systems, out);
+        if (systems..n).all(|i| out.chosen[i]) {
+            return unchanged(&view, capacity, out);
+        }
+        for i in 0..n {
+            if i < systems || out.chosen[i] {
+                out.push(Item::Verbatim(i), view.costs[i], sep);
+            }
+        }
+        let chosen = std::mem::take(&mut out.chosen);
+        let replaced = joined(
+            sep,
+            (systems..n).filter(|&i| !chosen[i]).map(|i| view.costs[i]),
+        );
+        let cost = self.summary.size.cost(replaced);
+        push_summary(
+            &self.summary,
+            &view,
+            (systems, n),
+            |i| !chosen[i],
+            cost,
+            stream,
+            out,
+        );
+        out.chosen = chosen;
+        fits(out, capacity)
+    }
+
+    fn when(&self) -> Option<When> {
+        Some(When::Share(self.threshold))
+    }
+
+    fn summariser(&self) -> Option<Summariser> {
+        Some(self.summary.summariser)
+    }
+}

@@ -1,0 +1,140 @@
+//! `complexity_trap_summary(n=21, m=10)`: the LLM-Summary configuration of *The Complexity
+//! Trap* (Lindenbauer et al., arXiv 2508.21433), SWE-agent's `SummarizeEveryNTurns` in
+//! `Recursive-Safeguarding/the-complexity-trap` (a fork holding the original upload, commits
+//! a70c88c…adfaa1a, 2025-10-13) `sweagent/agent/history_processors.py`, configured by
+//! `config/default_no_demo_checkpoint_same_model_openhands_N=21_M=10.yaml`
+//! (`n=21, keep_last_m_turns=10, enable_static_checkpointing=true`).
+//!
+//! - **Unit: turns.** A turn is one agent call: the records from an assistant record (or a tool
+//!   call that starts a call) up to the next one — the assistant record, its tool calls and the
+//!   tool results after them, as SWE-agent pairs (assistant, observation). Records between the
+//!   head and the first turn (an earlier checkpoint, anything between the task and the first
+//!   call) are summarised with the first turns.
+//! - **Trigger**: applied before every model call (`When::EveryCall`, a history processor); it
+//!   acts when at least `n + m` unprocessed turns have piled up (31 by default): the oldest `n`
+//!   become one checkpoint, the newest `m` and what follows stay. No tokens are involved. A
+//!   history reached at once (a cell) is processed as the calls would have: the oldest `k·n`
+//!   turns are in the summary, where `k` is how many times the rule fired.
+//! - **Head**: the system prompt and the task (`history[:2]`), never summarised (`keep_first=task`).
+//! - **Summary**: the checkpoint is one call of the summary model (the same model in the paper),
+//!   fed the previous checkpoint (`<PREVIOUS_CHECKPOINT>`), so it stands for the earlier
+//!   checkpoint too; with static checkpointing the trigger step shows only the newest
+//!   checkpoint, which is what the context keeps. The source's later non-trigger steps show
+//!   every checkpoint so far again (`cache + …`, a quirk of the code as written): not modelled.
+//! - **Summary size and recall**: the project's simulated summariser ([`Summary`] parameters).
+
+use super::summary_preset::{at_least, fits, push_if, summarise_span, unchanged};
+use super::{spec, Context, Item, Outcome, Summary, View, When};
+use crate::error::ParseError;
+use crate::session::starts_call as starts_turn;
+use crate::summariser::Summariser;
+
+pub const DEFAULT_N: usize = 21;
+pub const DEFAULT_M: usize = 10;
+
+/// The turn counts of the rule: summarise the oldest `n` turns when `n + m` are unprocessed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Turns {
+    pub n: usize,
+    pub m: usize,
+}
+
+impl Turns {
+    pub fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        Ok(Turns {
+            n: at_least(p, "n", 1, DEFAULT_N)?,
+            m: p.usize("m")?.unwrap_or(DEFAULT_M),
+        })
+    }
+
+    pub fn push_params(&self, params: &mut Vec<String>) {
+        push_if(params, "n", self.n, DEFAULT_N);
+        push_if(params, "m", self.m, DEFAULT_M);
+    }
+
+    /// Where the records the rule keeps begin: 0 when it does not fire, else the first record
+    /// of the first turn after the `k·n` summarised ones (`out.order` holds the turn starts).
+    pub fn summarised_end(&self, view: &View, out: &mut Context) -> usize {
+        out.order.clear();
+        out.order
+            .extend((0..view.len()).filter(|&r| starts_turn(view.kinds, r)));
+        let mut unprocessed = out.order.len();
+        let mut done = 0;
+        while unprocessed >= self.n + self.m {
+            unprocessed -= self.n;
+            done += self.n;
+        }
+        match done {
+            0 => 0,
+            _ => out.order.get(done).copied().unwrap_or(view.len()),
+        }
+    }
+}
+
+/// Summarises records `..end` into one checkpoint (nothing when `end` is 0) and pushes the
+/// rest as `item_of` says.
+pub fn push_checkpoint_and_rest(
+    summary: &Summary,
+    view: &View,
+    end: usize,
+    stream: u64,
+    out: &mut Context,
+    item_of: impl Fn(usize) -> (Item, u64),
+) {
+    if end > 0 {
+        summarise_span(summary, view, (0, end), stream, out);
+    }
+    for i in end..view.len() {
+        let (item, cost) = item_of(i);
+        out.push(item, cost, view.separator);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ComplexityTrapSummary {
+    pub turns: Turns,
+    pub summary: Summary,
+}
+
+impl super::rule::RuleSpec for ComplexityTrapSummary {
+    const NAME: &'static str = "complexity_trap_summary";
+    const TAIL: super::rule::Tail = super::rule::Tail::Own;
+
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        Ok(ComplexityTrapSummary {
+            turns: Turns::parse(p)?,
+            summary: Summary::from_params(p)?,
+        })
+    }
+
+    fn push_params(&self, params: &mut Vec<String>) {
+        self.turns.push_params(params);
+        self.summary.push_params(params);
+    }
+
+    fn apply(
+        &self,
+        view: View,
+        capacity: u64,
+        _: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        let end = self.turns.summarised_end(&view, out);
+        if end == 0 {
+            return unchanged(&view, capacity, out);
+        }
+        push_checkpoint_and_rest(&self.summary, &view, end, stream, out, |i| {
+            (Item::Verbatim(i), view.costs[i])
+        });
+        fits(out, capacity)
+    }
+
+    fn when(&self) -> Option<When> {
+        Some(When::EveryCall)
+    }
+
+    fn summariser(&self) -> Option<Summariser> {
+        Some(self.summary.summariser)
+    }
+}

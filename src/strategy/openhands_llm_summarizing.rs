@@ -1,0 +1,102 @@
+//! `openhands_llm_summarizing(max_size=100, keep_first=1)`: OpenHands' `LLMSummarizingCondenser`
+//! (`OpenHands/OpenHands` `openhands/memory/condenser/impl/llm_summarizing_condenser.py` @
+//! `76483ad8f5f51b47b20f29acf2fa51c770a5aa67`, L51–161; defaults from
+//! `openhands/core/config/condenser_config.py` @ `d074f47c428b6dbd0a9669f9b2112444f68eb80d`).
+//!
+//! - **Trigger** (`When::Events(max_size)`): the view holds more than `max_size` events
+//!   (`len(view) > max_size`). Every context entry is one event here: records, the summary.
+//! - **Rule**: `target = max_size // 2`; the head is the first `keep_first` events (the generic
+//!   `keep_first`, default 1 as in the config); the newest `target − keep_first − 1` events stay
+//!   (`events_from_tail`, the 1 is the summary); everything between head and tail, the previous
+//!   summary included (it is fed to the summariser as `<PREVIOUS SUMMARY>`), becomes one summary
+//!   placed right after the head. The view becomes `target` events.
+//! - **Persistent**: the condensation is stored, so later views build on it (a session replaces
+//!   its context); the summary is one call of the condenser LLM.
+//! - **Deployed default**: the OpenHands server runs this condenser with `keep_first=4,
+//!   max_size=120` inside a pipeline (`openhands/server/session/session.py` L219–249), and the V1
+//!   SDK has the same defaults (`openhands_llm_summarizing(max_size=120, keep_first=4)`); the
+//!   class and config defaults are 100/1, which this preset follows.
+//! - **Where the source is silent or crashes**: when `target − keep_first − 1` is 0 the Python
+//!   slice `view[keep_first:-0]` is empty and `min()` of no ids raises; here everything after the
+//!   head is summarised. When it is negative (`keep_first ≥ max_size // 2`, which the source's
+//!   constructor refuses) the tail is empty too.
+//! - **The task survives**: OpenHands' `ConversationMemory` (`_ensure_initial_user_message`)
+//!   re-inserts the first user message when the view lost it, so the task always reaches the
+//!   model although `keep_first=1` keeps only the system prompt event; here the leading system
+//!   records and the first user message right after the head stay verbatim, outside the event
+//!   count, as in `openhands_recent`; it counts towards the target (`events_from_tail` is one
+//!   fewer), so the context is condensed when OpenHands' is. `max_event_length` (10 000 chars per event in the
+//!   summariser's prompt) does not change what the simulated summariser keeps.
+//! - **Summary**: the project's simulated summariser ([`Summary`] parameters: `summary_size` or
+//!   `summary_ratio`/`summary_max`, `recall_flagged`, `recall_other`).
+
+use super::summary_preset::{at_least, fits, push_if, reached, summarise_span, unchanged};
+use super::{spec, Context, Head, Item, Outcome, Summary, View, When};
+use crate::error::ParseError;
+use crate::summariser::Summariser;
+
+pub const DEFAULT_MAX_SIZE: usize = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpenHandsLlmSummarizing {
+    pub max_size: usize,
+    pub summary: Summary,
+}
+
+impl super::rule::RuleSpec for OpenHandsLlmSummarizing {
+    const NAME: &'static str = "openhands_llm_summarizing";
+    const TAIL: super::rule::Tail = super::rule::Tail::Own;
+    const DEFAULT_HEAD: Head = Head::First(1);
+
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        Ok(OpenHandsLlmSummarizing {
+            // The config's `ge=2`.
+            max_size: at_least(p, "max_size", 2, DEFAULT_MAX_SIZE)?,
+            summary: Summary::from_params(p)?,
+        })
+    }
+
+    fn push_params(&self, params: &mut Vec<String>) {
+        push_if(params, "max_size", self.max_size, DEFAULT_MAX_SIZE);
+        self.summary.push_params(params);
+    }
+
+    fn apply(
+        &self,
+        view: View,
+        capacity: u64,
+        _: usize,
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        let n = view.len();
+        // The task OpenHands' message layer re-inserts after the head: kept verbatim, outside
+        // the event count, as `openhands_recent` keeps it.
+        let pre = super::openhands_recent::reinserted(&view);
+        // The re-inserted task counts towards the target as an event would, so the context is
+        // condensed on OpenHands' schedule (it holds one tail event fewer than OpenHands sends).
+        let tail = (self.max_size / 2).saturating_sub(out.head_len + pre + 1);
+        // Over max_size events, at most max_size/2 of them head or tail: n > tail (a head over
+        // max_size alone leaves nothing to summarise).
+        let end = n.saturating_sub(tail).max(pre);
+        if !reached(When::Events(self.max_size), &view, capacity, out) || end == pre {
+            return unchanged(&view, capacity, out);
+        }
+        for i in 0..pre {
+            out.push(Item::Verbatim(i), view.costs[i], view.separator);
+        }
+        summarise_span(&self.summary, &view, (pre, end), stream, out);
+        for i in end..n {
+            out.push(Item::Verbatim(i), view.costs[i], view.separator);
+        }
+        fits(out, capacity)
+    }
+
+    fn when(&self) -> Option<When> {
+        Some(When::Events(self.max_size))
+    }
+
+    fn summariser(&self) -> Option<Summariser> {
+        Some(self.summary.summariser)
+    }
+}

@@ -1,0 +1,136 @@
+//! Steps shared by the summarising presets (`openhands_llm_summarizing`, `codex_compact`,
+//! `claude_code_compact`, `gemini_cli_compress`, `complexity_trap_*`): whether a harness's own
+//! trigger is reached, keeping a context unchanged, writing one summary with the project's
+//! simulated summariser, and reading parameters with a range.
+//!
+//! A preset's rule holds its trigger as well: a session calls it only once `When` says so, but
+//! a cell has no time and applies the rule to the whole history under the cell's capacity (the
+//! capacity is the window), so the rule itself decides whether its harness would have compacted
+//! there. A result, compacted or not, that does not fit the capacity is infeasible: the harness
+//! would exceed that budget. In a session the rule sees the context without the notes read
+//! back, so with notes on a share trigger can fire on a context whose view alone is under it;
+//! the rule then leaves it unchanged.
+//!
+//! The presets keep no verbatim tail of `keep_recent` records: what they keep is their source's
+//! rule (`Tail::Own`, and the parameter is not read).
+
+use super::spec::{Params, Value};
+use super::{Context, Item, Outcome, Summary, View, When};
+use crate::error::ParseError;
+use crate::history::Kind;
+use crate::session::config::threshold;
+
+/// The cost of the whole context: the head `Strategy::apply` keeps before the view, and the view.
+pub fn whole_cost(view: &View, out: &Context) -> u64 {
+    out.head_cost + out.joined_cost(view.costs.iter().sum(), view.len() as u64, view.separator)
+}
+
+/// Whether `when` is reached by this context, as a session checks it (the window is the rule's
+/// capacity plus what the head took, the events are the head's and the view's records).
+pub fn reached(when: When, view: &View, capacity: u64, out: &Context) -> bool {
+    match when {
+        When::EveryCall => true,
+        When::Tokens(n) => whole_cost(view, out) >= n,
+        When::Share(f) => whole_cost(view, out) >= threshold(capacity + out.head_cost, f),
+        When::Events(n) => out.head_len + view.len() > n,
+    }
+}
+
+/// The context left as it is: every record verbatim, infeasible when it does not fit.
+pub fn unchanged(view: &View, capacity: u64, out: &mut Context) -> Outcome {
+    let sep = view.separator;
+    for i in 0..view.len() {
+        out.push(Item::Verbatim(i), view.costs[i], sep);
+    }
+    fits(out, capacity)
+}
+
+/// Feasible when what the rule built fits its capacity (the head is already taken out of it).
+pub fn fits(out: &Context, capacity: u64) -> Outcome {
+    if out.cost <= capacity {
+        Outcome::Feasible
+    } else {
+        Outcome::Infeasible
+    }
+}
+
+/// The leading `system` records of a view: the system prompt a harness keeps outside what it
+/// compacts (Codex's initial context, Claude Code's system prompt, Gemini's system instruction).
+pub fn leading_systems(kinds: &[Kind]) -> usize {
+    kinds.iter().take_while(|k| **k == Kind::System).count()
+}
+
+/// The joined cost of records of the given costs, the size a summary of them is drawn from.
+pub fn joined(separator: u64, costs: impl Iterator<Item = u64>) -> u64 {
+    let (sum, count) = costs.fold((0u64, 0u64), |(s, c), x| (s + x, c + 1));
+    sum + separator * count.saturating_sub(1)
+}
+
+/// Pushes one summary of `cost` standing for records `first..end`; each record `carried`
+/// selects survives in it as the simulated summariser draws it, the others (kept verbatim
+/// elsewhere in the context) are not carried.
+pub fn push_summary(
+    summary: &Summary,
+    view: &View,
+    (first, end): (usize, usize),
+    carried: impl Fn(usize) -> bool,
+    cost: u64,
+    stream: u64,
+    out: &mut Context,
+) {
+    for i in first..end {
+        out.summary_kept[i] =
+            carried(i) && summary.summariser.keeps(view.flags[i], stream, i as u64);
+    }
+    out.push(Item::Summary { first, end, cost }, cost, view.separator);
+}
+
+/// Pushes one summary of records `first..end`, sized by their joined cost.
+pub fn summarise_span(
+    summary: &Summary,
+    view: &View,
+    (first, end): (usize, usize),
+    stream: u64,
+    out: &mut Context,
+) {
+    let cost = summary.size.cost(view.span_cost(first..end));
+    push_summary(summary, view, (first, end), |_| true, cost, stream, out);
+}
+
+/// A whole-number parameter of at least `min`.
+pub fn at_least(
+    p: &mut Params,
+    key: &'static str,
+    min: usize,
+    default: usize,
+) -> Result<usize, ParseError> {
+    match p.usize(key)? {
+        None => Ok(default),
+        Some(v) if v >= min => Ok(v),
+        Some(v) => Err(p.bad(
+            key,
+            &format!("a whole number ≥ {min}"),
+            &Value::Int(v as i64),
+        )),
+    }
+}
+
+/// A share of the window above 0 and at most 1, if given.
+pub fn share(p: &mut Params, key: &'static str) -> Result<Option<f64>, ParseError> {
+    match p.fraction(key, 0.0, 1.0)? {
+        Some(v) if v <= 0.0 => Err(p.bad(key, "a number above 0 and at most 1", &Value::Float(v))),
+        v => Ok(v),
+    }
+}
+
+/// Pushes `key=value` when the value is not the default.
+pub fn push_if<T: PartialEq + std::fmt::Display>(
+    params: &mut Vec<String>,
+    key: &str,
+    value: T,
+    default: T,
+) {
+    if value != default {
+        params.push(format!("{key}={value}"));
+    }
+}
