@@ -197,6 +197,8 @@ pub fn parse(origin: &str, text: &str, overrides: &[String]) -> Result<Experimen
 
 /// An experiment of either kind: a sweep of cells (`[sweep]`) or of sessions (`[session]`).
 #[derive(Debug, Clone)]
+// One experiment is built per run, so the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum AnyExperiment {
     Cells(Experiment),
     Sessions(SessionExperiment),
