@@ -1,10 +1,15 @@
 //! How far to trust a cost model's counts: for every model call a transcript records, the
 //! estimated size of the context the model saw (the cost of its records, separators included)
-//! against the input size the provider reported.
+//! against the input size the provider reported; and how far to trust a cache model: the
+//! share of the prompt the provider recorded as read from cache against the share a modelled
+//! cache reads when the run is replayed under `raw`.
 
 use crate::cost::CostModel;
+use crate::history::CostedHistory;
 use crate::import::Run;
 use crate::report::text_table::{self, Align};
+use crate::session::{self, CacheRules, SessionConfig, SessionScratch};
+use crate::strategy::Strategy;
 use std::fmt::Write;
 
 /// One model call: estimated and recorded context size.
@@ -26,10 +31,41 @@ impl CallSize {
 pub struct RunSizes {
     pub name: String,
     pub calls: Vec<CallSize>,
+    /// Prompt tokens the transcript records as read from cache, of the prompt tokens of the
+    /// calls whose billing it records (`(0, 0)`: none recorded).
+    pub recorded_cache: (u64, u64),
+    /// Units a modelled cache reads, of the input units, over the run replayed under `raw`.
+    pub modelled_cache: (u64, u64),
 }
 
-/// Estimated and recorded sizes of every recorded call of a run under `model`.
-pub fn sizes(run: &Run, model: CostModel) -> RunSizes {
+/// `part / whole`, `None` for an empty whole.
+pub fn share((part, whole): (u64, u64)) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+/// The run replayed under `raw` (every call it made, nothing compacted, a window nothing
+/// reaches) with `cache`: (cache reads, input), in units of `model`.
+pub fn modelled_cache(run: &Run, model: CostModel, cache: CacheRules) -> (u64, u64) {
+    let costed = CostedHistory::new(&run.history, model);
+    let cfg = SessionConfig {
+        cache,
+        ..SessionConfig::new(1 << 50, 1.0).expect("a valid window")
+    };
+    let raw = Strategy::parse("raw").expect("raw parses");
+    let m = session::simulate(
+        &costed,
+        &costed.truth,
+        &raw,
+        &cfg,
+        0,
+        &mut SessionScratch::default(),
+    );
+    (m.cache_read_tokens, m.input_tokens)
+}
+
+/// Estimated and recorded sizes of every recorded call of a run under `model`, and its
+/// recorded and modelled cache shares under `cache`.
+pub fn sizes(run: &Run, model: CostModel, cache: CacheRules) -> RunSizes {
     // Prefix sums: each call's context is a range of records, and contexts overlap heavily.
     let mut prefix = Vec::with_capacity(run.history.records.len() + 1);
     prefix.push(0u64);
@@ -48,9 +84,15 @@ pub fn sizes(run: &Run, model: CostModel) -> RunSizes {
             }
         })
         .collect();
+    let recorded = run.recorded();
     RunSizes {
         name: run.history.name.clone(),
         calls,
+        recorded_cache: (
+            recorded.iter().map(|c| c.usage.cache_read).sum(),
+            recorded.iter().map(|c| c.usage.input()).sum(),
+        ),
+        modelled_cache: modelled_cache(run, model, cache),
     }
 }
 
@@ -121,7 +163,7 @@ impl RatioStats {
     }
 }
 
-const HEADINGS: [&str; 10] = [
+const HEADINGS: [&str; 12] = [
     "run",
     "calls",
     "recorded_mean",
@@ -132,9 +174,23 @@ const HEADINGS: [&str; 10] = [
     "ratio_max",
     "fit_fixed",
     "fit_slope",
+    "recorded_cache_share",
+    "modelled_cache_share",
 ];
 
-fn row(name: &str, stats: Option<&RatioStats>, calls: usize) -> [String; 10] {
+fn row(
+    name: &str,
+    stats: Option<&RatioStats>,
+    calls: usize,
+    recorded: (u64, u64),
+    modelled: (u64, u64),
+) -> [String; 12] {
+    let [a, b, c, d, e, f, g, h, i, j] = ratio_cells(name, stats, calls);
+    let cell = |x: (u64, u64)| share(x).map(|v| format!("{v:.3}")).unwrap_or_default();
+    [a, b, c, d, e, f, g, h, i, j, cell(recorded), cell(modelled)]
+}
+
+fn ratio_cells(name: &str, stats: Option<&RatioStats>, calls: usize) -> [String; 10] {
     match stats {
         Some(s) => [
             name.to_string(),
@@ -165,13 +221,34 @@ fn row(name: &str, stats: Option<&RatioStats>, calls: usize) -> [String; 10] {
 
 /// The rows of the report: one per run, then `overall` over every call of every run (each
 /// call weighs the same).
-fn rows(runs: &[RunSizes]) -> Vec<[String; 10]> {
-    let mut out: Vec<[String; 10]> = runs
+fn rows(runs: &[RunSizes]) -> Vec<[String; 12]> {
+    let mut out: Vec<[String; 12]> = runs
         .iter()
-        .map(|r| row(&r.name, RatioStats::of(&r.calls).as_ref(), r.calls.len()))
+        .map(|r| {
+            let stats = RatioStats::of(&r.calls);
+            row(
+                &r.name,
+                stats.as_ref(),
+                r.calls.len(),
+                r.recorded_cache,
+                r.modelled_cache,
+            )
+        })
         .collect();
     let all = RatioStats::of(runs.iter().flat_map(|r| &r.calls));
-    out.push(row("overall", all.as_ref(), 0));
+    // Pooled: every token weighs the same.
+    let sum = |f: fn(&RunSizes) -> (u64, u64)| {
+        runs.iter()
+            .map(f)
+            .fold((0, 0), |(a, b), (x, y)| (a + x, b + y))
+    };
+    out.push(row(
+        "overall",
+        all.as_ref(),
+        0,
+        sum(|r| r.recorded_cache),
+        sum(|r| r.modelled_cache),
+    ));
     out
 }
 
@@ -212,10 +289,10 @@ fn csv_cell(c: &str) -> String {
     }
 }
 
-pub fn to_text(runs: &[RunSizes], model: CostModel) -> String {
+pub fn to_text(runs: &[RunSizes], model: CostModel, cache: &str) -> String {
     let body = rows(runs);
     let mut out = format!(
-        "estimated ({model}) / recorded context size per model call; a ratio below 1 means the estimate counts less than the model saw;\nfit: recorded ≈ fit_fixed + fit_slope × estimated (least squares)\n\n"
+        "estimated ({model}) / recorded context size per model call; a ratio below 1 means the estimate counts less than the model saw;\nfit: recorded ≈ fit_fixed + fit_slope × estimated (least squares);\ncache shares: prompt read from cache as the transcript records it, and as the {cache} cache model reads it replaying the run under raw\n\n"
     );
     let mut align = [Align::Right; HEADINGS.len()];
     align[0] = Align::Left;
@@ -233,8 +310,13 @@ pub fn to_text(runs: &[RunSizes], model: CostModel) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::{History, Kind, Record};
+    use crate::history::{History, Kind, Record, Usage};
     use crate::import::Call;
+    use crate::session::CacheKind;
+
+    fn gemini() -> CacheRules {
+        CacheRules::new(CacheKind::Gemini, 0)
+    }
 
     fn run() -> Run {
         let records = vec![
@@ -251,16 +333,27 @@ mod tests {
                     start: 0,
                     end: 2,
                     recorded: 7,
+                    usage: Some(Usage {
+                        uncached: 7,
+                        ..Usage::default()
+                    }),
                 },
                 Call {
                     start: 0,
                     end: 4,
                     recorded: 16,
+                    usage: Some(Usage {
+                        uncached: 4,
+                        cache_read: 12,
+                        cache_write: 0,
+                        output: 1,
+                    }),
                 },
                 Call {
                     start: 2,
                     end: 4,
                     recorded: 0,
+                    usage: None,
                 },
             ],
         }
@@ -268,7 +361,7 @@ mod tests {
 
     #[test]
     fn estimates_are_context_costs_with_separators() {
-        let s = sizes(&run(), CostModel::Chars);
+        let s = sizes(&run(), CostModel::Chars, gemini());
         // 4 + 2 + one gap; 4 + 2 + 6 + 1 + three gaps; 6 + 1 + one gap.
         assert_eq!(
             s.calls.iter().map(|c| c.estimated).collect::<Vec<_>>(),
@@ -277,7 +370,7 @@ mod tests {
         let st = RatioStats::of(&s.calls).unwrap();
         assert_eq!(st.n, 2); // the call with nothing recorded has no ratio
         assert_eq!((st.mean, st.sd, st.min, st.max), (1.0, 0.0, 1.0, 1.0));
-        let a = sizes(&run(), CostModel::ApproxTokens);
+        let a = sizes(&run(), CostModel::ApproxTokens, gemini());
         // ceil(4/4)+ceil(2/4) = 2 against 7; 1+1+2+1 = 5 against 16.
         let st = RatioStats::of(&a.calls).unwrap();
         let (r1, r2) = (2.0 / 7.0, 5.0 / 16.0);
@@ -292,19 +385,22 @@ mod tests {
 
     #[test]
     fn reports_list_runs_then_overall() {
-        let s = vec![sizes(&run(), CostModel::Chars)];
+        let s = vec![sizes(&run(), CostModel::Chars, gemini())];
         let csv = to_csv(&s);
         assert_eq!(
             csv,
-            "run,calls,recorded_mean,estimated_mean,ratio_mean,ratio_sd,ratio_min,ratio_max,fit_fixed,fit_slope\n\
-             r,2,12,12,1.000,0.000,1.000,1.000,0,1.000\n\
-             overall,2,12,12,1.000,0.000,1.000,1.000,0,1.000\n"
+            "run,calls,recorded_mean,estimated_mean,ratio_mean,ratio_sd,ratio_min,ratio_max,fit_fixed,fit_slope,recorded_cache_share,modelled_cache_share\n\
+             r,2,12,12,1.000,0.000,1.000,1.000,0,1.000,0.522,0.000\n\
+             overall,2,12,12,1.000,0.000,1.000,1.000,0,1.000,0.522,0.000\n"
         );
         assert_eq!(
             calls_csv(&s),
             "run,call,estimated,recorded\nr,1,7,7\nr,2,16,16\nr,3,8,0\n"
         );
-        let text = to_text(&s, CostModel::Chars);
+        // Recorded: 12 read of 7 + 16 = 23 prompt tokens, 0.522. Modelled (gemini, minimum 0)
+        // under raw, chars: the one assistant record makes the replay's one agent call, on
+        // [r1 r2] = 4 + 2 + one gap = 7, with no earlier request to share: 0 of 7.
+        let text = to_text(&s, CostModel::Chars, "gemini");
         assert!(text.contains("estimated (chars)"), "{text}");
         assert!(text.lines().any(|l| l.starts_with("overall ")), "{text}");
     }

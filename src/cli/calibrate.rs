@@ -5,7 +5,8 @@ use super::import::read_all;
 use crate::calibrate::{calls_csv, sizes, to_csv, to_text, RunSizes};
 use crate::cost::CostModel;
 use crate::import::Format;
-use anyhow::{bail, Result};
+use crate::session::{CacheKind, Pricing};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -30,11 +31,49 @@ pub struct CalibrateArgs {
     /// Report each malformed line or file on stderr and leave it out, instead of stopping.
     #[arg(long)]
     pub skip_bad: bool,
+    /// The cache model whose share of the prompt read from cache is set beside the recorded
+    /// one: anthropic, openai, gemini or none (default: anthropic for claude-code sessions,
+    /// which are Claude's; gemini otherwise, the provider of the shared mini-swe-agent runs).
+    #[arg(long)]
+    pub cache: Option<String>,
+    /// The model whose minimum cacheable length the cache model uses (default: the cache's
+    /// default model).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The shortest prefix the cache model caches, in units of the cost model (default: the
+    /// model's minimum).
+    #[arg(long)]
+    pub cache_min_tokens: Option<u64>,
+}
+
+/// The cache model of `--cache`, `--model` and `--cache-min-tokens`.
+fn cache_rules(a: &CalibrateArgs) -> Result<crate::session::CacheRules> {
+    let kind = match a.cache.as_deref() {
+        None if a.model.is_some() => None,
+        None if a.format == Format::ClaudeCode => Some(CacheKind::Anthropic),
+        None => Some(CacheKind::Gemini),
+        Some("recorded") => {
+            bail!("--cache recorded: the recorded share is always printed; choose a cache model to set beside it (anthropic, openai, gemini, none)")
+        }
+        Some(name) => Some(CacheKind::parse(name).ok_or_else(|| {
+            anyhow!(
+                "--cache: unknown cache {name:?}, expected one of anthropic, openai, gemini, none"
+            )
+        })?),
+    };
+    let pricing = Pricing::new(a.model.as_deref(), kind)
+        .map_err(|e| anyhow!("--{}: {}", e.key, e.message))?;
+    let mut rules = pricing.cache;
+    if let Some(min) = a.cache_min_tokens {
+        rules.min_tokens = min;
+    }
+    Ok(rules)
 }
 
 pub fn run(a: CalibrateArgs) -> Result<()> {
+    let rules = cache_rules(&a)?;
     let runs = read_all(&a.files, a.format, a.skip_bad)?;
-    let sized: Vec<RunSizes> = runs.iter().map(|r| sizes(r, a.cost)).collect();
+    let sized: Vec<RunSizes> = runs.iter().map(|r| sizes(r, a.cost, rules)).collect();
     if sized.iter().all(|r| r.calls.is_empty()) {
         bail!(
             "none of the {} run(s) records the input size of a model call (mini-swe-agent's `prompt_tokens` and Claude Code's `usage` do; SWE-agent trajectories do not), so there is nothing to compare",
@@ -46,7 +85,7 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     } else if a.csv {
         to_csv(&sized)
     } else {
-        to_text(&sized, a.cost)
+        to_text(&sized, a.cost, rules.kind.as_str())
     };
     crate::say!("{out}");
     Ok(())

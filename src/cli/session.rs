@@ -1,13 +1,15 @@
 //! `ctxlab session`: a scripted usage trace (`--usage`) or a history replayed turn by turn.
 
 use crate::cost::CostModel;
-use crate::history::{load_jsonl, CostedHistory, Kind};
+use crate::experiment::DEFAULT_TRANSCRIPT_LABELS;
+use crate::history::{load_jsonl, CostedHistory, History, Kind, RecordedCall};
+use crate::import::{self, LabelRules};
 use crate::noise::{self, NoiseLevel};
 use crate::report::session as out;
 use crate::rng;
 use crate::session::{
-    self, parse_usage, run_script, Invalid, Layers, SessionConfig, SessionScratch, Trace,
-    TriggerMode,
+    self, parse_usage, run_script, CacheKind, Invalid, Layers, Pricing, SessionConfig,
+    SessionScratch, Trace, TriggerMode,
 };
 use crate::strategy::Strategy;
 use anyhow::{anyhow, bail, Result};
@@ -71,16 +73,33 @@ pub struct SessionArgs {
     /// Replay: P(flag on | not required).
     #[arg(long, allow_hyphen_values = true)]
     pub false_positive: Option<String>,
-    /// Replay: input price per million units (default 3).
+    /// Replay: whose prompt cache bills the calls: anthropic, openai, gemini, none or recorded
+    /// (a `raw` replay of a transcript given with --format, billed as it records; default:
+    /// the model's provider, else anthropic).
+    #[arg(long)]
+    pub cache: Option<String>,
+    /// Replay: the model whose list prices apply, a row of the price table (default: the
+    /// cache's default model, claude-sonnet-4.5 for anthropic).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Replay: the shortest prefix the cache holds, in units of the cost model (default: the
+    /// model's minimum).
+    #[arg(long)]
+    pub cache_min_tokens: Option<u64>,
+    /// Replay: read HISTORY as a transcript of this format (mini-swe-agent, claude-code,
+    /// swe-agent, openai-chat), labelled by the default rules, instead of a JSONL history.
+    #[arg(long)]
+    pub transcript: Option<crate::import::Format>,
+    /// Replay: input price per million units (default: the model's).
     #[arg(long, allow_hyphen_values = true)]
     pub price_input: Option<f64>,
-    /// Replay: output price per million units (default 15).
+    /// Replay: output price per million units (default: the model's).
     #[arg(long, allow_hyphen_values = true)]
     pub price_output: Option<f64>,
-    /// Replay: cache reads as a multiple of the input price (default 0.1).
+    /// Replay: cache reads as a multiple of the input price (default: the model's).
     #[arg(long, allow_hyphen_values = true)]
     pub cache_read_factor: Option<f64>,
-    /// Replay: cache writes as a multiple of the input price (default 1.25).
+    /// Replay: cache writes as a multiple of the input price (default: the model's).
     #[arg(long, allow_hyphen_values = true)]
     pub cache_write_factor: Option<f64>,
     /// Replay: trigger on the history budget layer (above 0.8 of its share) instead of usage.
@@ -156,6 +175,10 @@ fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
         ("--price-output", a.price_output.is_some()),
         ("--cache-read-factor", a.cache_read_factor.is_some()),
         ("--cache-write-factor", a.cache_write_factor.is_some()),
+        ("--cache", a.cache.is_some()),
+        ("--model", a.model.is_some()),
+        ("--cache-min-tokens", a.cache_min_tokens.is_some()),
+        ("--transcript", a.transcript.is_some()),
         ("--layers", a.layers),
         ("--reserved-output", a.reserved_output.is_some()),
         ("--layer-shares", a.layer_shares.is_some()),
@@ -202,6 +225,32 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
         probability("--false-negative", &a.false_negative)?,
         probability("--false-positive", &a.false_positive)?,
     );
+    let cache = a
+        .cache
+        .as_deref()
+        .map(|name| {
+            CacheKind::parse(name).ok_or_else(|| {
+                anyhow!(
+                    "--cache: unknown cache {name:?}, expected one of {}",
+                    CacheKind::NAMES.join(", ")
+                )
+            })
+        })
+        .transpose()?;
+    let pricing = Pricing::new(a.model.as_deref(), cache).map_err(flag_error)?;
+    cfg.model = pricing.model;
+    cfg.cache = pricing.cache;
+    cfg.prices = pricing.prices;
+    if let Some(min) = a.cache_min_tokens {
+        cfg.cache.min_tokens = min;
+    }
+    let recorded = cfg.cache.kind == CacheKind::Recorded;
+    if recorded && strategy.compacts() {
+        bail!(
+            "--cache recorded bills the calls the transcript records, which only `--strategy raw` makes; {} compacts",
+            strategy.label()
+        );
+    }
     let prices = &mut cfg.prices;
     for (v, slot) in [
         (a.price_input, &mut prices.input),
@@ -225,8 +274,33 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     }
     cfg.validate().map_err(flag_error)?;
 
-    let histories = load_jsonl(&path)?;
+    let (histories, usage): (Vec<History>, Vec<Vec<RecordedCall>>) = match a.transcript {
+        Some(format) => {
+            let labels: LabelRules = DEFAULT_TRANSCRIPT_LABELS
+                .parse()
+                .expect("the default label rules parse");
+            import::load_recorded(&path, format, &labels)?
+                .into_iter()
+                .unzip()
+        }
+        None => {
+            let histories = load_jsonl(&path)?;
+            let none = vec![Vec::new(); histories.len()];
+            (histories, none)
+        }
+    };
     let history = super::args::choose_history(&path, &histories, a.history_name.as_deref())?;
+    let index = histories
+        .iter()
+        .position(|h| std::ptr::eq(h, history))
+        .expect("the chosen history is one of them");
+    if recorded && usage[index].is_empty() {
+        bail!(
+            "--cache recorded: {}: history {:?} records no usage (prompt and completion tokens of its model calls); give a mini-swe-agent or claude-code transcript with --transcript",
+            path.display(),
+            history.name
+        );
+    }
     if !history
         .records
         .iter()
@@ -238,7 +312,8 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
             history.name
         );
     }
-    let costed = CostedHistory::new(history, a.cost.unwrap_or(CostModel::ApproxTokens));
+    let costed = CostedHistory::new(history, a.cost.unwrap_or(CostModel::ApproxTokens))
+        .with_recorded(usage[index].clone());
     let seed = a.seed.unwrap_or(0);
     let flags = noise::flags(&costed.truth, level, seed, 0, 0);
     let mut trace = Trace::default();

@@ -13,7 +13,7 @@ use super::cells::{
 };
 use crate::cost::CostModel;
 use crate::error::InputError;
-use crate::session::{Invalid, Layers, Prices, SessionConfig, TriggerMode};
+use crate::session::{CacheKind, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -68,36 +68,34 @@ pub struct SessionFile {
     pub storm_turns: u32,
     /// Stop compacting after this many fruitless compactions in a row (absent: never).
     pub max_consecutive: Option<u32>,
+    /// Whose prompt cache bills the calls: `"anthropic"`, `"openai"`, `"gemini"`, `"none"` or
+    /// `"recorded"` (absent: the model's provider, else `"anthropic"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheKind>,
+    /// The model whose list prices (and whose provider's cache factors and minimum) apply, a
+    /// row of the price table (absent: the cache's default model, `claude-sonnet-4.5` for
+    /// Anthropic's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The shortest prefix the cache holds, in units of the cost model (absent: the model's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_min_tokens: Option<u64>,
+    /// Explicit prices, each overriding the model's.
     #[serde(default)]
     pub prices: PricesFile,
     /// Present (even empty, `layers = {}`): trigger on the history budget layer.
     pub layers: Option<LayersFile>,
 }
 
-/// `[session.prices]`: per million units of the cost model.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize)]
+/// `[session.prices]`: per million units of the cost model; each key given overrides the
+/// model's price (absent ones are the model's, written back resolved in the manifest).
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PricesFile {
-    #[serde(default = "default_price_input")]
-    pub input: f64,
-    #[serde(default = "default_price_output")]
-    pub output: f64,
-    #[serde(default = "default_cache_read_factor")]
-    pub cache_read_factor: f64,
-    #[serde(default = "default_cache_write_factor")]
-    pub cache_write_factor: f64,
-}
-
-impl Default for PricesFile {
-    fn default() -> Self {
-        let p = Prices::default();
-        PricesFile {
-            input: p.input,
-            output: p.output,
-            cache_read_factor: p.cache_read_factor,
-            cache_write_factor: p.cache_write_factor,
-        }
-    }
+    pub input: Option<f64>,
+    pub output: Option<f64>,
+    pub cache_read_factor: Option<f64>,
+    pub cache_write_factor: Option<f64>,
 }
 
 /// `[session.layers]`: the budget layers of [`Layers`].
@@ -124,18 +122,6 @@ fn default_reset() -> bool {
 }
 fn default_storm_turns() -> u32 {
     SessionConfig::default().storm_turns
-}
-fn default_price_input() -> f64 {
-    Prices::default().input
-}
-fn default_price_output() -> f64 {
-    Prices::default().output
-}
-fn default_cache_read_factor() -> f64 {
-    Prices::default().cache_read_factor
-}
-fn default_cache_write_factor() -> f64 {
-    Prices::default().cache_write_factor
 }
 fn default_shares() -> [f64; 4] {
     Layers::new(0).shares
@@ -167,6 +153,8 @@ pub struct SessionExperiment {
     pub csv: bool,
     /// `compare.baseline`, as an index into `strategies`.
     pub baseline: Option<usize>,
+    /// The model, cache and prices every session is billed with (overrides applied).
+    pub pricing: Pricing,
 }
 
 /// Builds a session experiment from a parsed file with its overrides applied.
@@ -218,11 +206,13 @@ fn validate(
     check_rates(origin, "session.note_rates", &s.note_rates)?;
     check_rates(origin, "session.false_negative", &s.false_negative)?;
     check_rates(origin, "session.false_positive", &s.false_positive)?;
+    let pricing = pricing(s).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
+    check_recorded(origin, &pricing, &strategies, &source)?;
     let mut configs = Vec::with_capacity(s.windows.len() * s.ratios.len() * s.note_rates.len());
     for (w, &window) in s.windows.iter().enumerate() {
         for (q, &ratio) in s.ratios.iter().enumerate() {
             for (n, &note_rate) in s.note_rates.iter().enumerate() {
-                let cfg = session_config(s, window, ratio, note_rate);
+                let cfg = session_config(s, &pricing, window, ratio, note_rate);
                 cfg.validate()
                     .map_err(|e| named(origin, &e, (w, q, n), window, s))?;
                 configs.push(cfg);
@@ -248,11 +238,77 @@ fn validate(
         parquet,
         csv,
         file,
+        pricing,
     })
 }
 
+/// The model's prices and cache with the file's explicit keys applied.
+fn pricing(s: &SessionFile) -> Result<Pricing, Invalid> {
+    let mut p = Pricing::new(s.model.as_deref(), s.cache)?;
+    let prices = &mut p.prices;
+    for (v, slot) in [
+        (s.prices.input, &mut prices.input),
+        (s.prices.output, &mut prices.output),
+        (s.prices.cache_read_factor, &mut prices.cache_read_factor),
+        (s.prices.cache_write_factor, &mut prices.cache_write_factor),
+    ] {
+        if let Some(v) = v {
+            *slot = v;
+        }
+    }
+    if let Some(min) = s.cache_min_tokens {
+        p.cache.min_tokens = min;
+    }
+    Ok(p)
+}
+
+/// `cache = "recorded"` bills what a transcript records for a `raw` replay: any other strategy
+/// makes other calls, and only transcripts in a format that records usage have any figures.
+/// Each loaded history is checked again once read ([`SessionExperiment::check_histories`]).
+fn check_recorded(
+    origin: &str,
+    pricing: &Pricing,
+    strategies: &[Strategy],
+    source: &Source,
+) -> Result<(), InputError> {
+    if pricing.cache.kind != CacheKind::Recorded {
+        return Ok(());
+    }
+    if let Some((i, s)) = strategies.iter().enumerate().find(|(_, s)| s.compacts()) {
+        return Err(InputError::key(
+            origin,
+            format!("session.strategies[{i}]"),
+            format!(
+                "{} compacts, but cache = \"recorded\" bills the calls the transcript records, which only a `raw` replay makes; sweep `raw` alone, or choose a modelled cache (\"anthropic\", \"openai\", \"gemini\")",
+                s.label()
+            ),
+        ));
+    }
+    use crate::import::Format;
+    let recorded_usage = match source {
+        Source::Transcripts { format, .. } => {
+            matches!(format, Format::MiniSweAgent | Format::ClaudeCode)
+        }
+        _ => false,
+    };
+    if !recorded_usage {
+        return Err(InputError::key(
+            origin,
+            "session.cache",
+            "\"recorded\" needs histories that record their usage: transcripts in the mini-swe-agent or claude-code format (histories.files with histories.format); generated histories, JSONL files and other formats record none",
+        ));
+    }
+    Ok(())
+}
+
 /// The configuration of the sessions at one (window, ratio, note rate).
-fn session_config(s: &SessionFile, window: u64, ratio: f64, note_rate: f64) -> SessionConfig {
+fn session_config(
+    s: &SessionFile,
+    pricing: &Pricing,
+    window: u64,
+    ratio: f64,
+    note_rate: f64,
+) -> SessionConfig {
     SessionConfig {
         window,
         ratio,
@@ -263,12 +319,9 @@ fn session_config(s: &SessionFile, window: u64, ratio: f64, note_rate: f64) -> S
         note_rate,
         storm_turns: s.storm_turns,
         max_consecutive: s.max_consecutive,
-        prices: Prices {
-            input: s.prices.input,
-            output: s.prices.output,
-            cache_read_factor: s.prices.cache_read_factor,
-            cache_write_factor: s.prices.cache_write_factor,
-        },
+        model: pricing.model,
+        cache: pricing.cache,
+        prices: pricing.prices,
         layers: s.layers.as_ref().map(|l| Layers {
             reserved_output: l.reserved_output.unwrap_or(window / 10),
             shares: l.shares,
@@ -314,6 +367,16 @@ impl SessionExperiment {
     pub fn resolved_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.file).expect("config serialises");
         v["session"]["strategies"] = self.strategies.iter().map(Strategy::label).collect();
+        let p = &self.pricing;
+        v["session"]["model"] = p.model.into();
+        v["session"]["cache"] = p.cache.kind.as_str().into();
+        v["session"]["cache_min_tokens"] = p.cache.min_tokens.into();
+        v["session"]["prices"] = serde_json::json!({
+            "input": p.prices.input,
+            "output": p.prices.output,
+            "cache_read_factor": p.prices.cache_read_factor,
+            "cache_write_factor": p.prices.cache_write_factor,
+        });
         v["output"]["dir"] = self.output_dir.display().to_string().into();
         v
     }
@@ -321,6 +384,24 @@ impl SessionExperiment {
     /// A fingerprint of what the experiment computes (the output folder aside).
     pub fn config_hash(&self) -> String {
         sweep_config::config_hash(self.resolved_json())
+    }
+
+    /// Checks the loaded histories before anything runs: under `cache = "recorded"` each must
+    /// record its usage.
+    pub fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), InputError> {
+        if self.pricing.cache.kind != CacheKind::Recorded {
+            return Ok(());
+        }
+        match recorded.iter().find(|(_, has)| !has) {
+            Some((name, _)) => Err(InputError::key(
+                &self.origin,
+                "session.cache",
+                format!(
+                    "\"recorded\" bills the usage a transcript records, but history {name:?} records none (no model call with prompt and completion tokens)"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 }
 

@@ -13,6 +13,35 @@ pub fn mask_placeholder(tool: Option<&str>) -> String {
 /// The text that stands for a cleared tool result or tool call.
 pub const CLEARED_PLACEHOLDER: &str = "[cleared to save context]";
 
+/// What a provider billed one model call for, as its transcript records it, in the provider's
+/// tokens: the prompt is `uncached + cache_read + cache_write`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Prompt tokens billed at the plain input price.
+    pub uncached: u64,
+    /// Prompt tokens served from the provider's cache.
+    pub cache_read: u64,
+    /// Prompt tokens written to the cache (Anthropic's `cache_creation_input_tokens`; 0 for
+    /// providers that bill no writes).
+    pub cache_write: u64,
+    pub output: u64,
+}
+
+impl Usage {
+    /// The whole prompt.
+    pub fn input(&self) -> u64 {
+        self.uncached + self.cache_read + self.cache_write
+    }
+}
+
+/// One model call a transcript records usage for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordedCall {
+    /// The first record of the call's response: the call was made on the records before it.
+    pub at: usize,
+    pub usage: Usage,
+}
+
 #[derive(Debug, Clone)]
 pub struct CostedHistory {
     pub name: String,
@@ -36,6 +65,9 @@ pub struct CostedHistory {
     pub separator: u64,
     /// Cost of the whole history, separators included.
     pub total: u64,
+    /// The usage its transcript records, call by call, oldest first (empty: none recorded, as
+    /// for generated and JSONL histories); what `session.cache = "recorded"` bills.
+    pub recorded: Vec<RecordedCall>,
 }
 
 impl CostedHistory {
@@ -73,7 +105,14 @@ impl CostedHistory {
             costs,
             separator,
             total,
+            recorded: Vec::new(),
         }
+    }
+
+    /// The history with the usage its transcript records.
+    pub fn with_recorded(mut self, recorded: Vec<RecordedCall>) -> Self {
+        self.recorded = recorded;
+        self
     }
 
     pub fn len(&self) -> usize {

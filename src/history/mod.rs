@@ -8,6 +8,8 @@ mod load;
 mod record;
 pub mod source;
 
-pub use costed::{capacity_for, mask_placeholder, CostedHistory, CLEARED_PLACEHOLDER};
+pub use costed::{
+    capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,
+};
 pub use load::{load_jsonl, parse_jsonl, write_jsonl};
 pub use record::{History, Kind, Record};

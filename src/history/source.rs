@@ -1,7 +1,7 @@
 //! Where a sweep's histories come from: generated on demand, ctxlab JSONL files, or agent
 //! transcripts imported as they are loaded.
 
-use super::{generate, CostedHistory, History};
+use super::{generate, CostedHistory, History, RecordedCall};
 use crate::error::InputError;
 use rayon::prelude::*;
 use std::path::PathBuf;
@@ -24,16 +24,25 @@ pub enum Source {
 /// so memory does not grow with their number; loaded ones are read (and checked) up front.
 pub enum HistorySource {
     Generated(generate::GenerateConfig),
-    Loaded(Vec<History>),
+    /// Each history with the usage its transcript records (empty for JSONL files).
+    Loaded(Vec<(History, Vec<RecordedCall>)>),
 }
 
 impl HistorySource {
     pub fn open(source: &Source) -> Result<HistorySource, InputError> {
         Ok(match source {
             Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
-            Source::Files(_) | Source::Transcripts { .. } => {
-                HistorySource::Loaded(load_source(source)?)
-            }
+            Source::Transcripts {
+                paths,
+                format,
+                labels,
+            } => HistorySource::Loaded(super::import::load_files_recorded(paths, *format, labels)?),
+            Source::Files(_) => HistorySource::Loaded(
+                load_source(source)?
+                    .into_iter()
+                    .map(|h| (h, Vec::new()))
+                    .collect(),
+            ),
         })
     }
 
@@ -46,6 +55,17 @@ impl HistorySource {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Each history's name and whether it records usage (generated ones record none).
+    pub fn recorded(&self) -> Vec<(&str, bool)> {
+        match self {
+            HistorySource::Generated(_) => Vec::new(),
+            HistorySource::Loaded(all) => all
+                .iter()
+                .map(|(h, r)| (h.name.as_str(), !r.is_empty()))
+                .collect(),
+        }
     }
 
     /// Costs (or generates) histories `range` in parallel, one per task, and runs `evaluate`
@@ -80,7 +100,11 @@ impl HistorySource {
                 let h = generate::generate_one(cfg, i as u32);
                 (h.name.clone(), CostedHistory::new(&h, cost))
             }
-            HistorySource::Loaded(all) => (all[i].name.clone(), CostedHistory::new(&all[i], cost)),
+            HistorySource::Loaded(all) => {
+                let (h, recorded) = &all[i];
+                let costed = CostedHistory::new(h, cost).with_recorded(recorded.clone());
+                (h.name.clone(), costed)
+            }
         }
     }
 }

@@ -9,10 +9,10 @@ use std::fmt::Write as _;
 pub const SCRIPT_CSV_HEADER: &str = "call,usage,cumulative,compaction_before";
 
 /// The header of a replay's per-call CSV: the scripted columns first, then the replay's own.
-pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,required_present,required_appeared";
+pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared";
 
 /// The header of a replay's one-row metrics CSV.
-pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need";
+pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need";
 
 fn reset_words(cfg: &SessionConfig) -> &'static str {
     if cfg.reset {
@@ -106,7 +106,7 @@ pub fn calls_csv(trace: &Trace) -> String {
     for c in &trace.calls {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{}",
             c.call,
             c.usage(),
             c.cumulative,
@@ -115,6 +115,7 @@ pub fn calls_csv(trace: &Trace) -> String {
             c.output,
             c.cache_read,
             c.cache_write,
+            c.uncached,
             c.required_present,
             c.required_appeared
         );
@@ -149,6 +150,7 @@ pub fn metrics_csv(
         m.input_tokens.to_string(),
         m.cache_read_tokens.to_string(),
         m.cache_write_tokens.to_string(),
+        m.uncached_input_tokens.to_string(),
         m.output_tokens.to_string(),
         fraction(m.cost),
         m.peak_input.to_string(),
@@ -190,6 +192,18 @@ pub fn replay_text(
         cfg.trigger(),
         reset_words(cfg)
     );
+    let p = &cfg.prices;
+    let _ = writeln!(
+        s,
+        "cache {} (min {}), priced as {}: input {} / output {} per million, reads {}×, writes {}×",
+        cfg.cache.kind.as_str(),
+        cfg.cache.min_tokens,
+        cfg.model,
+        p.input,
+        p.output,
+        p.cache_read_factor,
+        p.cache_write_factor
+    );
     match &cfg.layers {
         Some(l) => {
             let _ = writeln!(
@@ -226,9 +240,10 @@ pub fn replay_text(
         "cumulative",
         "cache read",
         "cache write",
+        "uncached",
         "required",
     ];
-    let rows: Vec<[String; 7]> = trace
+    let rows: Vec<[String; 8]> = trace
         .calls
         .iter()
         .map(|c| {
@@ -239,12 +254,13 @@ pub fn replay_text(
                 c.cumulative.to_string(),
                 c.cache_read.to_string(),
                 c.cache_write.to_string(),
+                c.uncached.to_string(),
                 format!("{}/{}", c.required_present, c.required_appeared),
             ]
         })
         .collect();
     let widths = text_table::widths(&headings, &rows);
-    let align = [Align::Right; 8];
+    let align = [Align::Right; 9];
     let line = |cols: &[String]| text_table::line(cols, &widths, &align);
     s += &text_table::head(&headings, &widths, &align);
     let mut compactions = trace.compactions.iter().peekable();
@@ -291,8 +307,13 @@ pub fn replay_text(
     );
     let _ = writeln!(
         s,
-        "billed: input {} (cache read {}, cache write {}), output {}; cost {:.6}",
-        m.input_tokens, m.cache_read_tokens, m.cache_write_tokens, m.output_tokens, m.cost
+        "billed: input {} (cache read {}, cache write {}, uncached {}), output {}; cost {:.6}",
+        m.input_tokens,
+        m.cache_read_tokens,
+        m.cache_write_tokens,
+        m.uncached_input_tokens,
+        m.output_tokens,
+        m.cost
     );
     let _ = writeln!(
         s,

@@ -1,7 +1,9 @@
 //! What a session runs with: the window and trigger, what a compaction aims for, notes, storm
 //! detection, prices and (optionally) budget layers. Checked once, before anything runs.
 
+use super::cache::{CacheKind, CacheRules};
 use super::layers::Layers;
+use super::prices::{self, ModelPrices};
 use std::fmt;
 
 /// A bad configuration value: the key as a config file spells it, and what was expected.
@@ -28,9 +30,9 @@ pub(crate) fn invalid(key: &'static str, message: impl Into<String>) -> Invalid 
 
 /// Prices per million units of the cost model (tokens under `approx-tokens`).
 ///
-/// Defaults: 3 per million input and 15 per million output, the list price of a common
-/// mid-sized model in US dollars; cache reads bill 0.1× and cache writes 1.25× the input
-/// price, as a common provider charges for a five-minute prompt cache.
+/// Defaults: the row of [`prices::DEFAULT_MODEL`] in the price table (claude-sonnet-4.5: $3
+/// per million input, $15 per million output, cache reads 0.1× and five-minute cache writes
+/// 1.25× the input price).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Prices {
     pub input: f64,
@@ -41,19 +43,28 @@ pub struct Prices {
 
 impl Default for Prices {
     fn default() -> Self {
-        Prices {
-            input: 3.0,
-            output: 15.0,
-            cache_read_factor: 0.1,
-            cache_write_factor: 1.25,
-        }
+        Prices::of(default_row())
     }
 }
 
 /// The largest price (per million tokens) or cache factor accepted.
 const MAX_PRICE: f64 = 1e6;
 
+fn default_row() -> &'static ModelPrices {
+    prices::lookup(prices::DEFAULT_MODEL).expect("the default model is in the table")
+}
+
 impl Prices {
+    /// A model's list prices and its provider's cache factors.
+    pub fn of(m: &ModelPrices) -> Self {
+        Prices {
+            input: m.input,
+            output: m.output,
+            cache_read_factor: m.cache_read_factor,
+            cache_write_factor: m.cache_write_factor,
+        }
+    }
+
     fn validate(&self) -> Result<(), Invalid> {
         for (key, v) in [
             ("price_input", self.input),
@@ -71,6 +82,75 @@ impl Prices {
             }
         }
         Ok(())
+    }
+}
+
+/// How a session is billed: the model whose prices apply, the cache rules and the prices.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pricing {
+    /// The row of the price table the prices come from.
+    pub model: &'static str,
+    pub cache: CacheRules,
+    pub prices: Prices,
+}
+
+impl Default for Pricing {
+    fn default() -> Self {
+        Pricing::new(None, None).expect("the defaults resolve")
+    }
+}
+
+impl Pricing {
+    /// Resolves a session's `model` and `cache` as given, either possibly absent:
+    /// - the cache is the one given, else the model's provider, else Anthropic's;
+    /// - the model is the one given, else the cache's provider's default
+    ///   ([`prices::default_model`]); `recorded` needs one, since a transcript records tokens,
+    ///   not the prices they were billed at;
+    /// - a provider's cache with another provider's model is refused: the model's factors are
+    ///   its own provider's, not the cache's (the very mix-up of one provider's pricing
+    ///   applied to another's runs).
+    ///
+    /// Prices and the minimum cacheable length come from the model's row; callers apply
+    /// explicit overrides afterwards.
+    pub fn new(model: Option<&str>, cache: Option<CacheKind>) -> Result<Self, Invalid> {
+        let row = model
+            .map(|name| prices::lookup(name).map_err(|m| invalid("model", m)))
+            .transpose()?;
+        let kind = cache.or(row.map(|r| r.provider)).unwrap_or_default();
+        let row = match row {
+            Some(r) => r,
+            None if kind == CacheKind::Recorded => {
+                return Err(invalid(
+                    "model",
+                    format!(
+                        "cache \"recorded\" needs a model to price the recorded tokens, one of {}",
+                        prices::names().join(", ")
+                    ),
+                ))
+            }
+            None => prices::lookup(prices::default_model(kind)).expect("defaults are in the table"),
+        };
+        let provider_cache = matches!(
+            kind,
+            CacheKind::Anthropic | CacheKind::OpenAi | CacheKind::Gemini
+        );
+        if provider_cache && row.provider != kind {
+            return Err(invalid(
+                "cache",
+                format!(
+                    "cache \"{}\" with model {} ({}'s): a provider's cache rules and factors apply to its own models; choose cache \"{}\" or leave it out",
+                    kind.as_str(),
+                    row.name,
+                    row.provider.as_str(),
+                    row.provider.as_str()
+                ),
+            ));
+        }
+        Ok(Pricing {
+            model: row.name,
+            cache: CacheRules::new(kind, row.min_tokens),
+            prices: Prices::of(row),
+        })
     }
 }
 
@@ -133,6 +213,10 @@ pub struct SessionConfig {
     /// Stop compacting for the rest of the session after this many fruitless compactions in a
     /// row (`None`: never stop, as the harnesses did before they added the guard).
     pub max_consecutive: Option<u32>,
+    /// The row of the price table the prices and the cache's minimum come from.
+    pub model: &'static str,
+    /// Whose prompt cache bills the calls, and its minimum cacheable length.
+    pub cache: CacheRules,
     pub prices: Prices,
     /// Trigger on the history layer's fill instead of the usage counter.
     pub layers: Option<Layers>,
@@ -140,6 +224,7 @@ pub struct SessionConfig {
 
 impl Default for SessionConfig {
     fn default() -> Self {
+        let pricing = Pricing::default();
         SessionConfig {
             window: 2000,
             ratio: 0.7,
@@ -150,7 +235,9 @@ impl Default for SessionConfig {
             note_rate: 0.0,
             storm_turns: 2,
             max_consecutive: None,
-            prices: Prices::default(),
+            model: pricing.model,
+            cache: pricing.cache,
+            prices: pricing.prices,
             layers: None,
         }
     }

@@ -32,7 +32,7 @@
 //!   compaction_index])`, indexed by record), so loss compounds; a summary that is dropped
 //!   loses all it carried. The strategy itself draws from `rng::key(&[that stream,
 //!   rng::tag::SUMMARY])`, so its draws and the session's are unrelated.
-//! - **Notes, storms, prefix cache, layers**: see [`notes`], [`trigger`], [`cache`], [`layers`].
+//! - **Notes, storms, provider caches, layers**: see [`notes`], [`trigger`], [`cache`], [`layers`].
 //!
 //! # Retention
 //!
@@ -53,11 +53,13 @@ pub mod config;
 mod context;
 pub mod layers;
 pub mod notes;
+pub mod prices;
 mod replay;
 pub mod trace;
 pub mod trigger;
 
-pub use config::{Invalid, Prices, SessionConfig, TriggerMode};
+pub use cache::{CacheKind, CacheRules};
+pub use config::{Invalid, Prices, Pricing, SessionConfig, TriggerMode};
 pub use context::{Entry, Origin};
 pub use layers::{Layer, Layers};
 pub(crate) use replay::starts_call;
@@ -152,10 +154,13 @@ pub struct SessionMetrics {
     pub exit_context: bool,
     /// That call (1-based); measures cover the calls before it.
     pub exit_call: Option<u32>,
-    /// Input units of every model call (`cache_read + cache_write`).
+    /// Input units of every model call (`cache_read + cache_write + uncached_input`); under
+    /// `cache = "recorded"` the provider's tokens the transcript records.
     pub input_tokens: u64,
     pub cache_read_tokens: u64,
     pub cache_write_tokens: u64,
+    /// Input billed at the plain input price (neither read from nor written to cache).
+    pub uncached_input_tokens: u64,
     pub output_tokens: u64,
     /// Billed cost under the configured [`Prices`].
     pub cost: f64,
@@ -193,6 +198,8 @@ pub struct CallRow {
     pub compaction_before: bool,
     pub cache_read: u64,
     pub cache_write: u64,
+    /// Input billed at the plain input price.
+    pub uncached: u64,
     /// Required records present in any form in this call's input, of those appeared so far.
     pub required_present: u32,
     pub required_appeared: u32,

@@ -2,7 +2,7 @@
 //! rules). One [`Run`] lives for one session; everything that grows with the history is in
 //! [`SessionScratch`], reused from session to session.
 
-use super::cache::{Billing, Prefix};
+use super::cache::{Billing, Cache, Request};
 use super::config::{threshold, SessionConfig, TriggerMode};
 use super::context::{Entry, Origin, NONE};
 use super::layers::Layer;
@@ -50,6 +50,8 @@ pub struct SessionScratch {
     /// tool does not allocate.
     spare_tools: Vec<String>,
     ctx: Context,
+    /// Prefixes (in entries) an Anthropic cache holds at breakpoints, sorted.
+    cache_points: Vec<usize>,
 }
 
 /// Copies `tool` into `slot`, reusing buffers (the slot's own, or one from `spare`).
@@ -116,6 +118,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     s.remap.clear();
     s.alive.clear();
     s.summary_flag.clear();
+    s.cache_points.clear();
     let mut run = Run {
         h: history,
         flags,
@@ -126,7 +129,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         s,
         trace,
         trigger: Trigger::new(cfg),
-        prefix: Prefix::default(),
+        cache: Cache::new(cfg.cache),
         billing: Billing::default(),
         layer_used: [0; 4],
         turn_start: 0,
@@ -180,7 +183,7 @@ struct Run<'a, C: ?Sized> {
     s: &'a mut SessionScratch,
     trace: Option<&'a mut Trace>,
     trigger: Trigger,
-    prefix: Prefix,
+    cache: Cache,
     billing: Billing,
     /// Use of each [`Layer`], kept up to date whether or not layers trigger.
     layer_used: [u64; 4],
@@ -272,9 +275,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             self.exit_call = Some(call);
             return false;
         }
-        let cached = self.prefix.call(self.s.entries.len());
-        let read = self.prefix_cost(cached);
-        self.billing.call(input, read, output);
+        let bill = self.bill(Some(b), output);
         self.trigger.add_call(input + output);
         self.peak_input = self.peak_input.max(input);
         self.need_pairs += u64::from(self.appeared_required);
@@ -288,8 +289,9 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 output,
                 cumulative: self.trigger.usage,
                 compaction_before,
-                cache_read: read,
-                cache_write: input - read,
+                cache_read: bill.cache_read,
+                cache_write: bill.cache_write,
+                uncached: bill.uncached,
                 required_present: self.present_required,
                 required_appeared: self.appeared_required,
             });
@@ -438,12 +440,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 .items
                 .iter()
                 .any(|i| matches!(i, Item::Summary { .. }));
-        let read = if calls_model {
-            let cached = self.prefix.call(self.s.entries.len());
-            self.prefix_cost(cached)
-        } else {
-            0
-        };
+        // Billed with its output once the summaries are written, against the context it read.
+        let mut bill = Billing::default();
+        if calls_model {
+            bill = self.bill(None, 0);
+        }
         let (output, fruitless) = if outcome == Outcome::Infeasible {
             // Nothing is replaced and nothing reset: the harness tries again next turn.
             self.failed += 1;
@@ -462,7 +463,9 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             (output, fruitless)
         };
         if calls_model {
-            self.billing.call(input, read, output);
+            // The summaries are the call's output, known only now.
+            self.billing.output += output;
+            bill.output = output;
             self.summary_calls += 1;
         }
         let storm = self.trigger.record(before_call, fruitless);
@@ -475,7 +478,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 capacity,
                 context_after,
                 model_call: calls_model,
-                cache_read: read,
+                cache_read: bill.cache_read,
                 failed: outcome == Outcome::Infeasible,
                 fruitless,
                 storm,
@@ -566,7 +569,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             sum += e.cost;
             s.cum.push(sum);
         }
-        self.prefix.replaced(common);
+        self.cache.replaced(common, &mut s.cache_points);
 
         // Records of a summary that was summarised again go through the summariser once more;
         // records of a summary that was dropped are gone.
@@ -634,7 +637,39 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         self.present_required = present;
     }
 
+    /// Bills a model call on the current context (`output_end`: an agent call's output records
+    /// end there; `None`: a compaction) and adds it to the session's bill.
+    fn bill(&mut self, output_end: Option<usize>, output: u64) -> Billing {
+        let s = &mut *self.s;
+        let kinds = &self.h.kinds;
+        let system = s
+            .entries
+            .iter()
+            .take_while(
+                |e| matches!(e.origin, Origin::Record(r) if kinds[r as usize] == Kind::System),
+            )
+            .count();
+        let req = Request {
+            cum: &s.cum,
+            separator: self.h.separator,
+            system,
+        };
+        let bill = self.cache.call(
+            &req,
+            &mut s.cache_points,
+            &self.h.recorded,
+            output_end,
+            output,
+        );
+        self.billing.add(bill);
+        bill
+    }
+
     fn finish(mut self) -> SessionMetrics {
+        if self.exit_call.is_none() {
+            let rest = self.cache.rest(&self.h.recorded);
+            self.billing.add(rest);
+        }
         self.recount();
         let s = &*self.s;
         let mut verbatim = 0u32;
@@ -662,6 +697,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             input_tokens: self.billing.input,
             cache_read_tokens: self.billing.cache_read,
             cache_write_tokens: self.billing.cache_write,
+            uncached_input_tokens: self.billing.uncached,
             output_tokens: self.billing.output,
             cost: self.billing.cost(&self.cfg.prices),
             peak_input: self.peak_input,

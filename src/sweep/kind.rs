@@ -176,6 +176,12 @@ macro_rules! sweep_experiment {
             fn baseline(&self) -> Option<usize> {
                 self.baseline
             }
+            fn check_histories(
+                &self,
+                recorded: &[(&str, bool)],
+            ) -> Result<(), crate::error::InputError> {
+                <$experiment>::check_histories(self, recorded)
+            }
         }
     };
 }

@@ -133,6 +133,9 @@ pub trait SweepExperiment: Sync {
     fn grid(&self, histories: usize) -> Self::Grid;
     /// `compare.baseline`: the strategy (its index) the sweep's `compare` table is against.
     fn baseline(&self) -> Option<usize>;
+    /// Checks the loaded histories (each one's name and whether it records usage) before
+    /// anything runs or is written.
+    fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), crate::error::InputError>;
 }
 
 /// Everything that changes the rows or the files of a run: a resumed run must match it.
@@ -267,6 +270,7 @@ pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
     let source = HistorySource::open(exp.source())?;
+    exp.check_histories(&source.recorded())?;
     let total = source.len();
     let range = match opts.shard {
         Some(s) => s.histories(total),

@@ -80,6 +80,10 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .whole("cache_write_tokens", |_, r| r.metrics.cache_write_tokens)
         .measure()
+        .whole("uncached_input_tokens", |_, r| {
+            r.metrics.uncached_input_tokens
+        })
+        .measure()
         .whole("output_tokens", |_, r| r.metrics.output_tokens)
         .measure()
         .whole("billed_tokens", |_, r| billed_tokens(&r.metrics))

@@ -2,6 +2,7 @@
 //! (`tests/fixtures/import/`) whose answers were worked out by hand from the rules.
 
 use crate::common::root;
+use ctxlab::history::Usage;
 use ctxlab::import::{self, label, Call, Format, LabelRules, Problems, Run};
 use ctxlab::Kind;
 use std::path::PathBuf;
@@ -69,24 +70,33 @@ fn mini_swe_agent_maps_task_observations_and_prompt_sizes() {
     );
     let ids: Vec<u64> = run.history.records.iter().map(|r| r.id).collect();
     assert_eq!(ids, (1..=9).collect::<Vec<_>>());
-    // Three assistant messages record prompt_tokens; the last does not.
+    // Three assistant messages record prompt_tokens; the last does not. Only the first
+    // records its billing too (completion_tokens 20, cached_tokens 0): 120 uncached.
     assert_eq!(
         run.calls,
         [
             Call {
                 start: 0,
                 end: 2,
-                recorded: 120
+                recorded: 120,
+                usage: Some(Usage {
+                    uncached: 120,
+                    cache_read: 0,
+                    cache_write: 0,
+                    output: 20
+                })
             },
             Call {
                 start: 0,
                 end: 4,
-                recorded: 180
+                recorded: 180,
+                usage: None
             },
             Call {
                 start: 0,
                 end: 6,
-                recorded: 260
+                recorded: 260,
+                usage: None
             },
         ]
     );
@@ -166,29 +176,42 @@ fn claude_code_joins_split_responses_and_names_results_by_tool_use_id() {
         assert!(texts.iter().all(|t| !t.contains(skipped)), "{skipped}");
     }
     // msg_1 and msg_3 are each split over two lines: one call apiece, input counted once
-    // (input + cache creation + cache read); after the compact summary the context restarts.
+    // (input + cache creation + cache read), output the larger of the lines' (41, 60); after
+    // the compact summary the context restarts.
+    let usage = |uncached, cache_write, cache_read, output| {
+        Some(Usage {
+            uncached,
+            cache_read,
+            cache_write,
+            output,
+        })
+    };
     assert_eq!(
         run.calls,
         [
             Call {
                 start: 0,
                 end: 1,
-                recorded: 2010
+                recorded: 2010,
+                usage: usage(10, 2000, 0, 41)
             },
             Call {
                 start: 0,
                 end: 4,
-                recorded: 2115
+                recorded: 2115,
+                usage: usage(5, 100, 2010, 30)
             },
             Call {
                 start: 0,
                 end: 6,
-                recorded: 2163
+                recorded: 2163,
+                usage: usage(3, 50, 2110, 60)
             },
             Call {
                 start: 9,
                 end: 10,
-                recorded: 304
+                recorded: 304,
+                usage: usage(4, 300, 0, 2)
             },
         ]
     );

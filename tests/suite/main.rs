@@ -4,6 +4,7 @@
 mod common;
 
 mod article12;
+mod caches;
 mod charts;
 mod cli_import;
 mod cli_inspect;

@@ -3,8 +3,8 @@
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{
-    run_script, simulate, simulate_with, Compactor, Layers, SessionConfig, SessionMetrics,
-    SessionScratch, Trace, TriggerMode,
+    run_script, simulate, simulate_with, CacheRules, Compactor, Layers, SessionConfig,
+    SessionMetrics, SessionScratch, Trace, TriggerMode,
 };
 use ctxlab::strategy::{Context, Item, Outcome, View};
 use ctxlab::summariser::Summariser;
@@ -12,12 +12,23 @@ use ctxlab::{CostModel, Strategy};
 
 /// The lesson's configuration: the usage trigger, whose figures these tests were worked by
 /// hand under (the context trigger has tests of its own, below: "the context trigger").
+/// The default cache (Anthropic's, breakpoints where Claude Code puts them) without its
+/// minimum length: these histories are far below 1024 tokens, and the tests are about what a
+/// compaction leaves of the cached prefix.
+fn prefix_cache() -> CacheRules {
+    CacheRules {
+        min_tokens: 0,
+        ..SessionConfig::default().cache
+    }
+}
+
 fn cfg(window: u64, ratio: f64, reset: bool) -> SessionConfig {
     SessionConfig {
         window,
         ratio,
         trigger: TriggerMode::Usage,
         reset,
+        cache: prefix_cache(),
         ..SessionConfig::default()
     }
 }
@@ -722,6 +733,7 @@ fn context_cfg(window: u64, ratio: f64) -> SessionConfig {
         window,
         ratio,
         target: 0.5,
+        cache: prefix_cache(),
         ..SessionConfig::default()
     }
 }

@@ -23,7 +23,9 @@
 //!
 //! One response is written as several lines sharing `message.id`, each with one block and the
 //! same input usage: they are joined into one model call whose recorded input is
-//! `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`.
+//! `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`, billed as uncached
+//! input, cache writes and cache reads; its output is the largest `output_tokens` of its lines
+//! (the lines stream it, so this is a lower bound).
 
 use super::{image_marker, json_error, run_name, Problems, Run, RunBuilder, SeenIds, ToolIds};
 use crate::error::InputError;
@@ -66,6 +68,8 @@ struct Usage {
     cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
     cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: u64,
 }
 
 impl Usage {
@@ -75,6 +79,16 @@ impl Usage {
         self.input_tokens
             .checked_add(self.cache_creation_input_tokens.unwrap_or(0))?
             .checked_add(self.cache_read_input_tokens.unwrap_or(0))
+    }
+
+    /// The call's billing: `input_tokens` uncached, cache creation a write, cache read a read.
+    fn billed(&self) -> crate::history::Usage {
+        crate::history::Usage {
+            uncached: self.input_tokens,
+            cache_read: self.cache_read_input_tokens.unwrap_or(0),
+            cache_write: self.cache_creation_input_tokens.unwrap_or(0),
+            output: self.output_tokens,
+        }
     }
 }
 
@@ -130,24 +144,24 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
             }
         };
         if line.kind == "assistant" {
-            let context = match message.usage.as_ref().map(Usage::context) {
-                Some(None) => {
-                    problems.line(InputError::line(
-                        path,
-                        line_no,
-                        "`message.usage`: input_tokens + cache_creation_input_tokens + cache_read_input_tokens exceeds 2^64 − 1",
-                    ))?;
-                    continue;
-                }
-                Some(Some(c)) => Some(c),
-                None => None,
-            };
+            // The three input figures must add up within u64 before any sum is taken.
+            if message.usage.as_ref().map(Usage::context) == Some(None) {
+                problems.line(InputError::line(
+                    path,
+                    line_no,
+                    "`message.usage`: input_tokens + cache_creation_input_tokens + cache_read_input_tokens exceeds 2^64 − 1",
+                ))?;
+                continue;
+            }
             let new_response = match &message.id {
                 Some(id) => responses.insert(id.clone()),
                 None => true,
             };
-            if let (true, Some(context)) = (new_response, context) {
-                run.call(context);
+            match (new_response, &message.usage) {
+                (true, Some(usage)) => run.call_billed(usage.billed()),
+                // Later lines of a response repeat its input and stream its output.
+                (false, Some(usage)) => run.raise_output(usage.output_tokens),
+                _ => {}
             }
         }
         if line.is_compact_summary == Some(true) {

@@ -6,7 +6,8 @@
 //! error), so it gives a `tool_result` of `bash`; each `assistant` message (a thought and one
 //! fenced command) gives one `assistant` record. An assistant message whose
 //! `extra.response.usage.prompt_tokens` is present records a model call on every record before
-//! it. The run is named after `instance_id`, or the file when that is missing.
+//! it; with `completion_tokens` beside it, also the call's billing (`prompt_tokens_details.
+//! cached_tokens` read from cache, the rest of the prompt plain input). The run is named after `instance_id`, or the file when that is missing.
 
 use super::{json_error, run_name, Role, Run, RunBuilder};
 use crate::error::InputError;
@@ -46,6 +47,44 @@ struct Response {
 struct Usage {
     #[serde(default)]
     prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// The call's billing, when `completion_tokens` is recorded beside `prompt_tokens`: the
+    /// cached part of the prompt (`prompt_tokens_details.cached_tokens`, absent = 0) is a
+    /// cache read, the rest plain input; OpenAI-style usage reports no cache writes.
+    fn billed(&self, path: &Path) -> Result<Option<crate::history::Usage>, InputError> {
+        let (Some(prompt), Some(output)) = (self.prompt_tokens, self.completion_tokens) else {
+            return Ok(None);
+        };
+        let cached = self
+            .prompt_tokens_details
+            .as_ref()
+            .and_then(|d| d.cached_tokens)
+            .unwrap_or(0);
+        let uncached = prompt.checked_sub(cached).ok_or_else(|| InputError::File {
+            path: path.to_path_buf(),
+            message: format!(
+                "a response's usage records cached_tokens {cached} above prompt_tokens {prompt}"
+            ),
+        })?;
+        Ok(Some(crate::history::Usage {
+            uncached,
+            cache_read: cached,
+            cache_write: 0,
+            output,
+        }))
+    }
 }
 
 const EXPECTED: &str = "a mini-swe-agent trajectory: a JSON object with `messages`, a list of \
@@ -70,14 +109,17 @@ pub fn parse(path: &Path, text: &str) -> Result<Run, InputError> {
             }
             Role::User | Role::Tool => run.push(Kind::ToolResult, Some("bash"), text),
             Role::Assistant => {
-                let recorded = m
+                let usage = m
                     .extra
                     .as_ref()
                     .and_then(|x| x.response.as_ref())
-                    .and_then(|r| r.usage.as_ref())
-                    .and_then(|u| u.prompt_tokens);
-                if let Some(tokens) = recorded {
-                    run.call(tokens);
+                    .and_then(|r| r.usage.as_ref());
+                if let Some(u) = usage {
+                    match (u.billed(path)?, u.prompt_tokens) {
+                        (Some(billed), _) => run.call_billed(billed),
+                        (None, Some(tokens)) => run.call(tokens),
+                        (None, None) => {}
+                    }
                 }
                 run.push(Kind::Assistant, None, text);
             }

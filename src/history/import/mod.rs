@@ -15,7 +15,7 @@ pub mod swe_agent;
 pub use label::LabelRules;
 
 use crate::error::InputError;
-use crate::history::{History, Kind, Record};
+use crate::history::{History, Kind, Record, RecordedCall, Usage};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
@@ -85,6 +85,8 @@ pub struct Call {
     pub end: usize,
     /// The input size the provider reported for this call, in its own tokens.
     pub recorded: u64,
+    /// How the provider billed it, when the transcript says (`recorded` is then its input).
+    pub usage: Option<Usage>,
 }
 
 /// One imported run: its history and what the transcript says beyond the texts.
@@ -96,6 +98,17 @@ pub struct Run {
     pub failed: Vec<bool>,
     /// Model calls with a recorded input size, oldest first.
     pub calls: Vec<Call>,
+}
+
+impl Run {
+    /// The calls whose billing the transcript records, keyed by the record their response
+    /// starts at: what a session replay bills under `cache = "recorded"`.
+    pub fn recorded(&self) -> Vec<RecordedCall> {
+        self.calls
+            .iter()
+            .filter_map(|c| c.usage.map(|usage| RecordedCall { at: c.end, usage }))
+            .collect()
+    }
 }
 
 /// What to do with a malformed line or file.
@@ -147,8 +160,26 @@ pub fn read(path: &Path, format: Format, problems: &mut Problems) -> Result<Vec<
 /// file names transcripts (`files = [...]`, `format = "claude-code"`). Strict: the first
 /// malformed line or file is an error.
 pub fn load(path: &Path, format: Format, labels: &LabelRules) -> Result<Vec<History>, InputError> {
+    Ok(load_recorded(path, format, labels)?
+        .into_iter()
+        .map(|(h, _)| h)
+        .collect())
+}
+
+/// [`load`], each history with the usage its transcript records.
+pub fn load_recorded(
+    path: &Path,
+    format: Format,
+    labels: &LabelRules,
+) -> Result<Vec<(History, Vec<RecordedCall>)>, InputError> {
     let runs = read(path, format, &mut Problems::strict())?;
-    Ok(runs.into_iter().map(|run| labels.apply(run)).collect())
+    Ok(runs
+        .into_iter()
+        .map(|run| {
+            let recorded = run.recorded();
+            (labels.apply(run), recorded)
+        })
+        .collect())
 }
 
 /// Loads several transcript files, checking that run names are unique across them (two runs
@@ -158,12 +189,24 @@ pub fn load_files(
     format: Format,
     labels: &LabelRules,
 ) -> Result<Vec<History>, InputError> {
+    Ok(load_files_recorded(paths, format, labels)?
+        .into_iter()
+        .map(|(h, _)| h)
+        .collect())
+}
+
+/// [`load_files`], each history with the usage its transcript records.
+pub fn load_files_recorded(
+    paths: &[PathBuf],
+    format: Format,
+    labels: &LabelRules,
+) -> Result<Vec<(History, Vec<RecordedCall>)>, InputError> {
     let mut histories = Vec::new();
     let mut names = Names::default();
     for path in paths {
-        for h in load(path, format, labels)? {
+        for (h, recorded) in load_recorded(path, format, labels)? {
             names.claim(&h.name, path)?;
-            histories.push(h);
+            histories.push((h, recorded));
         }
     }
     Ok(histories)
@@ -253,7 +296,24 @@ impl RunBuilder {
             start: self.context_start,
             end: self.records.len(),
             recorded,
+            usage: None,
         });
+    }
+
+    /// [`RunBuilder::call`] for a call whose billing the transcript records.
+    pub fn call_billed(&mut self, usage: Usage) {
+        self.call(usage.input());
+        if let Some(c) = self.calls.last_mut() {
+            c.usage = Some(usage);
+        }
+    }
+
+    /// The last call's response reported more output on a later line (Claude Code streams
+    /// one response over several lines): keep the largest.
+    pub fn raise_output(&mut self, output: u64) {
+        if let Some(u) = self.calls.last_mut().and_then(|c| c.usage.as_mut()) {
+            u.output = u.output.max(output);
+        }
     }
 
     /// The next record starts a new context (the harness compacted: what came before is

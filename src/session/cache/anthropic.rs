@@ -1,0 +1,74 @@
+//! Anthropic's prompt cache (Messages API), with breakpoints where Claude Code places them.
+//!
+//! Rules (<https://platform.claude.com/docs/en/build-with-claude/prompt-caching>, the copy of
+//! the Claude 4 / 4.1 era, 2025):
+//! - A request is cached only at its `cache_control` breakpoints: the cache key is the whole
+//!   prefix up to and including the breakpoint's block. Claude Code marks the end of the
+//!   system prompt and the end of each request (its newest message), so here every call has a
+//!   breakpoint after its last entry and, when the context starts with system records, one
+//!   after them.
+//! - At each breakpoint the provider looks for a cached prefix at every block boundary up to
+//!   [`LOOKBACK`] blocks before it and reads the longest it finds; a block is one context entry.
+//!   Cached prefixes are those earlier calls wrote at their breakpoints and that the context
+//!   still holds unchanged.
+//! - The prompt from the longest cached prefix read to the final breakpoint is written to the
+//!   cache at 1.25× the input price (the 5-minute cache; the 1-hour one bills 2×), reads are
+//!   billed 0.1×; nothing comes after the final breakpoint, so nothing is uncached.
+//! - A prefix shorter than the model's minimum (1024 tokens for Sonnet 4 / 4.5 and Opus 4 /
+//!   4.1, 4096 for Opus 4.5 and Haiku 4.5) is not cached: a call shorter than it is billed as
+//!   plain input, neither read nor written.
+//! - The 5-minute TTL is refreshed by every read ([`TTL_SECONDS`]); not applied (histories have
+//!   no times).
+
+use super::{Billing, Request};
+
+/// Block boundaries checked before a breakpoint.
+pub const LOOKBACK: usize = 20;
+/// Cache writes as a multiple of the input price (5-minute cache).
+pub const WRITE_FACTOR: f64 = 1.25;
+pub const READ_FACTOR: f64 = 0.1;
+/// The default cache lifetime, refreshed on every hit.
+pub const TTL_SECONDS: u64 = 300;
+
+/// The longest cached prefix (in entries) within the lookback of a breakpoint after entry
+/// `at` (`points` is sorted).
+fn hit(points: &[usize], at: usize) -> usize {
+    let upto = points.partition_point(|&p| p <= at);
+    match upto.checked_sub(1).map(|i| points[i]) {
+        Some(p) if p + LOOKBACK >= at => p,
+        _ => 0,
+    }
+}
+
+fn insert(points: &mut Vec<usize>, p: usize) {
+    if let Err(i) = points.binary_search(&p) {
+        points.insert(i, p);
+    }
+}
+
+/// Bills a call on `req`; `points` holds the cached breakpoints (prefix lengths in entries,
+/// sorted), to which this call's own are added.
+pub fn bill(req: &Request, min_tokens: u64, points: &mut Vec<usize>, output: u64) -> Billing {
+    let len = req.len();
+    let input = req.cost(len);
+    if len == 0 || input < min_tokens {
+        return Billing::of(0, 0, input, output);
+    }
+    let mut read_len = hit(points, len);
+    if req.system > 0 {
+        read_len = read_len.max(hit(points, req.system));
+    }
+    let read = req.cost(read_len);
+    for at in [req.system, len] {
+        if at > 0 && req.cost(at) >= min_tokens {
+            insert(points, at);
+        }
+    }
+    Billing::of(read, input - read, 0, output)
+}
+
+/// The context was replaced: cached prefixes longer than the `common` unchanged entries no
+/// longer match anything the context can send.
+pub fn replaced(common: usize, points: &mut Vec<usize>) {
+    points.retain(|&p| p <= common);
+}
