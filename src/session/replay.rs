@@ -143,6 +143,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         failed: 0,
         summary_calls: 0,
         exit_call: None,
+        unchanged: false,
         peak_input: 0,
         appeared_required: 0,
         present_required: 0,
@@ -205,6 +206,8 @@ struct Run<'a, C: ?Sized> {
     summary_calls: u32,
     /// The agent call whose context did not fit the window, which ended the session.
     exit_call: Option<u32>,
+    /// Whether the last replacement left the context as it was.
+    unchanged: bool,
     peak_input: u64,
     appeared_required: u32,
     present_required: u32,
@@ -451,6 +454,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             (0, true)
         } else {
             let output = self.replace(stream);
+            if self.unchanged && self.compactor.when() == Some(When::EveryCall) {
+                // A per-call view that changed nothing this call: no compaction took place.
+                self.compacted = false;
+                return;
+            }
             self.trigger.reset_usage();
             let fruitless = match (self.compactor.when(), self.cfg.trigger) {
                 // A view re-applied on every call is not meant to bring anything under a mark.
@@ -562,6 +570,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             .zip(&s.next)
             .take_while(|(a, b)| a == b)
             .count();
+        self.unchanged = s.entries == s.next;
         std::mem::swap(&mut s.entries, &mut s.next);
         s.cum.clear();
         let mut sum = 0;

@@ -20,6 +20,33 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 
+/// `try_lock`, waiting out a lock this very process released a moment ago: a process that
+/// starts children (a test suite does) can see a lock it dropped still held by a child that
+/// forked before it closed the file and has not yet exec'd. Another process's lock is refused
+/// at once.
+fn try_lock_own(file: &File) -> std::result::Result<(), fs::TryLockError> {
+    for _ in 0..200 {
+        match file.try_lock() {
+            Err(fs::TryLockError::WouldBlock)
+                if lock_owner(file).trim() == std::process::id().to_string() =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            other => return other,
+        }
+    }
+    file.try_lock()
+}
+
+/// The process id the lock file names (empty when it names none).
+fn lock_owner(file: &File) -> String {
+    let mut reader = file;
+    let mut owner = String::new();
+    let _ = reader.rewind();
+    let _ = reader.read_to_string(&mut owner);
+    owner
+}
+
 /// The lock file of a whole run (and of `merge`).
 pub const LOCK: &str = ".ctxlab.lock";
 
@@ -85,11 +112,10 @@ impl Folder {
             .truncate(false)
             .open(&path)
             .at(&path, "open")?;
-        match file.try_lock() {
+        match try_lock_own(&file) {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
-                let mut owner = String::new();
-                let _ = file.read_to_string(&mut owner);
+                let owner = lock_owner(&file);
                 let owner = owner.trim();
                 let who = if owner.is_empty() {
                     "another process".to_string()
