@@ -454,8 +454,9 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             (0, true)
         } else {
             let output = self.replace(stream);
-            if self.unchanged && self.compactor.when() == Some(When::EveryCall) {
-                // A per-call view that changed nothing this call: no compaction took place.
+            if self.unchanged && self.compactor.when().is_some() {
+                // A preset whose rule changed nothing this call (a per-call view with nothing
+                // to elide, Gemini CLI finding no split point): its harness did not compact.
                 self.compacted = false;
                 return;
             }
