@@ -315,6 +315,18 @@ impl Summary {
         scratch: &mut HistoryPartials,
         diffs: impl IntoIterator<Item = (usize, f64)>,
     ) {
+        self.gather_pairs(scratch, diffs);
+        self.close_pairs(scratch);
+    }
+
+    /// Gathers differences of part of a history into `scratch`, to join the summary at
+    /// [`Summary::close_pairs`]: a history evaluated in pieces adds exactly what it adds whole
+    /// (the partial sums are whole numbers).
+    pub fn gather_pairs(
+        &self,
+        scratch: &mut HistoryPartials,
+        diffs: impl IntoIterator<Item = (usize, f64)>,
+    ) {
         for (pair, d) in diffs {
             let p = &mut scratch.pairs[pair];
             if p.n == 0 {
@@ -322,6 +334,10 @@ impl Summary {
             }
             p.push(self.pairs[pair].diff.quantise(d));
         }
+    }
+
+    /// Adds the differences gathered since the history began.
+    pub fn close_pairs(&mut self, scratch: &mut HistoryPartials) {
         for &i in &scratch.pairs_touched {
             let p = std::mem::take(&mut scratch.pairs[i]);
             let acc = &mut self.pairs[i];
@@ -355,6 +371,17 @@ impl Summary {
         I: IntoIterator<Item = (usize, V)>,
         V: IntoIterator<Item = Option<f64>>,
     {
+        self.gather(scratch, rows);
+        self.close_history(scratch);
+    }
+
+    /// Gathers rows of part of a history into `scratch`, to join the summary at
+    /// [`Summary::close_history`]; pieces gathered in any split add what the whole adds.
+    pub fn gather<I, V>(&self, scratch: &mut HistoryPartials, rows: I)
+    where
+        I: IntoIterator<Item = (usize, V)>,
+        V: IntoIterator<Item = Option<f64>>,
+    {
         for (group, values) in rows {
             let accs = &self.groups[group].measures;
             let partials = scratch.row(group);
@@ -364,6 +391,10 @@ impl Summary {
                 }
             }
         }
+    }
+
+    /// Adds the rows gathered since the history began, as one history.
+    pub fn close_history(&mut self, scratch: &mut HistoryPartials) {
         for &g in &scratch.touched {
             let group = &mut self.groups[g];
             group.n += scratch.rows[g];

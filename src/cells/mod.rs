@@ -7,7 +7,8 @@ mod grid;
 mod table;
 
 pub use eval::{
-    evaluate_cell, evaluate_history, inspect_cell, CellAt, CellRow, EvaluatedCell, Scratch,
+    evaluate_cell, evaluate_history, evaluate_replicates, inspect_cell, CellAt, CellRow,
+    EvaluatedCell, Scratch,
 };
 pub use grid::Grid;
 pub use table::{table_rows, TableRow};

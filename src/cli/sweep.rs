@@ -2,6 +2,7 @@
 //! runs sessions; both go through the one runner.
 
 use crate::experiment::{self, AnyExperiment};
+use crate::sweep::estimate::{Estimate, Limit, Limits};
 use crate::sweep::fault::Fault;
 use crate::sweep::run::{self, CellsOutput, Progress, RunOptions, DEFAULT_CHUNK_CELLS};
 use crate::sweep::shard::Shard;
@@ -10,6 +11,9 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
 pub struct SweepArgs {
@@ -50,6 +54,29 @@ pub struct SweepArgs {
     /// Refuse a sweep of more cells (or sessions) than this, before anything runs.
     #[arg(long, value_name = "N", default_value_t = crate::experiment::limits::DEFAULT_MAX_CELLS)]
     pub max_cells: u64,
+    /// Print the estimate (cells, rows, bytes per format, peak memory), check it, and stop:
+    /// nothing is written and no folder is created.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Refuse a sweep whose estimated peak memory exceeds SIZE (e.g. 512M, 8G; `off`: never).
+    /// Default: the memory available (MemAvailable in /proc/meminfo).
+    #[arg(long, value_name = "SIZE", default_value = "machine", value_parser = parse_limit)]
+    pub max_memory: Limit,
+    /// Refuse a sweep whose estimated tables exceed SIZE on disk (e.g. 20G; `off`: never).
+    /// Default: the free space of the output folder's filesystem.
+    #[arg(long, value_name = "SIZE", default_value = "machine", value_parser = parse_limit)]
+    pub max_disk: Limit,
+    /// Seconds between the plain progress lines printed when stderr is not a terminal.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub progress_every: f64,
+}
+
+/// A `--max-memory` / `--max-disk` value: `machine` (the default), `off` or a size.
+fn parse_limit(s: &str) -> std::result::Result<Limit, String> {
+    match s {
+        "machine" => Ok(Limit::Machine),
+        _ => s.parse(),
+    }
 }
 
 pub fn run(a: SweepArgs) -> Result<()> {
@@ -59,7 +86,17 @@ pub fn run(a: SweepArgs) -> Result<()> {
     if let Some(out) = &a.out {
         exp.set_output_dir(out);
     }
-    let bar = Bar::new(a.quiet);
+    if !(a.progress_every.is_finite() && a.progress_every >= 0.0) {
+        return Err(anyhow!(
+            "--progress-every must be a number of seconds, 0 or more; found {}",
+            a.progress_every
+        ));
+    }
+    let bar = Bar::new(
+        a.quiet,
+        a.dry_run,
+        Duration::from_secs_f64(a.progress_every),
+    );
     let stage = |dir: &Path| crate::report::draw(dir);
     let opts = RunOptions {
         threads: a.threads,
@@ -69,6 +106,11 @@ pub fn run(a: SweepArgs) -> Result<()> {
         force: a.force,
         chunk_cells: a.chunk_cells,
         max_cells: a.max_cells,
+        limits: Limits {
+            memory: a.max_memory,
+            disk: a.max_disk,
+        },
+        dry_run: a.dry_run,
         progress: &bar,
         stage: Some(&stage),
         fault: fault_from_env()?,
@@ -77,6 +119,10 @@ pub fn run(a: SweepArgs) -> Result<()> {
         AnyExperiment::Cells(e) => (&e.file.name, run::run(e, &opts)?),
         AnyExperiment::Sessions(e) => (&e.file.name, run::run(e, &opts)?),
     };
+    if a.dry_run {
+        crate::warnln!("dry run: nothing was written");
+        return Ok(());
+    }
     let what = match shard {
         Some(s) => format!("{name} shard {s}"),
         None => name.clone(),
@@ -120,25 +166,129 @@ pub(crate) fn fault_from_env() -> Result<Option<Fault>> {
     }
 }
 
-/// A progress bar on a terminal (nothing otherwise, or when quiet).
-pub(crate) struct Bar(ProgressBar);
+/// Progress on stderr: a bar on a terminal, a plain line every `--progress-every` seconds
+/// otherwise (a batch job's log), nothing when quiet; the estimate before the run unless quiet (always in
+/// a dry run).
+pub(crate) struct Bar {
+    bar: ProgressBar,
+    quiet: bool,
+    dry_run: bool,
+    lines: Option<Lines>,
+}
+
+/// The plain progress lines of a batch run.
+struct Lines {
+    every: Duration,
+    started: Instant,
+    total: AtomicU64,
+    done: AtomicU64,
+    unit: Mutex<String>,
+    /// When the last line was printed (ms since `started`).
+    last: AtomicU64,
+}
 
 impl Bar {
-    pub(crate) fn new(quiet: bool) -> Bar {
-        if quiet || !std::io::stderr().is_terminal() {
-            return Bar(ProgressBar::hidden());
+    pub(crate) fn new(quiet: bool, dry_run: bool, every: Duration) -> Bar {
+        let terminal = std::io::stderr().is_terminal();
+        let bar = if quiet || !terminal {
+            ProgressBar::hidden()
+        } else {
+            ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+        };
+        Bar {
+            bar,
+            quiet,
+            dry_run,
+            lines: (!quiet && !terminal).then(|| Lines {
+                every,
+                started: Instant::now(),
+                total: AtomicU64::new(0),
+                done: AtomicU64::new(0),
+                unit: Mutex::new(String::new()),
+                last: AtomicU64::new(0),
+            }),
         }
-        Bar(ProgressBar::with_draw_target(
-            None,
-            ProgressDrawTarget::stderr(),
-        ))
+    }
+}
+
+impl Lines {
+    fn advance(&self, rows: u64) {
+        let done = self.done.fetch_add(rows, Ordering::Relaxed) + rows;
+        let now = self.started.elapsed().as_millis() as u64;
+        let last = self.last.load(Ordering::Relaxed);
+        let every = self.every.as_millis() as u64;
+        // One thread wins the interval and prints.
+        if now >= last + every
+            && self
+                .last
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.print(done, now);
+        }
+    }
+
+    fn print(&self, done: u64, now_ms: u64) {
+        let total = self.total.load(Ordering::Relaxed);
+        let unit = self.unit.lock().map(|u| u.clone()).unwrap_or_default();
+        crate::warnln!(
+            "{}",
+            progress_line(done, total, now_ms as f64 / 1000.0, &unit)
+        );
+    }
+}
+
+/// `progress: 1200000/19200000 cells (6.2 %), 240000 cells/s, 1m 15s elapsed, ETA 1m 15s`
+pub(crate) fn progress_line(done: u64, total: u64, seconds: f64, unit: &str) -> String {
+    let rate = if seconds > 0.0 {
+        done as f64 / seconds
+    } else {
+        0.0
+    };
+    let share = if total > 0 {
+        100.0 * done as f64 / total as f64
+    } else {
+        100.0
+    };
+    let eta = if rate > 0.0 {
+        duration(total.saturating_sub(done) as f64 / rate)
+    } else {
+        "unknown".to_string()
+    };
+    format!(
+        "progress: {done}/{total} {unit} ({share:.1} %), {rate:.0} {unit}/s, {} elapsed, ETA {eta}",
+        duration(seconds)
+    )
+}
+
+/// `42s`, `3m 05s`, `2h 10m`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s}s"),
+        60..3600 => format!("{}m {:02}s", s / 60, s % 60),
+        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
     }
 }
 
 impl Progress for Bar {
+    fn estimate(&self, estimate: &Estimate, notes: &[String]) {
+        if self.quiet && !self.dry_run {
+            return;
+        }
+        for line in estimate.lines().iter().chain(notes) {
+            crate::warnln!("{line}");
+        }
+    }
     fn start(&self, total: u64, unit: &str) {
-        self.0.set_length(total);
-        self.0.set_style(
+        if let Some(l) = &self.lines {
+            l.total.store(total, Ordering::Relaxed);
+            if let Ok(mut u) = l.unit.lock() {
+                *u = unit.to_string();
+            }
+        }
+        self.bar.set_length(total);
+        self.bar.set_style(
             ProgressStyle::with_template(&format!(
                 "{{spinner}} [{{elapsed_precise}}] {{wide_bar}} {{human_pos}}/{{human_len}} {unit} ({{per_sec:0}}, ETA {{eta}})"
             ))
@@ -146,9 +296,12 @@ impl Progress for Bar {
         );
     }
     fn advance(&self, rows: u64) {
-        self.0.inc(rows);
+        if let Some(l) = &self.lines {
+            l.advance(rows);
+        }
+        self.bar.inc(rows);
     }
     fn finish(&self) {
-        self.0.finish_and_clear();
+        self.bar.finish_and_clear();
     }
 }

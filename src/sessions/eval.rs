@@ -51,15 +51,18 @@ pub fn session_stream(seed: u64, history: u64, replicate: u64) -> u64 {
     rng::key(&[seed, rng::tag::SESSION, history, replicate])
 }
 
-/// Appends every session of history `index` to `out`, in grid order.
-pub fn evaluate_history(
+/// Appends the sessions of `replicates` of history `index` to `out`, in grid order (a
+/// replicate's sessions depend on (history, replicate) only, so a history evaluated piece by
+/// piece gives the very rows it gives whole).
+pub fn evaluate_replicates(
     grid: &SessionGrid,
     index: usize,
     history: &CostedHistory,
+    replicates: std::ops::Range<u32>,
     s: &mut Scratch,
     out: &mut Vec<SessionRow>,
 ) {
-    for replicate in 0..grid.replicates {
+    for replicate in replicates {
         noise::draws(
             grid.seed,
             index as u64,

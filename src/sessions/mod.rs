@@ -5,5 +5,5 @@
 mod eval;
 mod grid;
 
-pub use eval::{evaluate_history, Scratch, SessionRow};
+pub use eval::{evaluate_replicates, Scratch, SessionRow};
 pub use grid::SessionGrid;

@@ -19,6 +19,18 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     fn histories(&self) -> usize;
     /// Rows (cells or sessions) of one history.
     fn rows_per_history(&self) -> usize;
+    /// Replicates per history: the finest piece a history is split into (a replicate's rows
+    /// are consecutive and depend on (history, replicate) only).
+    fn replicates(&self) -> u32;
+    /// Appends the rows of `replicates` of history `index` to `out`, in table order.
+    fn evaluate_replicates(
+        &self,
+        index: usize,
+        history: &CostedHistory,
+        replicates: std::ops::Range<u32>,
+        scratch: &mut Self::Scratch,
+        out: &mut Vec<Self::Row>,
+    );
     /// Appends every row of history `index` to `out`, in table order.
     fn evaluate_history(
         &self,
@@ -26,7 +38,9 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
         history: &CostedHistory,
         scratch: &mut Self::Scratch,
         out: &mut Vec<Self::Row>,
-    );
+    ) {
+        self.evaluate_replicates(index, history, 0..self.replicates(), scratch, out)
+    }
     fn rows_table() -> Table<Self, Self::Row>;
     fn summary_table(rows: &Table<Self, Self::Row>) -> Table<Self, GroupRow>;
     fn pairs_table() -> Table<Self, PairRow>;
@@ -52,14 +66,18 @@ impl SweepGrid for Grid {
     fn rows_per_history(&self) -> usize {
         self.cells_per_history()
     }
-    fn evaluate_history(
+    fn replicates(&self) -> u32 {
+        self.replicates
+    }
+    fn evaluate_replicates(
         &self,
         index: usize,
         history: &CostedHistory,
+        replicates: std::ops::Range<u32>,
         scratch: &mut cells::Scratch,
         out: &mut Vec<CellRow>,
     ) {
-        cells::evaluate_history(self, index, history, scratch, out)
+        cells::evaluate_replicates(self, index, history, replicates, scratch, out)
     }
     fn rows_table() -> Table<Self, CellRow> {
         crate::tables::cells::table()
@@ -102,14 +120,18 @@ impl SweepGrid for SessionGrid {
     fn rows_per_history(&self) -> usize {
         self.sessions_per_history()
     }
-    fn evaluate_history(
+    fn replicates(&self) -> u32 {
+        self.replicates
+    }
+    fn evaluate_replicates(
         &self,
         index: usize,
         history: &CostedHistory,
+        replicates: std::ops::Range<u32>,
         scratch: &mut sessions::Scratch,
         out: &mut Vec<SessionRow>,
     ) {
-        sessions::evaluate_history(self, index, history, scratch, out)
+        sessions::evaluate_replicates(self, index, history, replicates, scratch, out)
     }
     fn rows_table() -> Table<Self, SessionRow> {
         crate::tables::sessions::table()

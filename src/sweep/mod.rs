@@ -2,11 +2,13 @@
 //! `merge`, the output folder's lock, staging and publishing. What differs between cell and
 //! session sweeps is behind [`kind::SweepGrid`].
 
+pub mod estimate;
 pub mod fault;
 mod folder;
 pub mod kind;
 pub mod memory;
 pub mod merge;
+pub mod plan;
 mod rows_writer;
 pub mod run;
 pub mod shard;

@@ -71,10 +71,12 @@ impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
         })
     }
 
-    /// Appends the next history: its name, and its rows when `keep` (the rows table may hold
-    /// a sample of the histories; every name is kept so the indices line up).
-    pub fn push(&mut self, name: String, rows: &[G::Row], keep: bool) -> Result<()> {
-        self.names.push(name);
+    /// Appends rows of the histories in order: `name` starts the next history (a history
+    /// split over chunks comes in several pushes, the first with its name), its rows are kept
+    /// when `keep` (the rows table may hold a sample of the histories; every name is kept so
+    /// the indices line up).
+    pub fn push(&mut self, name: Option<String>, rows: &[G::Row], keep: bool) -> Result<()> {
+        self.names.extend(name);
         if keep {
             self.pending.extend_from_slice(rows);
             self.written += rows.len() as u64;

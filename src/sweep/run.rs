@@ -8,13 +8,16 @@
 //! published, the manifest last; the parts stay until the manifest is in place. The output is
 //! the same whatever the thread count, the chunking, the sharding or an interruption.
 
+use super::estimate::{Estimate, EstimateInput, Limits};
 use super::fault::{self, Fault};
 use super::folder::Folder;
 use super::kind::SweepGrid;
+use super::plan::{Chunk, Plan};
 use super::rows_writer::RowsWriter;
 use super::shard::Shard;
 use crate::error::{At, Error, Result};
 use crate::history::source::{HistorySource, Source};
+use crate::history::CostedHistory;
 use crate::refuse;
 use crate::stats::Summary;
 use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
@@ -56,6 +59,9 @@ impl CellsOutput {
 /// Told how far a run has come; the CLI draws a bar or prints lines, the library prints
 /// nothing.
 pub trait Progress: Sync {
+    /// The sweep's figures, before it runs (and before it is refused for them), with notes on
+    /// the limits that could not be checked.
+    fn estimate(&self, _estimate: &Estimate, _notes: &[String]) {}
     fn start(&self, _total: u64, _unit: &str) {}
     fn advance(&self, _rows: u64) {}
     fn finish(&self) {}
@@ -81,6 +87,10 @@ pub struct RunOptions<'a> {
     pub chunk_cells: usize,
     /// The most cells (or sessions) a run may have (`--max-cells`).
     pub max_cells: u64,
+    /// The memory and disk the estimate is checked against (`--max-memory`, `--max-disk`).
+    pub limits: Limits,
+    /// Estimate and check, then stop: nothing is written (`--dry-run`).
+    pub dry_run: bool,
     pub progress: &'a dyn Progress,
     /// Charts and report, drawn before publishing (`None`: tables only).
     pub stage: Option<Stage<'a>>,
@@ -97,6 +107,8 @@ impl Default for RunOptions<'_> {
             force: false,
             chunk_cells: DEFAULT_CHUNK_CELLS,
             max_cells: crate::experiment::limits::DEFAULT_MAX_CELLS,
+            limits: Limits::default(),
+            dry_run: false,
             progress: &Silent,
             stage: None,
             fault: None,
@@ -115,6 +127,8 @@ pub struct RunReport {
     pub files: Vec<PathBuf>,
     /// Chunks taken over from an interrupted run.
     pub resumed_chunks: usize,
+    /// The figures worked out before the run.
+    pub estimate: Estimate,
 }
 
 /// What the runner needs of an experiment of either kind.
@@ -280,10 +294,48 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     check_size(&grid, total, opts.max_cells)?;
     let rows_table = E::Grid::rows_table();
     let (parquet, csv) = exp.formats();
+    let per_replicate = grid.rows_per_history() / (grid.replicates().max(1) as usize);
+    let plan = Plan::new(
+        range.clone(),
+        grid.replicates(),
+        per_replicate,
+        opts.chunk_cells,
+    );
+    let shard_rows = (range.len() * grid.rows_per_history()) as u64;
+    let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
+        * grid.rows_per_history() as u64;
+    let wanted = opts.cells != CellsOutput::None && (parquet || csv);
+    let estimate = Estimate::new(EstimateInput {
+        grid: &grid,
+        table: &rows_table,
+        plan: &plan,
+        source: &source,
+        histories: range.len(),
+        rows: shard_rows,
+        table_rows: if wanted { expected_rows } else { 0 },
+        formats: (parquet, csv),
+        threads: rayon::current_num_threads(),
+    });
+    let checked = estimate.check(&opts.limits, exp.output_dir());
+    opts.progress.estimate(
+        &estimate,
+        checked.as_ref().map_or(&[][..], |n| n.as_slice()),
+    );
+    checked?;
+    if opts.dry_run {
+        return Ok(RunReport {
+            kind: E::Grid::KIND,
+            dir: exp.output_dir().to_path_buf(),
+            rows: 0,
+            histories: range.len(),
+            wall: started.elapsed(),
+            files: Vec::new(),
+            resumed_chunks: 0,
+            estimate,
+        });
+    }
     let folder = Folder::open(exp.output_dir(), opts.shard.map(|s| s.index), opts.force)?;
     let staging = folder.staging();
-    let per_history = grid.rows_per_history().max(1);
-    let per_chunk = (opts.chunk_cells.max(1) / per_history).max(1);
     let key = RunKey {
         kind: E::Grid::KIND,
         config_hash: exp.config_hash(),
@@ -294,27 +346,22 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         csv,
         shard: opts.shard.map(|s| (s.index, s.count)),
         histories: total,
-        chunks_total: range.len().div_ceil(per_chunk),
+        chunks_total: plan.chunks(),
     };
     let empty = summary::empty(&rows_table, &grid);
     let mut checkpoint = prepare_staging(&staging, key, empty, opts.resume)?;
     let chunks_total = checkpoint.key.chunks_total;
     let resumed_chunks = checkpoint.chunks_done;
 
-    let shard_rows = (range.len() * grid.rows_per_history()) as u64;
     let unit = match E::Grid::KIND {
         SweepKind::Cells => "cells",
         SweepKind::Sessions => "sessions",
     };
     opts.progress.start(shard_rows, unit);
-    opts.progress
-        .advance(((resumed_chunks * per_chunk).min(range.len()) * grid.rows_per_history()) as u64);
-    let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
-        * grid.rows_per_history() as u64;
+    opts.progress.advance(plan.rows_before(resumed_chunks));
     // The rows tables are encoded on a thread of their own, within this scope.
     let (mut staged, fault) =
         std::thread::scope(|scope| -> Result<(Vec<String>, Option<&Fault>)> {
-            let wanted = opts.cells != CellsOutput::None && (parquet || csv);
             let mut writer = match wanted {
                 true => Some(RowsWriter::create(
                     scope,
@@ -327,6 +374,8 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 false => None,
             };
             let mut partials = checkpoint.summary.partials();
+            let mut costed = CostedCache::default();
+            let mut ran = 0;
             for k in 0..chunks_total {
                 // A resumed run has the summary of its finished chunks, but the tables are rewritten
                 // from the start: their rows are evaluated again (when there are tables to write).
@@ -334,40 +383,43 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 if finished && writer.is_none() {
                     continue;
                 }
-                let start = range.start + k * per_chunk;
-                let end = (start + per_chunk).min(range.end);
-                // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
-                let evaluated = source.evaluate(
-                    start..end,
-                    exp.cost(),
-                    |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
-                        out.reserve(grid.rows_per_history());
-                        grid.evaluate_history(i, costed, scratch, out);
+                let chunk = plan.chunk(k);
+                let progress = (!finished).then_some(opts.progress);
+                let evaluated =
+                    evaluate_chunk(&grid, &source, exp.cost(), &chunk, &mut costed, progress);
+                for (i, name, pieces) in evaluated {
+                    for rows in &pieces {
                         if !finished {
-                            opts.progress.advance(out.len() as u64);
+                            summary::gather(
+                                &checkpoint.summary,
+                                &mut partials,
+                                &rows_table,
+                                &grid,
+                                rows,
+                            );
                         }
-                    },
-                );
-                for (i, (name, rows)) in (start..end).zip(evaluated) {
-                    if !finished {
-                        summary::add(
-                            &mut checkpoint.summary,
-                            &mut partials,
-                            &rows_table,
-                            &grid,
-                            &rows,
-                        );
+                    }
+                    if !finished && chunk.ends_history {
+                        summary::close(&mut checkpoint.summary, &mut partials);
                     }
                     if let Some(w) = writer.as_mut() {
-                        w.push(name, &rows, opts.cells.keeps(i))?;
+                        let mut name = name;
+                        for rows in &pieces {
+                            w.push(name.take(), rows, opts.cells.keeps(i))?;
+                        }
                     }
                 }
                 if finished {
                     continue;
                 }
-                checkpoint.chunks_done = k + 1;
-                write_json(&staging.join(CHECKPOINT), &checkpoint)?;
-                if opts.fault == Some(Fault::AfterChunks(checkpoint.chunks_done - resumed_chunks)) {
+                // A checkpoint only where a history ends: the summary of part of a history is
+                // not saved, so a resumed run starts that history again.
+                if chunk.ends_history {
+                    checkpoint.chunks_done = k + 1;
+                    write_json(&staging.join(CHECKPOINT), &checkpoint)?;
+                }
+                ran += 1;
+                if opts.fault == Some(Fault::AfterChunks(ran)) {
                     std::process::abort();
                 }
             }
@@ -451,7 +503,76 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         wall,
         files,
         resumed_chunks,
+        estimate,
     })
+}
+
+/// The costed history the chunks of a split history share, so it is costed once.
+#[derive(Default)]
+struct CostedCache(Option<(usize, String, CostedHistory)>);
+
+/// The rows of one chunk: per history, its index, its name when the chunk starts it, and its
+/// rows in order (in pieces).
+type Evaluated<R> = Vec<(usize, Option<String>, Vec<Vec<R>>)>;
+
+/// Evaluates a chunk in parallel: its histories, one per task, or (a chunk of part of one
+/// history) runs of its replicates, one run per task, in order whatever the thread count.
+fn evaluate_chunk<G: SweepGrid>(
+    grid: &G,
+    source: &HistorySource,
+    cost: crate::cost::CostModel,
+    chunk: &Chunk,
+    cache: &mut CostedCache,
+    progress: Option<&dyn Progress>,
+) -> Evaluated<G::Row> {
+    use rayon::prelude::*;
+    if chunk.replicates == (0..grid.replicates()) {
+        // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
+        let evaluated = source.evaluate(
+            chunk.histories.clone(),
+            cost,
+            |i, costed, scratch: &mut G::Scratch, out| {
+                out.reserve(grid.rows_per_history());
+                grid.evaluate_history(i, costed, scratch, out);
+                if let Some(p) = progress {
+                    p.advance(out.len() as u64);
+                }
+            },
+        );
+        return chunk
+            .histories
+            .clone()
+            .zip(evaluated)
+            .map(|(i, (name, rows))| (i, Some(name), vec![rows]))
+            .collect();
+    }
+    let i = chunk.histories.start;
+    let (name, history) = match cache.0.take() {
+        Some((at, name, history)) if at == i => (name, history),
+        _ => source.costed(i, cost),
+    };
+    let per_replicate = grid.rows_per_history() / grid.replicates().max(1) as usize;
+    // A few runs per worker, so the workers stay busy to the end of the chunk.
+    let runs = (rayon::current_num_threads() * 4).max(1) as u32;
+    let step = chunk.replicates.len().div_ceil(runs as usize).max(1) as u32;
+    let starts: Vec<u32> = chunk.replicates.clone().step_by(step as usize).collect();
+    let pieces: Vec<Vec<G::Row>> = starts
+        .into_par_iter()
+        .map_init(G::Scratch::default, |scratch, start| {
+            let end = start.saturating_add(step).min(chunk.replicates.end);
+            let mut out = Vec::with_capacity((end - start) as usize * per_replicate);
+            grid.evaluate_replicates(i, &history, start..end, scratch, &mut out);
+            if let Some(p) = progress {
+                p.advance(out.len() as u64);
+            }
+            out
+        })
+        .collect();
+    let first = chunk.starts_history.then(|| name.clone());
+    if !chunk.ends_history {
+        cache.0 = Some((i, name, history));
+    }
+    vec![(i, first, pieces)]
 }
 
 const CHECKPOINT: &str = "checkpoint.json";

@@ -151,8 +151,27 @@ pub fn add<G: Grouping<R>, R>(
     grid: &G,
     rows: &[R],
 ) {
+    gather(summary, scratch, table, grid, rows);
+    close(summary, scratch);
+}
+
+/// Adds the rows gathered by [`gather`] since the history began, as one history.
+pub fn close(summary: &mut Summary, scratch: &mut HistoryPartials) {
+    summary.close_history(scratch);
+    summary.close_pairs(scratch);
+}
+
+/// Gathers some whole replicates of one history (`rows` starts at a replicate, so a row's
+/// baseline rows are in it) into `scratch`; [`close`] adds them when the history ends.
+pub fn gather<G: Grouping<R>, R>(
+    summary: &Summary,
+    scratch: &mut HistoryPartials,
+    table: &Table<G, R>,
+    grid: &G,
+    rows: &[R],
+) {
     let measures: Vec<_> = table.measures().collect();
-    summary.add_history(
+    summary.gather(
         scratch,
         rows.iter().map(|r| {
             let values = measures.iter().map(move |c| number(c.value(grid, r)));
@@ -177,7 +196,7 @@ pub fn add<G: Grouping<R>, R>(
             })
         })
     });
-    summary.add_pairs(scratch, diffs);
+    summary.gather_pairs(scratch, diffs);
 }
 
 /// The summary's groups as rows of the summary table, in group order.

@@ -10,6 +10,7 @@ mod cli_import;
 mod cli_inspect;
 mod cli_session;
 mod cli_table;
+mod estimate;
 mod fuzz;
 mod hostile;
 mod import_formats;
