@@ -151,7 +151,7 @@ fn mean_name_len(source: &HistorySource) -> f64 {
     match source {
         HistorySource::Generated(cfg) => format!("synthetic-{:05}", cfg.count).len() as f64,
         HistorySource::Loaded(all) => {
-            all.iter().map(|h| h.name.len() as f64).sum::<f64>() / all.len().max(1) as f64
+            all.iter().map(|h| h.0.name.len() as f64).sum::<f64>() / all.len().max(1) as f64
         }
     }
 }
@@ -166,12 +166,12 @@ fn history_memory(source: &HistorySource) -> (u64, u64) {
         HistorySource::Loaded(all) => {
             let held: u64 = all
                 .iter()
-                .flat_map(|h| &h.records)
+                .flat_map(|h| &h.0.records)
                 .map(|r| r.text.len() as u64 + PER_RECORD)
                 .sum();
             let largest = all
                 .iter()
-                .map(|h| h.records.len() as u64)
+                .map(|h| h.0.records.len() as u64)
                 .max()
                 .unwrap_or(0);
             (held, largest * PER_RECORD)
