@@ -82,6 +82,10 @@ fn main() -> Result<()> {
         rayon::current_num_threads()
     );
     hot_loop()?;
+    // `CTXLAB_BENCH_ONLY=hot` stops after the hot loop, for iterating on it.
+    if std::env::var("CTXLAB_BENCH_ONLY").as_deref() == Ok("hot") {
+        return Ok(());
+    }
     noise_end_to_end(tmp.path())?;
     let big = big_sweep(tmp.path())?;
     let floor = polars_floor(&big.cells_parquet, tmp.path())?;

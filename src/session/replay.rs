@@ -509,7 +509,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         s.next.clear();
 
         let mut output = 0u64;
-        for (k, item) in s.ctx.items.iter().enumerate() {
+        let mut nth_placeholder = 0usize;
+        for item in &s.ctx.items {
             let entry = match *item {
                 Item::Verbatim(j) => {
                     let e = s.entries[s.view_map[j] as usize];
@@ -521,7 +522,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 Item::Placeholder(j) => {
                     let e = s.entries[s.view_map[j] as usize];
                     // What the strategy's stand-in text costs.
-                    let cost = s.ctx.item_costs[k];
+                    let cost = s.ctx.placeholder_costs[nth_placeholder];
+                    nth_placeholder += 1;
                     let origin = match e.origin {
                         Origin::Record(r) | Origin::Placeholder(r) => Origin::Placeholder(r),
                         Origin::Summary(id) | Origin::SummaryPlaceholder(id) => {

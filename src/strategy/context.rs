@@ -19,9 +19,10 @@ pub enum Item {
 pub struct Context {
     /// Items in original order.
     pub items: Vec<Item>,
-    /// The cost of each item (a placeholder costs what its own stand-in text costs, which only
-    /// the strategy that wrote it knows).
-    pub item_costs: Vec<u64>,
+    /// The cost of each placeholder, in order (a stand-in costs what its own text costs, which
+    /// only the strategy that wrote it knows; a verbatim record costs its record, a summary says
+    /// its cost). Kept for placeholders alone: a push per verbatim item would slow every cell.
+    pub placeholder_costs: Vec<u64>,
     /// Cost of the context under the history's cost model, separators included.
     pub cost: u64,
     /// Per record: whether a summary covering it still carries its information (meaningful only
@@ -44,7 +45,7 @@ pub struct Context {
 impl Context {
     pub fn clear(&mut self, records: usize) {
         self.items.clear();
-        self.item_costs.clear();
+        self.placeholder_costs.clear();
         self.cost = 0;
         self.summary_kept.clear();
         self.summary_kept.resize(records, false);
@@ -59,8 +60,10 @@ impl Context {
     /// Appends an item of the given cost, adding the separator when it is not the first.
     pub fn push(&mut self, item: Item, cost: u64, separator: u64) {
         self.cost = self.cost_with(cost, separator);
+        if let Item::Placeholder(_) = item {
+            self.placeholder_costs.push(cost);
+        }
         self.items.push(item);
-        self.item_costs.push(cost);
     }
 
     /// The cost of the context after adding an item of `cost`.
@@ -82,6 +85,19 @@ impl Context {
         }
     }
 
+    /// The cost of every item in order, given the costs of the records the items index.
+    pub fn item_costs(&self, record_costs: &[u64]) -> Vec<u64> {
+        let mut placeholders = self.placeholder_costs.iter();
+        self.items
+            .iter()
+            .map(|item| match *item {
+                Item::Verbatim(i) => record_costs[i],
+                Item::Placeholder(_) => placeholders.next().copied().unwrap_or(0),
+                Item::Summary { cost, .. } => cost,
+            })
+            .collect()
+    }
+
     /// Emits the records marked in `chosen` as verbatim items, in original order, after
     /// whatever the context already holds.
     pub(crate) fn emit_chosen(&mut self, costs: &[u64], separator: u64) {
@@ -95,7 +111,7 @@ impl Context {
     /// Puts the items back in original order (for strategies that build newest first).
     pub(crate) fn reverse(&mut self) {
         self.items.reverse();
-        self.item_costs.reverse();
+        self.placeholder_costs.reverse();
     }
 }
 

@@ -337,7 +337,7 @@ impl Strategy {
         };
         if outcome == Outcome::Infeasible {
             out.items.clear();
-            out.item_costs.clear();
+            out.placeholder_costs.clear();
             out.cost = 0;
         }
         outcome
@@ -390,11 +390,8 @@ impl Strategy {
             out.summary_kept[..h].fill(false);
             out.items.extend((0..h).map(Item::Verbatim));
             out.items.rotate_right(h);
-            out.item_costs.extend_from_slice(&view.costs[..h]);
-            out.item_costs.rotate_right(h);
         }
         out.items.extend((n - k..n).map(Item::Verbatim));
-        out.item_costs.extend_from_slice(&view.costs[n - k..n]);
         Outcome::Feasible
     }
 }

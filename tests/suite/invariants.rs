@@ -122,7 +122,7 @@ fn item_cost(h: &CostedHistory, s: &Strategy, ctx: &Context, k: usize) -> u64 {
                 h.lines[i]
             )),
             // A truncated tool output: its header and the share of the record it keeps.
-            Rule::GeminiCliCompress(_) => ctx.item_costs[k],
+            Rule::GeminiCliCompress(_) => ctx.item_costs(&h.costs)[k],
             _ => panic!(
                 "{}: placeholders from a strategy that does not mask",
                 s.label()

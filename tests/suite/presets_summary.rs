@@ -116,7 +116,7 @@ fn openhands_llm_summarizing_halves_the_view_after_the_head() {
             Item::Verbatim(9)
         ]
     );
-    assert_eq!(ctx.item_costs, [10, 20, 12, 30]);
+    assert_eq!(ctx.item_costs(&h.costs), [10, 20, 12, 30]);
     // 10 + 20 + 12 + 30 + 3 gaps.
     assert_eq!(ctx.cost, 75);
     // The task (required) is kept verbatim, not summarised: whatever the recall, the summary
@@ -222,7 +222,7 @@ fn codex_compact_keeps_the_initial_context_the_newest_user_messages_and_one_summ
             summary
         ]
     );
-    assert_eq!(ctx.item_costs, [200, 9, 25, 69]);
+    assert_eq!(ctx.item_costs(&h.costs), [200, 9, 25, 69]);
     assert_eq!(ctx.cost, 200 + 9 + 25 + 69 + 3);
     // The summary carries the tool output (required, recall 1), not U2, which is verbatim.
     let carried: Vec<usize> = (0..9).filter(|&i| ctx.summary_kept[i]).collect();
@@ -287,7 +287,7 @@ fn claude_code_compact_keeps_the_system_prompt_and_one_summary() {
         cost: 69,
     };
     assert_eq!(ctx.items, [Item::Verbatim(0), summary]);
-    assert_eq!((ctx.item_costs.clone(), ctx.cost), (vec![50, 69], 120));
+    assert_eq!((ctx.item_costs(&h.costs), ctx.cost), (vec![50, 69], 120));
     // The default share: 0.835 of 1000 = 835 > 735, nothing happens; of 800, 668 ≤ 735.
     assert_eq!(
         Strategy::parse("claude_code_compact").unwrap().when(),
@@ -363,7 +363,7 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
             Item::Verbatim(8)
         ]
     );
-    assert_eq!(ctx.item_costs, [20, 81, 10, 10, 138, 10]);
+    assert_eq!(ctx.item_costs(&h.costs), [20, 81, 10, 10, 138, 10]);
     assert_eq!(ctx.cost, 274);
     // A compression that would grow the context (a summary of 2000) is rejected: unchanged,
     // truncation included.
@@ -467,11 +467,8 @@ fn complexity_trap_summary_in_a_session_checks_every_call_and_calls_a_model_at_t
 fn complexity_trap_hybrid_masks_old_observations_after_the_summary() {
     // n=2, m=1 after t4: [sys, task, S1, a3, o3, a4, o4], then last_n=1 masks o3:
     // "Old environment output: (1 lines omitted)" is 41 chars.
-    let (o, ctx) = cell(
-        "complexity_trap_hybrid(n=2, m=1, last_n=1)",
-        &swe_turns(4),
-        1000,
-    );
+    let h = swe_turns(4);
+    let (o, ctx) = cell("complexity_trap_hybrid(n=2, m=1, last_n=1)", &h, 1000);
     assert_eq!(o, Outcome::Feasible);
     let mut want = verbatim(0..2);
     want.push(Item::Summary {
@@ -486,7 +483,7 @@ fn complexity_trap_hybrid_masks_old_observations_after_the_summary() {
         Item::Verbatim(9),
     ]);
     assert_eq!(ctx.items, want);
-    assert_eq!(ctx.item_costs, [10, 10, 6, 5, 41, 5, 20]);
+    assert_eq!(ctx.item_costs(&h.costs), [10, 10, 6, 5, 41, 5, 20]);
     // Before the summary fires, masking alone: with the defaults (n=21, m=10, last_n=10) and
     // eleven turns the oldest observation is masked, the newest ten stay.
     let (_, ctx) = cell("complexity_trap_hybrid", &swe_turns(11), 10_000);

@@ -103,7 +103,7 @@ fn swe_agent_last_n_elides_all_but_the_newest_n_observations() {
         [V(0), V(1), V(2), P(3), V(4), P(5), V(6), V(7), V(8), V(9)]
     );
     assert_eq!(
-        ctx.item_costs,
+        ctx.item_costs(&h.costs),
         [6, 4, 2, SWE_STAND_IN, 2, SWE_STAND_IN, 2, 41, 2, 104]
     );
     // 6 + 4 + 2 + 41 + 2 + 41 + 2 + 41 + 2 + 104 = 245, plus 9 separators.
@@ -183,7 +183,10 @@ fn openhands_observation_masking_masks_observations_outside_the_event_window() {
         ctx.items,
         [V(0), V(1), V(2), P(3), V(4), P(5), V(6), V(7), V(8), V(9)]
     );
-    assert_eq!(ctx.item_costs, [6, 4, 2, masked, 2, masked, 2, 41, 2, 104]);
+    assert_eq!(
+        ctx.item_costs(&h.costs),
+        [6, 4, 2, masked, 2, masked, 2, 41, 2, 104]
+    );
     // 6 + 4 + 2 + 8 + 2 + 8 + 2 + 41 + 2 + 104 = 179, plus 9 separators.
     assert_eq!(ctx.cost, 188);
     // The head does not shift the window: with no head the same records are masked.
@@ -220,7 +223,7 @@ fn openhands_recent_keeps_the_head_the_task_and_the_newest_events() {
     let (o, ctx) = cell("openhands_recent(max_events=4)", &h, 1000);
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(ctx.items, [V(0), V(1), V(7), V(8), V(9)]);
-    assert_eq!(ctx.item_costs, [6, 4, 41, 2, 104]);
+    assert_eq!(ctx.item_costs(&h.costs), [6, 4, 41, 2, 104]);
     // 6 + 4 + 41 + 2 + 104 = 157, plus 4 separators.
     assert_eq!(ctx.cost, 161);
     // With the head set to the system prompt and the task, max_events counts both: 4 − 2 = 2
@@ -245,7 +248,7 @@ fn openhands_amortized_cuts_to_half_its_size_once_over_it() {
     let (o, ctx) = cell("openhands_amortized(max_size=6)", &h, 1000);
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(ctx.items, [V(0), V(1), V(7)]);
-    assert_eq!(ctx.item_costs, [6, 4, 41]);
+    assert_eq!(ctx.item_costs(&h.costs), [6, 4, 41]);
     assert_eq!(ctx.cost, 53);
     // 6 records are not more than 6: kept whole (6 + 4 + 2 + 62 + 2 + 83 + 5 = 164).
     let (_, ctx) = cell("openhands_amortized(max_size=6)", &agent_history(2), 1000);
@@ -307,7 +310,10 @@ fn anthropic_clear_tool_uses_clears_the_oldest_results_once_over_the_trigger() {
     let (o, ctx) = cell(spec, &h, 2000);
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(ctx.items, [V(0), V(1), V(2), P(3), V(4), V(5), V(6), V(7)]);
-    assert_eq!(ctx.item_costs, [100, 50, 20, CLEARED, 20, 300, 20, 300]);
+    assert_eq!(
+        ctx.item_costs(&h.costs),
+        [100, 50, 20, CLEARED, 20, 300, 20, 300]
+    );
     assert_eq!(ctx.cost, 1117 - 300 + CLEARED);
     // "Exceeds" is strict: a trigger of exactly 1117 leaves it alone.
     let (_, ctx) = cell("anthropic_clear_tool_uses(trigger=1117, keep=2)", &h, 2000);
