@@ -82,7 +82,7 @@ pub fn evaluate_replicates(
         );
         let stream = summary_stream(grid.seed, index, replicate);
         for (level_index, &level) in grid.levels.iter().enumerate() {
-            noise::apply(&history.truth, &s.draws, level, &mut s.flags);
+            noise::apply(&history.flag_base, &s.draws, level, &mut s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
                 let flags = strategy.flags(&history.truth, &s.flags);
                 let view = View::new(history, flags);
@@ -133,7 +133,12 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
         history.len(),
         &mut draws,
     );
-    noise::apply(&history.truth, &draws, grid.levels[at.level], &mut noisy);
+    noise::apply(
+        &history.flag_base,
+        &draws,
+        grid.levels[at.level],
+        &mut noisy,
+    );
     let strategy = &grid.strategies[at.strategy];
     let flags = strategy.flags(&history.truth, &noisy).to_vec();
     let keep_recent = strategy.effective_keep_recent(grid.keep_recent[at.keep_recent]);

@@ -276,10 +276,14 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
 
     let (histories, usage): (Vec<History>, Vec<Vec<RecordedCall>>) = match a.transcript {
         Some(format) => {
+            // The experiment files' defaults: hindsight labels to score, past-only flags.
             let labels: LabelRules = DEFAULT_TRANSCRIPT_LABELS
                 .parse()
                 .expect("the default label rules parse");
-            import::load_recorded(&path, format, &labels)?
+            let flags: LabelRules = crate::experiment::DEFAULT_TRANSCRIPT_FLAGS
+                .parse()
+                .expect("the default flag rules parse");
+            import::load_recorded(&path, format, &labels, Some(&flags))?
                 .into_iter()
                 .unzip()
         }
@@ -315,7 +319,7 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     let costed = CostedHistory::new(history, a.cost.unwrap_or(CostModel::ApproxTokens))
         .with_recorded(usage[index].clone());
     let seed = a.seed.unwrap_or(0);
-    let flags = noise::flags(&costed.truth, level, seed, 0, 0);
+    let flags = noise::flags(&costed.flag_base, level, seed, 0, 0);
     let mut trace = Trace::default();
     let metrics = session::simulate_with(
         &costed,

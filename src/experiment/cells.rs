@@ -90,15 +90,36 @@ pub struct HistoriesFile {
     /// format (`mini-swe-agent`, `claude-code`, `swe-agent`, `openai-chat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
-    /// Label rules for transcripts (`"instructions,hindsight"`, the default for them).
+    /// Label rules for transcripts: the truth scores are against (`"instructions,hindsight"`,
+    /// the default for them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<String>,
+    /// Flag rules for transcripts: what strategies and summarisers see before label noise,
+    /// rules a harness could apply as the run goes (`"instructions,errors"`, the default).
+    /// `hindsight` looks at the future and must be named to be used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags: Option<String>,
     #[serde(default = "default_cost")]
     pub cost: String,
 }
 
 /// The label rules transcripts get when an experiment names none.
 pub const DEFAULT_TRANSCRIPT_LABELS: &str = "instructions,hindsight";
+
+/// The flag rules transcripts get when an experiment names none: rules that look only at the
+/// record itself, which a harness could apply when it compacts.
+pub const DEFAULT_TRANSCRIPT_FLAGS: &str = "instructions,errors";
+
+/// `histories.flags`, checked: a rule that looks at the future is taken only when named.
+fn flag_rules(text: &str) -> Result<crate::import::LabelRules, String> {
+    let rules: crate::import::LabelRules = text.parse()?;
+    if rules.sees_the_future() && !text.contains("hindsight") {
+        return Err(format!(
+            "{text:?} includes `hindsight`, whose marks are defined by what the agent uses later: no harness could know them when it compacts; name it (e.g. \"instructions,errors,hindsight\") to tell the strategies the future anyway"
+        ));
+    }
+    Ok(rules)
+}
 
 fn default_cost() -> String {
     "chars".into()
@@ -523,10 +544,10 @@ pub(crate) fn histories(
 ) -> Result<(Source, CostModel), InputError> {
     let err = |key: &str, msg: String| InputError::key(origin, key, msg);
     let source = match (&h.generate, &h.files) {
-        (Some(_), None) if h.format.is_some() || h.labels.is_some() => {
+        (Some(_), None) if h.format.is_some() || h.labels.is_some() || h.flags.is_some() => {
             return Err(err(
                 "histories",
-                "`format` and `labels` describe `files`; generated histories have neither".into(),
+                "`format`, `labels` and `flags` describe `files`; generated histories have none of them".into(),
             ))
         }
         (Some(g), None) => {
@@ -548,6 +569,12 @@ pub(crate) fn histories(
                             "label rules apply to transcripts (set `format`); JSONL histories carry their own `required`".into(),
                         ));
                     }
+                    if h.flags.is_some() {
+                        return Err(err(
+                            "histories.flags",
+                            "flag rules apply to transcripts (set `format`); the flags of JSONL histories start from their `required`".into(),
+                        ));
+                    }
                     Source::Files(paths)
                 }
                 Some(f) => Source::Transcripts {
@@ -561,6 +588,8 @@ pub(crate) fn histories(
                         .unwrap_or(DEFAULT_TRANSCRIPT_LABELS)
                         .parse()
                         .map_err(|m: String| err("histories.labels", m))?,
+                    flags: flag_rules(h.flags.as_deref().unwrap_or(DEFAULT_TRANSCRIPT_FLAGS))
+                        .map_err(|m| err("histories.flags", m))?,
                 },
             }
         }

@@ -9,6 +9,6 @@ mod shape;
 
 pub use cells::{
     apply_override, check_noise_budget, from_resolved, load, load_any, parse, parse_any,
-    AnyExperiment, Experiment, ExperimentFile, DEFAULT_TRANSCRIPT_LABELS,
+    AnyExperiment, Experiment, ExperimentFile, DEFAULT_TRANSCRIPT_FLAGS, DEFAULT_TRANSCRIPT_LABELS,
 };
 pub use sessions::SessionExperiment;

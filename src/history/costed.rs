@@ -62,6 +62,9 @@ pub struct CostedHistory {
     pub clear_cost: u64,
     /// Ground truth; only scoring (and the oracle, through the runner) may read it.
     pub truth: Vec<bool>,
+    /// What the flags strategies see start from before label noise: the truth, unless the
+    /// history carries flags of its own (a real run's `histories.flags` rules).
+    pub flag_base: Vec<bool>,
     pub separator: u64,
     /// Cost of the whole history, separators included.
     pub total: u64,
@@ -102,6 +105,7 @@ impl CostedHistory {
                 .collect(),
             clear_cost: model.cost(CLEARED_PLACEHOLDER),
             truth: history.truth(),
+            flag_base: history.flag_base(),
             costs,
             separator,
             total,

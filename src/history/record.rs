@@ -114,6 +114,9 @@ impl Record {
 pub struct History {
     pub name: String,
     pub records: Vec<Record>,
+    /// The flags a harness could have had, when rules other than the truth's set them (real
+    /// runs: `histories.flags`); `None`: the flags start from the truth, as in the article.
+    pub flags: Option<Vec<bool>>,
 }
 
 impl History {
@@ -121,6 +124,7 @@ impl History {
         History {
             name: name.into(),
             records,
+            flags: None,
         }
     }
 
@@ -135,5 +139,10 @@ impl History {
     /// The ground-truth labels, in record order.
     pub fn truth(&self) -> Vec<bool> {
         self.records.iter().map(|r| r.required).collect()
+    }
+
+    /// What label noise starts from: the history's own flags, else the truth.
+    pub fn flag_base(&self) -> Vec<bool> {
+        self.flags.clone().unwrap_or_else(|| self.truth())
     }
 }

@@ -17,6 +17,8 @@ pub enum Source {
         paths: Vec<PathBuf>,
         format: super::import::Format,
         labels: super::import::LabelRules,
+        /// The rules the flags come from (what a harness could know at the time).
+        flags: super::import::LabelRules,
     },
 }
 
@@ -36,7 +38,13 @@ impl HistorySource {
                 paths,
                 format,
                 labels,
-            } => HistorySource::Loaded(super::import::load_files_recorded(paths, *format, labels)?),
+                flags,
+            } => HistorySource::Loaded(super::import::load_files_recorded(
+                paths,
+                *format,
+                labels,
+                Some(flags),
+            )?),
             Source::Files(_) => HistorySource::Loaded(
                 load_source(source)?
                     .into_iter()
@@ -117,7 +125,11 @@ pub fn load_source(source: &Source) -> Result<Vec<History>, InputError> {
             paths,
             format,
             labels,
-        } => super::import::load_files(paths, *format, labels)?,
+            flags,
+        } => super::import::load_files_recorded(paths, *format, labels, Some(flags))?
+            .into_iter()
+            .map(|(h, _)| h)
+            .collect(),
         Source::Files(files) => {
             let mut all: Vec<History> = Vec::new();
             let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();

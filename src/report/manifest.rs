@@ -76,3 +76,35 @@ pub fn noise_budget(manifest: &Manifest, path: &Path) -> Result<NoiseBudget, Inp
         },
     }
 }
+
+/// What the flags of a run over transcripts rest on, for the report: the flag rules and, when
+/// they include `hindsight`, a warning that the strategies were told the future. `None` for
+/// generated or JSONL histories, whose flags start from their own `required`.
+pub fn flags_note(manifest: &Manifest) -> Option<String> {
+    let histories = manifest.config.get("histories")?;
+    let format = histories.get("format").and_then(|f| f.as_str())?;
+    if format == "jsonl" {
+        return None;
+    }
+    let labels = histories
+        .get("labels")
+        .and_then(|l| l.as_str())
+        .unwrap_or(crate::experiment::DEFAULT_TRANSCRIPT_LABELS);
+    let flags = histories
+        .get("flags")
+        .and_then(|l| l.as_str())
+        .unwrap_or(crate::experiment::DEFAULT_TRANSCRIPT_FLAGS);
+    let mut note = format!(
+        "The histories are `{format}` transcripts: required records (the truth scores are against) \
+         come from the label rules `{labels}`, the flags strategies and summarisers see from the \
+         rules `{flags}`, before label noise."
+    );
+    if flags.contains("hindsight") {
+        note.push_str(
+            " **Warning:** the flags include `hindsight`, whose marks are defined by what the \
+             agent used later: the strategies were told the future, which no harness knows when \
+             it compacts.",
+        );
+    }
+    Some(note)
+}

@@ -123,6 +123,9 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
         g.histories * g.replicates,
         drawn.meaning()
     );
+    if let Some(note) = super::manifest::flags_note(manifest) {
+        let _ = writeln!(out, "\n{note}");
+    }
     let config = serde_json::to_string_pretty(&manifest.config)
         .unwrap_or_else(|_| manifest.config.to_string());
     let _ = writeln!(

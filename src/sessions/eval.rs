@@ -72,7 +72,7 @@ pub fn evaluate_replicates(
         );
         let stream = session_stream(grid.seed, index as u64, u64::from(replicate));
         for (level, &noise_level) in grid.levels.iter().enumerate() {
-            noise::apply(&history.truth, &s.draws, noise_level, &mut s.flags);
+            noise::apply(&history.flag_base, &s.draws, noise_level, &mut s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
                 let flags = strategy.flags(&history.truth, &s.flags);
                 for window in 0..grid.windows.len() {

@@ -104,6 +104,11 @@ fn transcript_keys_are_checked() {
             vec!["histories", "generated histories"],
         ),
         ("files = [\"h.jsonl\"]\nformat = \"claude-code\"", vec!["h.jsonl"]),
+        ("files = [\"h.jsonl\"]\nflags = \"errors\"", vec!["histories.flags", "transcripts"]),
+        (
+            "files = [\"h.jsonl\"]\nformat = \"mini-swe-agent\"\nflags = \"all\"",
+            vec!["histories.flags", "includes `hindsight`", "name it"],
+        ),
     ];
     for (histories, needles) in cases {
         std::fs::write(dir.path().join("e.toml"), format!("{base}{histories}\n")).unwrap();
@@ -186,4 +191,57 @@ formats = ["csv"]
         compacted > sessions / 3,
         "{compacted} of {sessions} compacted"
     );
+}
+
+#[test]
+fn flags_come_from_their_own_rules_and_hindsight_ones_are_named_in_the_report() {
+    // The fixture run: labels `instructions,hindsight` mark 1, 2 (system, task) and 4 (loader.py,
+    // used three records later); the default flags `instructions,errors` mark 1, 2 and 6 (the
+    // failed command). A strategy sees the flags; the truth scores it.
+    let fixture = root().join("tests/fixtures/import/demo__demo-1.traj.json");
+    let (history, _) = ctxlab::import::load_recorded(
+        &fixture,
+        ctxlab::import::Format::MiniSweAgent,
+        &"instructions,hindsight".parse().unwrap(),
+        Some(&"instructions,errors".parse().unwrap()),
+    )
+    .unwrap()
+    .remove(0);
+    let costed = ctxlab::history::CostedHistory::new(&history, ctxlab::CostModel::Chars);
+    let at = |v: &[bool]| -> Vec<usize> { (0..v.len()).filter(|&i| v[i]).map(|i| i + 1).collect() };
+    assert_eq!(at(&costed.truth), [1, 2, 4]);
+    assert_eq!(at(&costed.flag_base), [1, 2, 6]);
+
+    // Through a sweep: the report says what the flags rest on, and warns when they look ahead.
+    let dir = tempfile::tempdir().unwrap();
+    for (flags, warned) in [("", false), ("flags = \"instructions,hindsight\"\n", true)] {
+        std::fs::write(
+            dir.path().join("e.toml"),
+            format!(
+                "name = \"t\"\nseed = 1\n[sweep]\nstrategies = [\"required\"]\nbudgets = [50, 100]\n\
+                 [histories]\nfiles = [\"{}\"]\nformat = \"mini-swe-agent\"\n{flags}\
+                 [output]\ndir = \"out\"\n",
+                fixture.display()
+            ),
+        )
+        .unwrap();
+        let o = ctxlab(dir.path(), &["sweep", "e.toml", "-q", "--force"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let report = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
+        let rules = if warned {
+            "instructions,hindsight"
+        } else {
+            "instructions,errors"
+        };
+        assert!(
+            report.contains(&format!(
+                "the flags strategies and summarisers see from the rules `{rules}`"
+            )),
+            "{report}"
+        );
+        assert_eq!(
+            report.contains("**Warning:** the flags include `hindsight`"),
+            warned
+        );
+    }
 }

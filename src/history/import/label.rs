@@ -136,6 +136,15 @@ impl LabelRules {
         reasons
     }
 
+    /// The run's history with `required` set by these rules and its flags by `flags` (the
+    /// rules a harness could have applied as the run went).
+    pub fn apply_flagged(&self, run: Run, flags: &LabelRules) -> History {
+        let marks = flags.marks(&run);
+        let mut history = self.apply(run);
+        history.flags = Some(marks);
+        history
+    }
+
     /// The run's history with `required` set by the rules.
     pub fn apply(&self, run: Run) -> History {
         let marks = self.marks(&run);

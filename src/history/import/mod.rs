@@ -160,24 +160,30 @@ pub fn read(path: &Path, format: Format, problems: &mut Problems) -> Result<Vec<
 /// file names transcripts (`files = [...]`, `format = "claude-code"`). Strict: the first
 /// malformed line or file is an error.
 pub fn load(path: &Path, format: Format, labels: &LabelRules) -> Result<Vec<History>, InputError> {
-    Ok(load_recorded(path, format, labels)?
+    Ok(load_recorded(path, format, labels, None)?
         .into_iter()
         .map(|(h, _)| h)
         .collect())
 }
 
-/// [`load`], each history with the usage its transcript records.
+/// [`load`], each history with the usage its transcript records and, with `flags`, the flags
+/// those rules give (else the flags start from the labels).
 pub fn load_recorded(
     path: &Path,
     format: Format,
     labels: &LabelRules,
+    flags: Option<&LabelRules>,
 ) -> Result<Vec<(History, Vec<RecordedCall>)>, InputError> {
     let runs = read(path, format, &mut Problems::strict())?;
     Ok(runs
         .into_iter()
         .map(|run| {
             let recorded = run.recorded();
-            (labels.apply(run), recorded)
+            let history = match flags {
+                Some(f) => labels.apply_flagged(run, f),
+                None => labels.apply(run),
+            };
+            (history, recorded)
         })
         .collect())
 }
@@ -189,7 +195,7 @@ pub fn load_files(
     format: Format,
     labels: &LabelRules,
 ) -> Result<Vec<History>, InputError> {
-    Ok(load_files_recorded(paths, format, labels)?
+    Ok(load_files_recorded(paths, format, labels, None)?
         .into_iter()
         .map(|(h, _)| h)
         .collect())
@@ -200,11 +206,12 @@ pub fn load_files_recorded(
     paths: &[PathBuf],
     format: Format,
     labels: &LabelRules,
+    flags: Option<&LabelRules>,
 ) -> Result<Vec<(History, Vec<RecordedCall>)>, InputError> {
     let mut histories = Vec::new();
     let mut names = Names::default();
     for path in paths {
-        for (h, recorded) in load_recorded(path, format, labels)? {
+        for (h, recorded) in load_recorded(path, format, labels, flags)? {
             names.claim(&h.name, path)?;
             histories.push((h, recorded));
         }
