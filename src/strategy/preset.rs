@@ -111,7 +111,7 @@ pub fn push_first_and_newest(
     fits(out, capacity)
 }
 
-fn fits(out: &Context, capacity: u64) -> Outcome {
+pub fn fits(out: &Context, capacity: u64) -> Outcome {
     if out.cost <= capacity {
         Outcome::Feasible
     } else {

@@ -46,13 +46,7 @@ pub fn unchanged(view: &View, capacity: u64, out: &mut Context) -> Outcome {
 }
 
 /// Feasible when what the rule built fits its capacity (the head is already taken out of it).
-pub fn fits(out: &Context, capacity: u64) -> Outcome {
-    if out.cost <= capacity {
-        Outcome::Feasible
-    } else {
-        Outcome::Infeasible
-    }
-}
+pub use super::preset::fits;
 
 /// The leading `system` records of a view: the system prompt a harness keeps outside what it
 /// compacts (Codex's initial context, Claude Code's system prompt, Gemini's system instruction).
@@ -97,22 +91,14 @@ pub fn summarise_span(
     push_summary(summary, view, (first, end), |_| true, cost, stream, out);
 }
 
-/// A whole-number parameter of at least `min`.
+/// A whole-number parameter of at least `min`, `default` when absent.
 pub fn at_least(
     p: &mut Params,
     key: &'static str,
     min: usize,
     default: usize,
 ) -> Result<usize, ParseError> {
-    match p.usize(key)? {
-        None => Ok(default),
-        Some(v) if v >= min => Ok(v),
-        Some(v) => Err(p.bad(
-            key,
-            &format!("a whole number ≥ {min}"),
-            &Value::Int(v as i64),
-        )),
-    }
+    Ok(super::preset::at_least(p, key, min, "")?.unwrap_or(default))
 }
 
 /// A share of the window above 0 and at most 1, if given.
