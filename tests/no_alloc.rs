@@ -65,6 +65,7 @@ fn agent_history(n: u64) -> History {
 #[test]
 fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
     let specs = [
+        "raw",
         "recent",
         "required(fill=skip)",
         "required(keep_recent=3)",
@@ -79,26 +80,48 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
         "openhands_recent(max_events=20)",
         "openhands_amortized(max_size=30)",
         "anthropic_clear_tool_uses(trigger=500, keep=2, clear_tool_inputs=true)",
+        "openhands_llm_summarizing(max_size=30)",
+        "codex_compact(user_tokens=50)",
+        "claude_code_compact(threshold=0.5)",
+        "gemini_cli_compress(tool_budget=100, truncate_chars=50)",
+        "complexity_trap_summary(n=4, m=2)",
+        "complexity_trap_hybrid(n=4, m=2, last_n=3)",
     ];
+    // Every strategy of the catalogue is here.
+    for name in ctxlab::strategy::NAMES {
+        assert!(
+            specs.iter().any(|s| s.starts_with(name)),
+            "{name} is not checked"
+        );
+    }
     let strategies: Vec<Strategy> = specs.iter().map(|s| Strategy::parse(s).unwrap()).collect();
     let big = CostedHistory::new(&agent_history(200), CostModel::Chars);
     let small = CostedHistory::new(&agent_history(60), CostModel::Chars);
     let flags: Vec<bool> = (0..200).map(|i| i % 3 == 0).collect();
     let mut ctx = Context::default();
     let budgets = [100.0, 60.0, 30.0, 10.0];
-    let run = |ctx: &mut Context| {
-        for s in &strategies {
-            for h in [&big, &small] {
-                for b in budgets {
-                    let view = View::new(h, &flags[..h.len()]);
-                    s.apply(view, h.capacity(b), s.effective_keep_recent(None), 7, ctx);
-                }
+    let run = |s: &Strategy, ctx: &mut Context| {
+        for h in [&big, &small] {
+            for b in budgets {
+                let view = View::new(h, &flags[..h.len()]);
+                s.apply(view, h.capacity(b), s.effective_keep_recent(None), 7, ctx);
             }
         }
     };
-    run(&mut ctx); // grow the buffers
-    COUNTING.with(|c| c.set(true));
-    run(&mut ctx);
-    COUNTING.with(|c| c.set(false));
-    assert_eq!(ALLOCATIONS.with(Cell::get), 0);
+    for s in &strategies {
+        run(s, &mut ctx); // grow the buffers
+    }
+    // Counted strategy by strategy, so a failure names the ones that allocate.
+    let mut allocating = Vec::new();
+    for (s, spec) in strategies.iter().zip(specs) {
+        ALLOCATIONS.with(|c| c.set(0));
+        COUNTING.with(|c| c.set(true));
+        run(s, &mut ctx);
+        COUNTING.with(|c| c.set(false));
+        let n = ALLOCATIONS.with(Cell::get);
+        if n > 0 {
+            allocating.push((spec, n));
+        }
+    }
+    assert_eq!(allocating, Vec::<(&str, u64)>::new());
 }

@@ -13,6 +13,28 @@ pub fn mask_placeholder(tool: Option<&str>) -> String {
 /// The text that stands for a cleared tool result or tool call.
 pub const CLEARED_PLACEHOLDER: &str = "[cleared to save context]";
 
+/// The text SWE-agent's history processors put in place of an old observation of `lines`
+/// lines (`sweagent/agent/history_processors.py`).
+pub fn omitted_placeholder(lines: u32) -> String {
+    format!("Old environment output: ({lines} lines omitted)")
+}
+
+/// The text OpenHands' observation masking puts in place of an observation.
+pub const MASKED_PLACEHOLDER: &str = "<MASKED>";
+
+/// The cost of [`omitted_placeholder`] for each line count, each distinct count costed once.
+fn omitted_costs(lines: &[u32], model: CostModel) -> Vec<u64> {
+    let mut by_lines: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
+    lines
+        .iter()
+        .map(|&n| {
+            *by_lines
+                .entry(n)
+                .or_insert_with(|| model.cost(&omitted_placeholder(n)))
+        })
+        .collect()
+}
+
 /// What a provider billed one model call for, as its transcript records it, in the provider's
 /// tokens: the prompt is `uncached + cache_read + cache_write`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -60,6 +82,10 @@ pub struct CostedHistory {
     pub mask_costs: Vec<u64>,
     /// Cost of [`CLEARED_PLACEHOLDER`] (the same for every record).
     pub clear_cost: u64,
+    /// Cost of [`omitted_placeholder`] for each record, by its line count.
+    pub omitted_costs: Vec<u64>,
+    /// Cost of [`MASKED_PLACEHOLDER`].
+    pub masked_cost: u64,
     /// Ground truth; only scoring (and the oracle, through the runner) may read it.
     pub truth: Vec<bool>,
     /// What the flags strategies see start from before label noise: the truth, unless the
@@ -82,6 +108,11 @@ impl CostedHistory {
             .collect();
         let separator = model.separator();
         let total = costs.iter().sum::<u64>() + separator * (costs.len() as u64).saturating_sub(1);
+        let lines: Vec<u32> = history
+            .records
+            .iter()
+            .map(|r| u32::try_from(r.text.lines().count()).unwrap_or(u32::MAX))
+            .collect();
         CostedHistory {
             name: history.name.clone(),
             model,
@@ -91,11 +122,6 @@ impl CostedHistory {
                 .iter()
                 .map(|r| r.text.chars().count() as u64)
                 .collect(),
-            lines: history
-                .records
-                .iter()
-                .map(|r| u32::try_from(r.text.lines().count()).unwrap_or(u32::MAX))
-                .collect(),
             kinds: history.records.iter().map(|r| r.kind).collect(),
             tools: history.records.iter().map(|r| r.tool.clone()).collect(),
             mask_costs: history
@@ -104,6 +130,9 @@ impl CostedHistory {
                 .map(|r| model.cost(&mask_placeholder(r.tool.as_deref())))
                 .collect(),
             clear_cost: model.cost(CLEARED_PLACEHOLDER),
+            omitted_costs: omitted_costs(&lines, model),
+            masked_cost: model.cost(MASKED_PLACEHOLDER),
+            lines,
             truth: history.truth(),
             flag_base: history.flag_base(),
             costs,
@@ -182,5 +211,23 @@ mod tests {
             CostedHistory::new(&h, CostModel::Chars).mask_costs,
             vec![21]
         );
+        // SWE-agent's stand-in says how many lines it replaces; OpenHands' is one word.
+        let h = History::new(
+            "h",
+            vec![
+                Record::new(1, "a\nb\nc"),
+                Record::new(2, "x".repeat(12).replace('x', "l\n")),
+            ],
+        );
+        let c = CostedHistory::new(&h, CostModel::Chars);
+        assert_eq!(c.lines, vec![3, 12]);
+        assert_eq!(
+            c.omitted_costs,
+            vec![
+                "Old environment output: (3 lines omitted)".len() as u64,
+                "Old environment output: (12 lines omitted)".len() as u64
+            ]
+        );
+        assert_eq!(c.masked_cost, 8);
     }
 }

@@ -44,6 +44,7 @@ pub struct SessionScratch {
     view_kinds: Vec<Kind>,
     view_tools: Vec<Option<String>>,
     view_mask: Vec<u64>,
+    view_omitted: Vec<u64>,
     view_flags: Vec<bool>,
     view_map: Vec<u32>,
     /// Tool-name buffers not in use by `view_tools`, so a slot that goes from no tool to a
@@ -357,6 +358,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         s.view_lines.clear();
         s.view_kinds.clear();
         s.view_mask.clear();
+        s.view_omitted.clear();
         s.view_flags.clear();
         s.view_map.clear();
         let mut len = 0usize;
@@ -386,6 +388,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             });
             s.view_kinds.push(kind);
             s.view_mask.push(mask);
+            // A stand-in elided again keeps its cost, as a masked one does.
+            s.view_omitted.push(match e.origin {
+                Origin::Record(r) => h.omitted_costs[r as usize],
+                _ => e.cost,
+            });
             s.view_flags.push(flag);
             s.view_map.push(i as u32);
             if len == s.view_tools.len() {
@@ -425,6 +432,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 tools: &s.view_tools[..len],
                 mask_costs: &s.view_mask,
                 clear_cost: self.h.clear_cost,
+                omitted_costs: &s.view_omitted,
+                masked_cost: self.h.masked_cost,
                 separator: self.h.separator,
                 flags: &s.view_flags,
                 model: self.h.model,
@@ -461,13 +470,18 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 return;
             }
             self.trigger.reset_usage();
-            let fruitless = match (self.compactor.when(), self.cfg.trigger) {
+            let usage_counter = self.compactor.when().is_none()
+                && self.cfg.layers.is_none()
+                && self.cfg.trigger == TriggerMode::Usage;
+            let fruitless = if self.compactor.when() == Some(When::EveryCall) {
                 // A view re-applied on every call is not meant to bring anything under a mark.
-                (Some(When::EveryCall), _) => false,
-                (Some(_), _) => self.over_threshold(),
-                (None, _) if self.cfg.layers.is_some() => self.over_threshold(),
-                (None, TriggerMode::Context) => self.over_threshold(),
-                (None, TriggerMode::Usage) => self.trigger.still_over(self.context_cost()),
+                false
+            } else if usage_counter {
+                // The counter after the reset, plus what the next call must send.
+                self.trigger.still_over(self.context_cost())
+            } else {
+                // Still at or over whatever triggered it.
+                self.over_threshold()
             };
             (output, fruitless)
         };
@@ -573,7 +587,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             .zip(&s.next)
             .take_while(|(a, b)| a == b)
             .count();
-        self.unchanged = s.entries == s.next;
+        self.unchanged = common == s.entries.len() && common == s.next.len();
         std::mem::swap(&mut s.entries, &mut s.next);
         s.cum.clear();
         let mut sum = 0;

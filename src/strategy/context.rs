@@ -32,6 +32,9 @@ pub struct Context {
     pub(crate) chosen: Vec<bool>,
     /// Scratch space for strategies that visit records in an order of their own (the oracle).
     pub(crate) order: Vec<usize>,
+    /// Scratch space for a stand-in text a strategy writes to cost it (Gemini CLI's
+    /// truncation header), so costing it does not allocate once grown.
+    pub(crate) text: String,
     /// The separator owed before a pinned tail that will follow whatever the rule keeps: the
     /// first item the rule adds pays it, so rules see the true room left.
     pub(crate) gap_to_tail: u64,

@@ -62,22 +62,31 @@ pub struct GeminiCliCompress {
     pub summary: Summary,
 }
 
-/// What a truncated tool output costs: its header and the `t` characters it keeps of the
-/// record's `chars`, at the record's own cost per character.
-pub fn truncated_cost(view: &View, i: usize, t: u64) -> u64 {
+/// What the header of a tool output truncated to `t` characters costs (the same for every
+/// record: costed once per compaction, not per record, in the context's text buffer).
+pub fn header_cost(view: &View, t: u64, out: &mut Context) -> u64 {
+    use std::fmt::Write as _;
     let head = t / 5;
-    let header = format!(
+    out.text.clear();
+    let _ = write!(
+        out.text,
         "Output too large. Showing the first {head} and last {} characters; the full output was saved to a file.",
         t - head
     );
+    view.model.cost(&out.text)
+}
+
+/// What a truncated tool output costs: its header (`header`, from [`header_cost`]) and the `t`
+/// characters it keeps of the record's `chars`, at the record's own cost per character.
+pub fn truncated_cost(view: &View, i: usize, t: u64, header: u64) -> u64 {
     let kept = (u128::from(view.costs[i]) * u128::from(t)).div_ceil(u128::from(view.chars[i]));
-    view.model.cost(&header) + kept as u64
+    header + kept as u64
 }
 
 impl GeminiCliCompress {
     /// Marks in `out.chosen` the tool results after `from` that truncation replaces, newest
     /// first against the budget, with `t` characters kept of each.
-    fn truncate(&self, view: &View, from: usize, t: u64, out: &mut Context) {
+    fn truncate(&self, view: &View, from: usize, (t, header): (u64, u64), out: &mut Context) {
         let mut counter = 0u64;
         for i in (from..view.len()).rev() {
             if view.kinds[i] != Kind::ToolResult {
@@ -86,7 +95,7 @@ impl GeminiCliCompress {
             let tokens = view.costs[i];
             if counter + tokens > self.tool_budget && view.chars[i] > t {
                 out.chosen[i] = true;
-                counter += truncated_cost(view, i, t);
+                counter += truncated_cost(view, i, t, header);
             } else {
                 counter += tokens;
             }
@@ -165,11 +174,12 @@ impl super::rule::RuleSpec for GeminiCliCompress {
         let window = capacity + out.head_cost;
         let before = whole_cost(&view, out);
         let t = self.truncate_chars.min(4 * window.saturating_sub(before));
-        self.truncate(&view, systems, t, out);
+        let header = header_cost(&view, t, out);
+        self.truncate(&view, systems, (t, header), out);
         let chosen = std::mem::take(&mut out.chosen);
         let size = |i: usize| {
             if chosen[i] {
-                truncated_cost(&view, i, t)
+                truncated_cost(&view, i, t, header)
             } else {
                 view.costs[i]
             }

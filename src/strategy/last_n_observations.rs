@@ -16,11 +16,6 @@ use super::window::window_start;
 use super::{Item, View};
 use crate::history::Kind;
 
-/// What SWE-agent puts in place of an old observation of `lines` lines.
-pub fn stand_in(lines: u32) -> String {
-    format!("Old environment output: ({lines} lines omitted)")
-}
-
 /// The item and cost of record `i` (of a view whose tool results from `intact_from` on are the
 /// newest `n`): a stand-in for an older tool result, the record itself otherwise.
 pub fn masked(view: &View, i: usize, intact_from: usize) -> (Item, u64) {
@@ -30,10 +25,8 @@ pub fn masked(view: &View, i: usize, intact_from: usize) -> (Item, u64) {
     if view.chars[i] == 0 && view.lines[i] == 0 && view.costs[i] > 0 {
         return (Item::Placeholder(i), view.costs[i]);
     }
-    (
-        Item::Placeholder(i),
-        view.model.cost(&stand_in(view.lines[i])),
-    )
+    // `Old environment output: (N lines omitted)`, costed once per history.
+    (Item::Placeholder(i), view.omitted_costs[i])
 }
 
 /// Where the newest `n` tool results of `kinds` begin (every one is older with `n = 0`).

@@ -33,8 +33,6 @@ use crate::error::ParseError;
 use crate::history::Kind;
 
 pub const DEFAULT_ATTENTION_WINDOW: usize = 100;
-/// The stand-in OpenHands writes for a masked observation.
-pub const MASKED: &str = "<MASKED>";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenHandsObservationMasking {
@@ -62,12 +60,11 @@ impl RuleSpec for OpenHandsObservationMasking {
         // `i < len(view) - attention_window` over the whole context is the same test over the
         // records after the head: the head's length is on both sides.
         let masked_before = view.len().saturating_sub(self.attention_window);
-        let masked_cost = view.model.cost(MASKED);
         push_whole(view, capacity, out, |i| {
             if view.kinds[i] == Kind::ToolResult && i < masked_before {
                 (
                     Item::Placeholder(i),
-                    stand_in_cost(&view, i, || masked_cost),
+                    stand_in_cost(&view, i, || view.masked_cost),
                 )
             } else {
                 (Item::Verbatim(i), view.costs[i])

@@ -1,13 +1,12 @@
 //! Steps shared by the harness presets: recognising a stand-in written at an earlier call of a
-//! session, what a stand-in text costs without allocating, and emitting a whole rewritten view
+//! session (the stand-ins' own costs are computed once per history, see `CostedHistory`), and
+//! emitting a whole rewritten view
 //! under a capacity (a preset never drops to fit: its harness would send what it sends, so a
 //! context over the capacity is infeasible).
 
 use super::spec::{Params, Value};
 use super::{Context, Item, Outcome, View};
-use crate::cost::CostModel;
 use crate::error::ParseError;
-use std::fmt::{self, Write as _};
 
 /// Reads `key` as a whole number of at least `min` (`what` names its unit in the message).
 pub fn at_least(
@@ -38,43 +37,6 @@ pub fn stand_in_cost(view: &View, i: usize, text: impl FnOnce() -> u64) -> u64 {
         view.costs[i]
     } else {
         text()
-    }
-}
-
-/// The cost of a short formatted text under `model`, formatted on the stack (the sweep's hot
-/// loop does not allocate); a text too long for the buffer is formatted on the heap.
-pub fn formatted_cost(model: CostModel, args: fmt::Arguments) -> u64 {
-    let mut buf = StackText {
-        bytes: [0; 96],
-        len: 0,
-    };
-    match buf.write_fmt(args) {
-        Ok(()) => model.cost(buf.as_str()),
-        Err(_) => model.cost(&fmt::format(args)),
-    }
-}
-
-struct StackText {
-    bytes: [u8; 96],
-    len: usize,
-}
-
-impl StackText {
-    fn as_str(&self) -> &str {
-        // Only whole `str`s are ever copied in.
-        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or_default()
-    }
-}
-
-impl fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        if end > self.bytes.len() {
-            return Err(fmt::Error);
-        }
-        self.bytes[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
@@ -116,24 +78,5 @@ pub fn fits(out: &Context, capacity: u64) -> Outcome {
         Outcome::Feasible
     } else {
         Outcome::Infeasible
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formatted_costs_match_the_text() {
-        let cost = formatted_cost(
-            CostModel::Chars,
-            format_args!("Old environment output: ({} lines omitted)", 12),
-        );
-        assert_eq!(
-            cost,
-            "Old environment output: (12 lines omitted)".len() as u64
-        );
-        let long = formatted_cost(CostModel::Chars, format_args!("{}", "x".repeat(200)));
-        assert_eq!(long, 200);
     }
 }

@@ -35,7 +35,7 @@
 //! - **Cell.** The rule applied to the whole history; infeasible when the result exceeds the
 //!   capacity (SWE-agent would send it anyway). `keep_recent` is ignored (`n` is the window).
 
-use super::preset::{at_least, formatted_cost, push_whole, stand_in_cost};
+use super::preset::{at_least, push_whole, stand_in_cost};
 use super::rule::{RuleSpec, Tail};
 use super::window::window_start;
 use super::{spec, Context, Item, Outcome, View, When};
@@ -94,12 +94,8 @@ impl RuleSpec for SweAgentLastN {
             window_start(view.kinds, Kind::ToolResult, results - self.elided(results));
         push_whole(view, capacity, out, |i| {
             if view.kinds[i] == Kind::ToolResult && i < intact_from {
-                let cost = stand_in_cost(&view, i, || {
-                    formatted_cost(
-                        view.model,
-                        format_args!("Old environment output: ({} lines omitted)", view.lines[i]),
-                    )
-                });
+                // `Old environment output: (N lines omitted)`, costed once per history.
+                let cost = stand_in_cost(&view, i, || view.omitted_costs[i]);
                 (Item::Placeholder(i), cost)
             } else {
                 (Item::Verbatim(i), view.costs[i])

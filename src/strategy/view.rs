@@ -15,6 +15,11 @@ pub struct View<'a> {
     pub tools: &'a [Option<String>],
     pub mask_costs: &'a [u64],
     pub clear_cost: u64,
+    /// What SWE-agent's `Old environment output: (N lines omitted)` costs for each record (a
+    /// stand-in already: its own cost).
+    pub omitted_costs: &'a [u64],
+    /// What OpenHands' `<MASKED>` costs.
+    pub masked_cost: u64,
     pub separator: u64,
     pub flags: &'a [bool],
     /// The history's cost model, for what a stand-in text of a strategy's own costs.
@@ -33,6 +38,8 @@ impl<'a> View<'a> {
             tools: &history.tools,
             mask_costs: &history.mask_costs,
             clear_cost: history.clear_cost,
+            omitted_costs: &history.omitted_costs,
+            masked_cost: history.masked_cost,
             separator: history.separator,
             flags,
             model: history.model,
@@ -56,6 +63,7 @@ impl<'a> View<'a> {
             kinds: &self.kinds[..n],
             tools: &self.tools[..n],
             mask_costs: &self.mask_costs[..n],
+            omitted_costs: &self.omitted_costs[..n],
             flags: &self.flags[..n],
             ..self
         }
@@ -70,6 +78,7 @@ impl<'a> View<'a> {
             kinds: &self.kinds[range.clone()],
             tools: &self.tools[range.clone()],
             mask_costs: &self.mask_costs[range.clone()],
+            omitted_costs: &self.omitted_costs[range.clone()],
             flags: &self.flags[range],
             ..self
         }
