@@ -115,6 +115,20 @@ pub fn run(a: SweepArgs) -> Result<()> {
         stage: Some(&stage),
         fault: fault_from_env()?,
     };
+    let histories = match &exp {
+        AnyExperiment::Cells(e) => &e.file.histories,
+        AnyExperiment::Sessions(e) => &e.file.histories,
+    };
+    if histories
+        .flags
+        .as_deref()
+        .is_some_and(|f| f.contains("hindsight"))
+    {
+        // Said before the run as well as in the report: a session sweep writes no report.
+        crate::warnln!(
+            "warning: histories.flags includes `hindsight`, defined by what the agent used later: the strategies are told the future"
+        );
+    }
     let (name, report) = match &exp {
         AnyExperiment::Cells(e) => (&e.file.name, run::run(e, &opts)?),
         AnyExperiment::Sessions(e) => (&e.file.name, run::run(e, &opts)?),

@@ -227,6 +227,13 @@ fn flags_come_from_their_own_rules_and_hindsight_ones_are_named_in_the_report() 
         .unwrap();
         let o = ctxlab(dir.path(), &["sweep", "e.toml", "-q", "--force"]);
         assert!(o.status.success(), "{}", stderr(&o));
+        // Said on stderr too, for session sweeps, which write no report.
+        assert_eq!(
+            stderr(&o).contains("histories.flags includes `hindsight`"),
+            warned,
+            "{}",
+            stderr(&o)
+        );
         let report = std::fs::read_to_string(dir.path().join("out/report.md")).unwrap();
         let rules = if warned {
             "instructions,hindsight"
