@@ -168,25 +168,6 @@ pub enum TriggerMode {
     Usage,
 }
 
-impl TriggerMode {
-    pub const NAMES: [&'static str; 2] = ["context", "usage"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TriggerMode::Context => "context",
-            TriggerMode::Usage => "usage",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "context" => Some(TriggerMode::Context),
-            "usage" => Some(TriggerMode::Usage),
-            _ => None,
-        }
-    }
-}
-
 /// How a session runs. `Default` gives the lesson's window 2000 and ratio 0.7 with every
 /// option at its documented default (the trigger on the context).
 #[derive(Debug, Clone, PartialEq)]
