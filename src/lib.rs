@@ -18,6 +18,7 @@ pub mod cli;
 pub mod cost;
 pub mod error;
 pub mod experiment;
+pub mod facts;
 pub mod history;
 mod links;
 pub mod metrics;

@@ -25,14 +25,39 @@ pub struct Metrics {
     pub placeholders: u32,
     /// Records replaced by a summary.
     pub summarised: u32,
+    /// Facts of the required records ([`crate::facts`]).
+    pub facts_total: u32,
+    /// Of those, the facts whose token the context's text still holds.
+    pub facts_kept: u32,
+    /// `facts_kept / facts_total`; `None` when the required records hold no fact.
+    pub fact_retention: Option<f64>,
+}
+
+/// Buffers scoring reuses from cell to cell.
+#[derive(Debug, Default)]
+pub struct ScoreScratch {
+    /// Per record: its text is in the context (verbatim, or written into a summary).
+    has_text: Vec<bool>,
 }
 
 /// Scores `context` (the outcome of a strategy) against `history`'s true labels.
 pub fn score(history: &CostedHistory, outcome: Outcome, context: &Context) -> Metrics {
+    score_with(history, outcome, context, &mut ScoreScratch::default())
+}
+
+/// [`score`] with reused buffers (the sweep's hot loop).
+pub fn score_with(
+    history: &CostedHistory,
+    outcome: Outcome,
+    context: &Context,
+    scratch: &mut ScoreScratch,
+) -> Metrics {
     let required_total = history.truth.iter().filter(|&&t| t).count() as u32;
+    let facts_total = history.facts.required_total(&history.truth);
     if outcome == Outcome::Infeasible {
         return Metrics {
             required_total,
+            facts_total,
             ..Metrics::default()
         };
     }
@@ -40,13 +65,18 @@ pub fn score(history: &CostedHistory, outcome: Outcome, context: &Context) -> Me
         feasible: true,
         used: context.cost,
         required_total,
+        facts_total,
         ..Metrics::default()
     };
+    let has_text = &mut scratch.has_text;
+    has_text.clear();
+    has_text.resize(history.len(), false);
     let mut verbatim = 0u32;
     for item in &context.items {
         match *item {
             Item::Verbatim(i) => {
                 verbatim += 1;
+                has_text[i] = true;
                 if history.truth[i] {
                     m.required_kept += 1;
                     m.required_any += 1;
@@ -58,9 +88,21 @@ pub fn score(history: &CostedHistory, outcome: Outcome, context: &Context) -> Me
                 m.required_any += (first..end)
                     .filter(|&i| history.truth[i] && context.summary_kept[i])
                     .count() as u32;
+                // The simulated summariser writes the facts of every record it keeps.
+                for i in first..end {
+                    has_text[i] |= context.summary_kept[i];
+                }
             }
         }
     }
+    m.facts_kept = if facts_total == 0 {
+        0
+    } else {
+        history
+            .facts
+            .kept(&history.truth, |j| has_text[j], |_| false)
+    };
+    m.fact_retention = (facts_total > 0).then(|| f64::from(m.facts_kept) / f64::from(facts_total));
     m.reduction = Some(if history.total == 0 {
         0.0
     } else {

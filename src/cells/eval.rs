@@ -3,7 +3,7 @@
 
 use super::grid::Grid;
 use crate::history::CostedHistory;
-use crate::metrics::{score, Metrics};
+use crate::metrics::{score, score_with, Metrics, ScoreScratch};
 use crate::noise;
 use crate::rng;
 use crate::strategy::{Context, View};
@@ -32,6 +32,7 @@ pub struct Scratch {
     draws: Vec<f64>,
     flags: Vec<bool>,
     capacities: Vec<u64>,
+    score: ScoreScratch,
 }
 
 /// The summariser's stream of (history, replicate), shared by every strategy, budget and
@@ -101,7 +102,7 @@ pub fn evaluate_replicates(
                             keep_recent: keep_recent as u32,
                             capacity,
                             total: history.total,
-                            metrics: score(history, outcome, &s.context),
+                            metrics: score_with(history, outcome, &s.context, &mut s.score),
                         });
                     }
                 }

@@ -4,6 +4,7 @@
 
 use super::record::{History, Kind};
 use crate::cost::CostModel;
+use crate::facts::Facts;
 
 /// The text that stands for a masked tool result, naming its tool.
 pub fn mask_placeholder(tool: Option<&str>) -> String {
@@ -97,6 +98,8 @@ pub struct CostedHistory {
     /// The usage its transcript records, call by call, oldest first (empty: none recorded, as
     /// for generated and JSONL histories); what `session.cache = "recorded"` bills.
     pub recorded: Vec<RecordedCall>,
+    /// What each record says first: what `fact_retention` scores.
+    pub facts: Facts,
 }
 
 impl CostedHistory {
@@ -139,6 +142,7 @@ impl CostedHistory {
             separator,
             total,
             recorded: Vec::new(),
+            facts: Facts::of(history),
         }
     }
 

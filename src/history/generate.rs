@@ -152,7 +152,8 @@ pub fn generate_one(cfg: &GenerateConfig, index: u32) -> History {
                 }
             },
         };
-        fill_text(&mut r, &mut text, kind, tool_name, len);
+        let prefix = fill_text(&mut r, &mut text, kind, tool_name, len);
+        plant_fact(&mut text, prefix, i);
         let mut record = Record::new(u64::from(i) + 1, text.clone()).kind(kind);
         if let Some(t) = tool_name {
             record = record.tool(t);
@@ -191,8 +192,14 @@ fn standard_normal(r: &mut ChaCha8Rng) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
-/// Writes `len` characters of plausible text into `out`.
-fn fill_text(r: &mut ChaCha8Rng, out: &mut String, kind: Kind, tool: Option<&str>, len: usize) {
+/// Writes `len` characters of plausible text into `out`; returns the length of its opening words.
+fn fill_text(
+    r: &mut ChaCha8Rng,
+    out: &mut String,
+    kind: Kind,
+    tool: Option<&str>,
+    len: usize,
+) -> usize {
     out.clear();
     match kind {
         Kind::ToolCall => out.push_str(&format!("{}: ", tool.unwrap_or("tool"))),
@@ -200,6 +207,7 @@ fn fill_text(r: &mut ChaCha8Rng, out: &mut String, kind: Kind, tool: Option<&str
         Kind::System => out.push_str("You are a coding agent. "),
         _ => {}
     }
+    let prefix = out.len();
     while out.len() < len {
         let w = WORDS[(r.next_u64() % WORDS.len() as u64) as usize];
         out.push_str(w);
@@ -213,6 +221,26 @@ fn fill_text(r: &mut ChaCha8Rng, out: &mut String, kind: Kind, tool: Option<&str
     }
     // All generated text is ASCII, so byte length is char length.
     out.truncate(len);
+    prefix
+}
+
+/// Plants record `i`'s fact, the identifier `fact_<i>` and a space, in the first stretch of the
+/// text after its opening words (`$ `, `bash: `, ...) free of line breaks, overwriting as many
+/// characters: every length, line count and cost is what it was without facts, so the figures
+/// of earlier versions stand. A record too short to hold it holds no fact. Generated words are
+/// plain lowercase, so nothing else in the text is distinctive: the fact is the record's only one.
+fn plant_fact(text: &mut String, prefix: usize, i: u32) {
+    let fact = format!("fact_{i} ");
+    let mut start = prefix;
+    while start + fact.len() <= text.len() {
+        match text[start..start + fact.len()].rfind('\n') {
+            Some(p) => start += p + 1,
+            None => {
+                text.replace_range(start..start + fact.len(), &fact);
+                return;
+            }
+        }
+    }
 }
 
 /// Marks `round(share × n)` records (at least one when share > 0) as required, chosen without

@@ -12,7 +12,7 @@ pub const SCRIPT_CSV_HEADER: &str = "call,usage,cumulative,compaction_before";
 pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared";
 
 /// The header of a replay's one-row metrics CSV.
-pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need";
+pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need,facts_total,facts_kept,fact_retention_end,fact_retention_at_need";
 
 fn reset_words(cfg: &SessionConfig) -> &'static str {
     if cfg.reset {
@@ -162,6 +162,10 @@ pub fn metrics_csv(
         opt_fraction(m.retention_end),
         opt_fraction(m.retention_any_end),
         opt_fraction(m.retention_at_need),
+        m.facts_total.to_string(),
+        m.facts_kept.to_string(),
+        opt_fraction(m.fact_retention_end),
+        opt_fraction(m.fact_retention_at_need),
     ])
     .expect("in-memory write");
     String::from_utf8(w.into_inner().expect("in-memory write")).expect("utf-8")
@@ -337,6 +341,14 @@ pub fn replay_text(
         m.required_total,
         opt(m.retention_any_end),
         opt(m.retention_at_need)
+    );
+    let _ = writeln!(
+        s,
+        "facts of the required records at the end: {}/{} ({}); at need {}",
+        m.facts_kept,
+        m.facts_total,
+        opt(m.fact_retention_end),
+        opt(m.fact_retention_at_need)
     );
     s
 }

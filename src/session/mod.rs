@@ -183,6 +183,14 @@ pub struct SessionMetrics {
     /// Present-in-any-form over (required record, later agent call) pairs; see the module
     /// documentation.
     pub retention_at_need: Option<f64>,
+    /// Facts ([`crate::facts`]) of the required records that appeared.
+    pub facts_total: u32,
+    /// Of those, the facts the context's text holds at the end.
+    pub facts_kept: u32,
+    pub fact_retention_end: Option<f64>,
+    /// Retention at need by facts: over (fact of a required record, later agent call) pairs,
+    /// the share whose token was in that call's input.
+    pub fact_retention_at_need: Option<f64>,
 }
 
 /// One agent call of a replay.

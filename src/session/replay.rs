@@ -150,6 +150,8 @@ pub(super) fn run<C: Compactor + ?Sized>(
         present_required: 0,
         need_pairs: 0,
         need_hits: 0,
+        need_facts: 0,
+        need_facts_kept: 0,
     };
     let kinds = &history.kinds;
     let mut r = 0;
@@ -214,6 +216,10 @@ struct Run<'a, C: ?Sized> {
     present_required: u32,
     need_pairs: u64,
     need_hits: u64,
+    /// Facts of the required records that appeared, over later agent calls, and of those the
+    /// ones the context's text held (retention at need, by facts).
+    need_facts: u64,
+    need_facts_kept: u64,
 }
 
 impl<C: Compactor + ?Sized> Run<'_, C> {
@@ -253,6 +259,9 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             cost,
         });
         self.appeared = r + 1;
+        // Present verbatim until a compaction recounts.
+        self.s.mark.resize(r, 0);
+        self.s.mark.push(VERBATIM);
         if self.h.truth[r] {
             self.appeared_required += 1;
             self.present_required += 1;
@@ -284,6 +293,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         self.peak_input = self.peak_input.max(input);
         self.need_pairs += u64::from(self.appeared_required);
         self.need_hits += u64::from(self.present_required);
+        if !self.h.facts.is_empty() {
+            let (total, kept) = self.facts_present();
+            self.need_facts += u64::from(total);
+            self.need_facts_kept += u64::from(kept);
+        }
         self.calls = call;
         let compaction_before = std::mem::take(&mut self.compacted);
         if let Some(t) = self.trace.as_deref_mut() {
@@ -691,6 +705,21 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         bill
     }
 
+    /// The facts of the required records that appeared, and how many of them the context's
+    /// text holds: a record present in any form ([`Self::recount`]'s marks: its entry, the
+    /// notes, or a summary that still carries it and so writes its facts) holds every fact it
+    /// holds.
+    fn facts_present(&self) -> (u32, u32) {
+        let truth = &self.h.truth[..self.appeared];
+        let mark = &self.s.mark;
+        let total = self.h.facts.required_total(truth);
+        let kept = self
+            .h
+            .facts
+            .kept(truth, |j| mark.get(j).is_some_and(|&m| m != 0), |_| false);
+        (total, kept)
+    }
+
     fn finish(mut self) -> SessionMetrics {
         if self.exit_call.is_none() {
             let rest = self.cache.rest(&self.h.recorded);
@@ -709,6 +738,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         // Over the records that appeared: a session that ran out of context never saw the rest.
         let required_total = self.h.truth[..self.appeared].iter().filter(|&&t| t).count() as u32;
         let share = |part: u32| (required_total > 0).then(|| part as f64 / required_total as f64);
+        let (facts_total, facts_kept) = self.facts_present();
         SessionMetrics {
             records: self.h.len() as u32,
             calls: self.calls,
@@ -737,6 +767,12 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             retention_any_end: share(any),
             retention_at_need: (self.need_pairs > 0)
                 .then(|| self.need_hits as f64 / self.need_pairs as f64),
+            facts_total,
+            facts_kept,
+            fact_retention_end: (facts_total > 0)
+                .then(|| f64::from(facts_kept) / f64::from(facts_total)),
+            fact_retention_at_need: (self.need_facts > 0)
+                .then(|| self.need_facts_kept as f64 / self.need_facts as f64),
         }
     }
 }

@@ -75,6 +75,21 @@ pub fn table() -> Table<Grid, CellRow> {
             all_cells(r, r.metrics.retention_any)
         })
         .measure()
+        .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
+        .opt_whole("facts_kept", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.facts_kept))
+        })
+        .opt_real("fact_retention", |_, r| r.metrics.fact_retention)
+        .measure_as("fact_retention_feasible")
+        // As for records: an infeasible cell keeps no fact; undefined without facts.
+        .opt_real("fact_retention_all", |_, r| {
+            if r.metrics.facts_total == 0 {
+                None
+            } else {
+                all_cells(r, r.metrics.fact_retention)
+            }
+        })
+        .measure()
         .opt_real("exact", |_, r| r.metrics.exact)
         .measure_as("exact_feasible")
         .opt_whole("placeholders", move |_, r| {

@@ -111,6 +111,16 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .opt_real("retention_at_need", |_, r| r.metrics.retention_at_need)
         .measure()
         .paired()
+        .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
+        .whole("facts_kept", |_, r| u64::from(r.metrics.facts_kept))
+        .opt_real("fact_retention_end", |_, r| r.metrics.fact_retention_end)
+        .measure()
+        .paired()
+        .opt_real("fact_retention_at_need", |_, r| {
+            r.metrics.fact_retention_at_need
+        })
+        .measure()
+        .paired()
 }
 
 /// The keys of a session group, for the summary and the pairs tables.

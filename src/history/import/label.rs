@@ -440,7 +440,10 @@ fn hindsight(history: &History, min_gap: usize, own_tokens: bool) -> Vec<Option<
     marks
 }
 
-fn record_tokens(r: &Record, out: &mut HashSet<String>) {
+/// The distinctive tokens of a record, once each: a tool call whose text is JSON counts its
+/// string values only (its keys are the tool's schema, repeated by every call). The token rule
+/// of `hindsight` and of [`crate::facts`].
+pub fn record_tokens(r: &Record, out: &mut HashSet<String>) {
     out.clear();
     if r.kind == Kind::ToolCall {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text) {

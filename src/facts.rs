@@ -1,0 +1,198 @@
+//! Facts: what a record says that no record before it said. A record's facts are the
+//! distinctive tokens ([`distinctive_tokens`], the `hindsight` label rule's tokens: paths, file
+//! names, identifiers, error codes, hashes) it is the first in its history to hold. Real and
+//! generated histories are scored alike: generated ones plant a token of their own in every
+//! record long enough to hold one (see [`crate::history::generate`]).
+//!
+//! A context keeps a fact when the token appears anywhere in its text: in any record kept
+//! verbatim (the record that introduced it or a later one that repeats it), or in a summary's
+//! text. A stand-in (`[output omitted]`, `<MASKED>`) is the harness's fixed text and names no
+//! record's facts. `fact_retention` is the share of the required records' facts a context keeps.
+
+use crate::history::import::label::{distinctive_tokens, record_tokens};
+use crate::history::History;
+use std::collections::{HashMap, HashSet};
+
+/// The facts of one history. Facts are numbered in order of first appearance, so the facts a
+/// record introduces are one contiguous range of ids.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    /// `owned[i]..owned[i + 1]`: the facts record `i` introduces.
+    owned: Vec<u32>,
+    /// `held_at[f]..held_at[f + 1]` indexes `held_by`: the records holding fact `f`, ascending
+    /// (its owner first).
+    held_at: Vec<u32>,
+    held_by: Vec<u32>,
+    /// Per record, the facts it holds (its own and earlier ones it repeats), ascending:
+    /// `holds_at[i]..holds_at[i + 1]` indexes `holds`.
+    holds_at: Vec<u32>,
+    holds: Vec<u32>,
+    /// Each fact's token.
+    names: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32>,
+}
+
+impl Facts {
+    /// The facts of `history`.
+    pub fn of(history: &History) -> Facts {
+        let mut f = Facts::default();
+        let mut holders: Vec<Vec<u32>> = Vec::new();
+        let mut in_record: HashSet<String> = HashSet::new();
+        let mut tokens: Vec<String> = Vec::new();
+        f.owned.push(0);
+        f.holds_at.push(0);
+        for (i, r) in history.records.iter().enumerate() {
+            record_tokens(r, &mut in_record);
+            tokens.clear();
+            tokens.extend(in_record.drain());
+            // Sorted, so fact ids do not depend on hashing.
+            tokens.sort_unstable();
+            let start = f.holds.len();
+            for t in tokens.drain(..) {
+                let id = match f.ids.get(t.as_str()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = f.names.len() as u32;
+                        let name: Box<str> = t.into();
+                        f.ids.insert(name.clone(), id);
+                        f.names.push(name);
+                        holders.push(Vec::new());
+                        id
+                    }
+                };
+                holders[id as usize].push(i as u32);
+                f.holds.push(id);
+            }
+            f.holds[start..].sort_unstable();
+            f.holds_at.push(f.holds.len() as u32);
+            f.owned.push(f.names.len() as u32);
+        }
+        f.held_at.push(0);
+        for h in holders {
+            f.held_by.extend(h);
+            f.held_at.push(f.held_by.len() as u32);
+        }
+        f
+    }
+
+    /// Number of facts in the history.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The facts record `i` introduces.
+    pub fn owned(&self, i: usize) -> std::ops::Range<u32> {
+        self.owned[i]..self.owned[i + 1]
+    }
+
+    /// The records holding fact `f`, ascending.
+    pub fn held_by(&self, f: u32) -> &[u32] {
+        &self.held_by[self.held_at[f as usize] as usize..self.held_at[f as usize + 1] as usize]
+    }
+
+    /// The facts record `i` holds (its own and those it repeats), ascending.
+    pub fn holds(&self, i: usize) -> &[u32] {
+        &self.holds[self.holds_at[i] as usize..self.holds_at[i + 1] as usize]
+    }
+
+    /// Fact `f`'s token.
+    pub fn name(&self, f: u32) -> &str {
+        &self.names[f as usize]
+    }
+
+    /// The fact a token is, if any.
+    pub fn id(&self, token: &str) -> Option<u32> {
+        self.ids.get(token).copied()
+    }
+
+    /// Calls `found` with every fact of this history whose token occurs in `text` (a summary's
+    /// text), tokenised as records are; a fact may be reported more than once.
+    pub fn find_in(&self, text: &str, mut found: impl FnMut(u32)) {
+        for t in distinctive_tokens(text) {
+            if let Some(f) = self.id(t) {
+                found(f);
+            }
+        }
+    }
+
+    /// The number of facts the records marked in `truth` introduce: `fact_retention`'s
+    /// denominator.
+    pub fn required_total(&self, truth: &[bool]) -> u32 {
+        truth
+            .iter()
+            .enumerate()
+            .filter(|&(_, &t)| t)
+            .map(|(i, _)| self.owned(i).len() as u32)
+            .sum()
+    }
+
+    /// How many facts of the records marked in `truth` a context keeps, given which records it
+    /// holds as text (`has_text(j)`: verbatim, or carried by a summary that writes the record's
+    /// facts) and which facts summary texts hold beyond those (`in_summary(f)`).
+    pub fn kept(
+        &self,
+        truth: &[bool],
+        has_text: impl Fn(usize) -> bool,
+        in_summary: impl Fn(u32) -> bool,
+    ) -> u32 {
+        let mut kept = 0;
+        for (i, _) in truth.iter().enumerate().filter(|&(_, &t)| t) {
+            for f in self.owned(i) {
+                if in_summary(f) || self.held_by(f).iter().any(|&j| has_text(j as usize)) {
+                    kept += 1;
+                }
+            }
+        }
+        kept
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{Kind, Record};
+
+    fn history(texts: &[&str]) -> History {
+        let records = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Record::new(i as u64 + 1, *t).kind(Kind::ToolResult))
+            .collect();
+        History::new("h", records)
+    }
+
+    #[test]
+    fn a_record_owns_the_tokens_it_is_first_to_hold() {
+        // Record 0 introduces src/lib.rs and lib.rs (a path ending in a file name gives both);
+        // record 1 repeats lib.rs and introduces parse_args; record 2 says nothing distinctive.
+        let h = history(&["open src/lib.rs now", "lib.rs calls parse_args", "ok then"]);
+        let f = Facts::of(&h);
+        assert_eq!(f.len(), 3);
+        let names = |r: std::ops::Range<u32>| r.map(|i| f.name(i).to_string()).collect::<Vec<_>>();
+        assert_eq!(names(f.owned(0)), ["lib.rs", "src/lib.rs"]);
+        assert_eq!(names(f.owned(1)), ["parse_args"]);
+        assert!(f.owned(2).is_empty());
+        assert_eq!(f.held_by(f.id("lib.rs").unwrap()), [0, 1]);
+        assert_eq!(
+            f.holds(1),
+            [f.id("lib.rs").unwrap(), f.id("parse_args").unwrap()]
+        );
+        // Required 0 and 1: 3 facts.
+        assert_eq!(f.required_total(&[true, true, false]), 3);
+        // Only record 1 kept: lib.rs (repeated there) and parse_args survive, src/lib.rs not.
+        assert_eq!(f.kept(&[true, true, false], |j| j == 1, |_| false), 2);
+        // Nothing kept but a summary naming src/lib.rs, which gives lib.rs too.
+        let mut in_text = vec![false; f.len()];
+        f.find_in("the summary: see src/lib.rs", |x| {
+            in_text[x as usize] = true
+        });
+        assert_eq!(
+            f.kept(&[true, true, false], |_| false, |x| in_text[x as usize]),
+            2
+        );
+    }
+}
