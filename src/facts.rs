@@ -2,7 +2,9 @@
 //! distinctive tokens ([`distinctive_tokens`], the `hindsight` label rule's tokens: paths, file
 //! names, identifiers, error codes, hashes) it is the first in its history to hold. Real and
 //! generated histories are scored alike: generated ones plant a token of their own in every
-//! record long enough to hold one (see [`crate::history::generate`]).
+//! record long enough to hold one (see [`crate::history::generate`]). A tool's own name
+//! (`read_file`, `str_replace_editor`) is no fact: every call of the tool repeats it, and it
+//! says nothing about the task.
 //!
 //! A context keeps a fact when the token appears anywhere in its text: in any record kept
 //! verbatim (the record that introduced it or a later one that repeats it), or in a summary's
@@ -39,12 +41,17 @@ impl Facts {
         let mut holders: Vec<Vec<u32>> = Vec::new();
         let mut in_record: HashSet<String> = HashSet::new();
         let mut tokens: Vec<String> = Vec::new();
+        let tools: HashSet<&str> = history
+            .records
+            .iter()
+            .filter_map(|r| r.tool.as_deref())
+            .collect();
         f.owned.push(0);
         f.holds_at.push(0);
         for (i, r) in history.records.iter().enumerate() {
             record_tokens(r, &mut in_record);
             tokens.clear();
-            tokens.extend(in_record.drain());
+            tokens.extend(in_record.drain().filter(|t| !tools.contains(t.as_str())));
             // Sorted, so fact ids do not depend on hashing.
             tokens.sort_unstable();
             let start = f.holds.len();

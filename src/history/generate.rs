@@ -274,6 +274,19 @@ fn place_required(r: &mut ChaCha8Rng, cfg: &GenerateConfig, records: &mut [Recor
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_planted_fact_changes_no_length_and_no_line_break() {
+        let mut text = String::from("$ the\nfile error check");
+        let before = (text.len(), text.lines().count());
+        plant_fact(&mut text, 2, 7);
+        // `the\nfil` (the 7 characters after the prefix) holds a break, so the fact goes after it.
+        assert_eq!(text, "$ the\nfact_7 ror check");
+        assert_eq!((text.len(), text.lines().count()), before);
+        let mut short = String::from("bash: ls -la");
+        plant_fact(&mut short, 6, 12);
+        assert_eq!(short, "bash: ls -la");
+    }
+
     fn cfg(position: Position) -> GenerateConfig {
         GenerateConfig {
             count: 40,
