@@ -89,8 +89,11 @@ pub fn score_with(
                     .filter(|&i| history.truth[i] && context.summary_kept[i])
                     .count() as u32;
                 // The simulated summariser writes the facts of every record it keeps.
-                for i in first..end {
-                    has_text[i] |= context.summary_kept[i];
+                for (has, &kept) in has_text[first..end]
+                    .iter_mut()
+                    .zip(&context.summary_kept[first..end])
+                {
+                    *has |= kept;
                 }
             }
         }
