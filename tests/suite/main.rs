@@ -28,4 +28,5 @@ mod session_sweep;
 mod statistics;
 mod strategies;
 mod strategy_specs;
+mod summarisers;
 mod sweep;
