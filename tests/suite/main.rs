@@ -16,6 +16,7 @@ mod fuzz;
 mod hostile;
 mod import_formats;
 mod invariants;
+mod llm_summaries;
 mod memory;
 mod presets_summary;
 mod presets_view;
