@@ -268,4 +268,18 @@ mod tests {
         // No temporary file is left beside it.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
+
+    #[test]
+    fn a_request_line_with_more_than_the_hash_covers_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("requests.jsonl");
+        let line = request_line(&request("a", None))
+            .replace(r#""model":"m""#, r#""model":"m","temperature":0"#);
+        std::fs::write(&path, format!("{line}\n")).unwrap();
+        let e = read_requests(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("requests.jsonl:1:") && e.contains("unknown field `temperature`"),
+            "{e}"
+        );
+    }
 }

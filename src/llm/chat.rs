@@ -6,8 +6,11 @@ use super::SummaryRequest;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// A chat-completions request body. Field order is the order written.
+/// A chat-completions request body. Field order is the order written. Unknown fields are
+/// refused on reading: the hash covers these fields only, so a body with more (a temperature,
+/// say) is not the request its `custom_id` names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Body {
     pub model: String,
     pub messages: Vec<Message>,
@@ -16,6 +19,7 @@ pub(crate) struct Body {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Message {
     pub role: String,
     pub content: String,
