@@ -13,6 +13,7 @@ pub mod out;
 pub mod plot;
 pub mod session;
 pub mod summaries;
+pub mod summaries_export;
 pub mod sweep;
 pub mod table;
 

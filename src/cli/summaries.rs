@@ -14,6 +14,9 @@ pub struct SummariesArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum SummariesCommand {
+    /// Write the summary requests an experiment's `llm` summarisers need and their cache lacks
+    /// (OpenAI Batch input format).
+    Export(super::summaries_export::ExportArgs),
     /// Store a batch service's answers (OpenAI Batch output) in a cache folder, checked against
     /// the requests file they answer; all or nothing.
     Import(ImportArgs),
@@ -72,6 +75,7 @@ fn seconds(text: &str) -> Result<f64, String> {
 
 pub fn run(a: SummariesArgs) -> Result<()> {
     match a.command {
+        SummariesCommand::Export(a) => super::summaries_export::export(a),
         SummariesCommand::Import(a) => import(a),
         SummariesCommand::Fill(a) => fill(a),
     }

@@ -7,14 +7,17 @@
 //!   drawn from the cell's stream, and the summary holds the facts of the records that survive.
 //! - [`Extractive`]: deterministic and offline; picks whole lines of what it replaces until the
 //!   summary's size is spent, and the summary holds the facts its lines hold.
+//! - [`Llm`]: a model wrote it (answers cached by request hash; see its module).
 //!
 //! A summary written as text carries a replaced record (for `retention_any`) when it holds one
 //! of the facts the record introduced: a text keeps no record as such, only what it says.
 
 pub mod extractive;
+pub mod llm;
 pub mod simulated;
 
 pub use extractive::Extractive;
+pub use llm::{Llm, Missing};
 pub use simulated::Simulated;
 
 use crate::error::ParseError;
@@ -22,12 +25,13 @@ use crate::strategy::spec::Params;
 use crate::strategy::{Context, View};
 
 /// The summarisers by name, for messages.
-pub const NAMES: [&str; 2] = ["simulated", "extractive"];
+pub const NAMES: [&str; 3] = ["simulated", "extractive", "llm"];
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Summariser {
     Simulated(Simulated),
     Extractive(Extractive),
+    Llm(Llm),
 }
 
 impl Default for Summariser {
@@ -37,9 +41,10 @@ impl Default for Summariser {
 }
 
 /// Each summariser's own parameters: a parameter of another one is refused by name.
-const OWN: [(&str, &[&str]); 2] = [
+const OWN: [(&str, &[&str]); 3] = [
     ("simulated", &["recall_flagged", "recall_other"]),
     ("extractive", &["flagged_first"]),
+    ("llm", &["cache", "model", "prompt", "url", "key_env"]),
 ];
 
 impl Summariser {
@@ -60,6 +65,7 @@ impl Summariser {
             }
         }
         Ok(match name.as_str() {
+            "llm" => Summariser::Llm(Llm::from_params(p)?),
             "extractive" => Summariser::Extractive(Extractive {
                 flagged_first: p.bool("flagged_first")?.unwrap_or(true),
             }),
@@ -80,6 +86,7 @@ impl Summariser {
     /// The parameters that differ from the defaults, in canonical order.
     pub fn push_params(&self, params: &mut Vec<String>) {
         match self {
+            Summariser::Llm(l) => l.push_params(params),
             Summariser::Simulated(s) => {
                 let d = Simulated::default();
                 if s.recall_flagged != d.recall_flagged {
@@ -110,7 +117,7 @@ impl Summariser {
     pub fn keeps(&self, flagged: bool, stream: u64, index: u64) -> bool {
         match self {
             Summariser::Simulated(s) => s.keeps(flagged, stream, index),
-            Summariser::Extractive(_) => true,
+            Summariser::Extractive(_) | Summariser::Llm(_) => true,
         }
     }
 
@@ -134,8 +141,16 @@ impl Summariser {
                 }
                 budget
             }
-            Summariser::Extractive(e) => {
-                let cost = e.write(view, (first, end), &carried, budget, &mut out.summary_text);
+            Summariser::Extractive(_) | Summariser::Llm(_) => {
+                let cost = match self {
+                    Summariser::Extractive(e) => {
+                        e.write(view, (first, end), &carried, budget, &mut out.summary_text)
+                    }
+                    Summariser::Llm(l) => {
+                        l.write(view, (first, end), &carried, &mut out.summary_text)
+                    }
+                    Summariser::Simulated(_) => unreachable!(),
+                };
                 out.summary_from_text = true;
                 let facts = &mut out.summary_facts;
                 view.facts.find_in(&out.summary_text, |f| facts.push(f));

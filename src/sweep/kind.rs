@@ -46,6 +46,8 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     fn pairs_table() -> Table<Self, PairRow>;
     /// The strategies' labels, in grid order.
     fn labels(&self) -> &[String];
+    /// The strategies, in grid order.
+    fn strategy_list(&self) -> &[crate::strategy::Strategy];
     /// The axes, for the manifest.
     fn axes(&self) -> Axes;
 
@@ -90,6 +92,9 @@ impl SweepGrid for Grid {
     }
     fn labels(&self) -> &[String] {
         &self.labels
+    }
+    fn strategy_list(&self) -> &[crate::strategy::Strategy] {
+        &self.strategies
     }
     fn axes(&self) -> Axes {
         Axes {
@@ -144,6 +149,9 @@ impl SweepGrid for SessionGrid {
     }
     fn labels(&self) -> &[String] {
         &self.labels
+    }
+    fn strategy_list(&self) -> &[crate::strategy::Strategy] {
+        &self.strategies
     }
     fn axes(&self) -> Axes {
         Axes {

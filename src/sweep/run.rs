@@ -434,6 +434,13 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             };
             Ok((staged, fault))
         })?;
+    // Summaries a model must still write: the rows rest on stand-ins, so nothing is published.
+    let missing = crate::summariser::Missing::of(grid.strategy_list());
+    if !missing.is_empty() {
+        // Not resumable either: the checkpoint's figures rest on the stand-ins.
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(crate::error::InputError::Invalid(missing.error(exp.origin())).into());
+    }
     let wall = started.elapsed();
     let summary = checkpoint.summary;
     let stem = rows_table.stem;
@@ -573,6 +580,29 @@ fn evaluate_chunk<G: SweepGrid>(
         cache.0 = Some((i, name, history));
     }
     vec![(i, first, pieces)]
+}
+
+/// What the `llm` summarisers of an experiment still need: every history evaluated, nothing
+/// written (`ctxlab summaries export`).
+pub fn missing_summaries<E: SweepExperiment>(
+    exp: &E,
+    threads: Option<usize>,
+) -> Result<crate::summariser::Missing> {
+    thread_pool(threads)?.install(|| {
+        let source = HistorySource::open(exp.source())?;
+        exp.check_histories(&source.recorded())?;
+        let total = source.len();
+        let grid = exp.grid(total);
+        source.evaluate(
+            0..total,
+            exp.cost(),
+            |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
+                grid.evaluate_history(i, costed, scratch, out);
+                out.clear();
+            },
+        );
+        Ok(crate::summariser::Missing::of(grid.strategy_list()))
+    })
 }
 
 const CHECKPOINT: &str = "checkpoint.json";

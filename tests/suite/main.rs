@@ -17,6 +17,7 @@ mod hostile;
 mod import_formats;
 mod invariants;
 mod llm_summaries;
+mod llm_sweep;
 mod memory;
 mod presets_summary;
 mod presets_view;
