@@ -129,16 +129,25 @@ pub fn measure(run: &Run, flags: &LabelRules) -> Vec<SummaryFacts> {
     let records = &run.history.records;
     let marks = flags.marks(run);
     let facts = Facts::of(&run.history);
+    let is_summary = |i: usize| records[i].kind == Kind::Summary;
+    // A summary line of several text blocks gives consecutive summary records: one summary.
     let summaries: Vec<usize> = (0..records.len())
-        .filter(|&i| records[i].kind == Kind::Summary)
+        .filter(|&i| is_summary(i) && (i == 0 || !is_summary(i - 1)))
         .collect();
     let mut out = Vec::new();
     let mut in_summary = vec![false; facts.len()];
     for (n, &at) in summaries.iter().enumerate() {
         let start = if n == 0 { 0 } else { summaries[n - 1] };
         let end = summaries.get(n + 1).copied().unwrap_or(records.len());
+        let texts: Vec<&str> = (at..end)
+            .take_while(|&i| is_summary(i))
+            .map(|i| records[i].text.as_str())
+            .collect();
         in_summary.iter_mut().for_each(|x| *x = false);
-        facts.find_in(&records[at].text, |f| in_summary[f as usize] = true);
+        for text in &texts {
+            facts.find_in(text, |f| in_summary[f as usize] = true);
+        }
+        let after = at + texts.len();
         let replaced = start..at;
         let owned: Vec<RecordFacts> = replaced
             .clone()
@@ -160,26 +169,28 @@ pub fn measure(run: &Run, flags: &LabelRules) -> Vec<SummaryFacts> {
             .clone()
             .flat_map(|i| facts.holds(i).iter().copied())
             .collect();
-        let used: HashSet<u32> = (at + 1..end)
+        let used: HashSet<u32> = (after..end)
             .filter(|&j| matches!(records[j].kind, Kind::Assistant | Kind::ToolCall))
             .flat_map(|j| facts.holds(j).iter().copied())
             .collect();
-        let (mut reused, mut reused_flagged, mut reused_other) = Default::default();
+        let (mut reused, mut reused_flagged, mut reused_other) =
+            (Count::default(), Count::default(), Count::default());
         for &f in seen.intersection(&used) {
             let kept = u64::from(in_summary[f as usize]);
+            // held_by is ascending: its first record is the one that introduced the token.
             let first = facts.held_by(f)[0] as usize;
-            Count::add(&mut reused, kept, 1);
+            reused.add(kept, 1);
             if marks[first] {
-                Count::add(&mut reused_flagged, kept, 1);
+                reused_flagged.add(kept, 1);
             } else {
-                Count::add(&mut reused_other, kept, 1);
+                reused_other.add(kept, 1);
             }
         }
         out.push(SummaryFacts {
             transcript: run.history.name.clone(),
             ordinal: n + 1,
             record: records[at].id,
-            summary_chars: records[at].text.chars().count(),
+            summary_chars: texts.iter().map(|t| t.chars().count()).sum(),
             replaced_records: replaced.len(),
             replaced_chars: replaced.map(|i| records[i].text.chars().count()).sum(),
             records: owned,
@@ -253,16 +264,43 @@ fn interval_cell(i: Option<(f64, f64)>) -> String {
         .unwrap_or_default()
 }
 
-/// The report: each summary, each summary's groups, the pooled groups, the implied parameters,
-/// the measure, and what it rests on. `transcripts`: how many were read.
+/// The report: each summary's size, each summary's groups, the pooled groups, the implied
+/// parameters, the measure, and what it rests on. `transcripts`: how many were read.
 pub fn to_text(summaries: &[SummaryFacts], transcripts: usize, flags: &LabelRules) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "compaction summaries: {} in {transcripts} transcript(s); flags: {flags}",
+    let mut out = format!(
+        "compaction summaries: {} in {transcripts} transcript(s); flags: {flags}\n",
         summaries.len()
     );
     out += "facts: the distinctive tokens a record is the first in its history to hold; a summary keeps one when the token occurs in its text\n\n";
+    out += &sizes_table(summaries);
+    out += "\nfacts of the replaced records (records: those owning a fact), per summary\n";
+    out += &groups_table(summaries);
+    out += "\npooled over every summary: share = Σ kept / Σ facts; 95 % intervals by Wilson over facts (treats facts as independent: too narrow) and by summary (cluster-robust, the summary as the unit; needs two summaries); record_mean: the mean of each record's share\n";
+    out += &pooled_table(summaries);
+    out.push('\n');
+    out += &conclusions(summaries, transcripts);
+    out
+}
+
+/// Left-aligned columns at `left`, the others right.
+fn align<const N: usize>(left: &[usize]) -> [Align; N] {
+    let mut a = [Align::Right; N];
+    for &i in left {
+        a[i] = Align::Left;
+    }
+    a
+}
+
+fn sizes_table(summaries: &[SummaryFacts]) -> String {
+    let headings = [
+        "transcript",
+        "summary",
+        "record",
+        "summary_chars",
+        "replaced_records",
+        "replaced_chars",
+        "ratio",
+    ];
     let rows: Vec<Vec<String>> = summaries
         .iter()
         .map(|s| {
@@ -277,28 +315,26 @@ pub fn to_text(summaries: &[SummaryFacts], transcripts: usize, flags: &LabelRule
             ]
         })
         .collect();
-    let mut align = [Align::Right; 7];
-    align[0] = Align::Left;
-    out += &text_table::render(
-        &[
-            "transcript",
-            "summary",
-            "record",
-            "summary_chars",
-            "replaced_records",
-            "replaced_chars",
-            "ratio",
-        ],
-        &rows,
-        &align,
-    );
-    out.push('\n');
+    text_table::render(&headings, &rows, &align::<7>(&[0]))
+}
+
+/// Per summary: all, flagged and not flagged always, each kind where it owns facts.
+fn groups_table(summaries: &[SummaryFacts]) -> String {
+    let headings = [
+        "transcript",
+        "summary",
+        "group",
+        "records",
+        "facts",
+        "kept",
+        "share",
+    ];
     let groups = groups(summaries);
     let mut rows = Vec::new();
     for s in summaries {
         for g in &groups {
             let (n, c) = s.count(*g);
-            if n == 0 && !matches!(g, Group::All | Group::Flagged | Group::Other) {
+            if n == 0 && matches!(g, Group::Kind(_)) {
                 continue;
             }
             rows.push(vec![
@@ -312,29 +348,25 @@ pub fn to_text(summaries: &[SummaryFacts], transcripts: usize, flags: &LabelRule
             ]);
         }
     }
-    let mut align = [Align::Right; 7];
-    align[0] = Align::Left;
-    align[2] = Align::Left;
-    out += "facts of the replaced records (records: those owning a fact), per summary\n";
-    out += &text_table::render(
-        &[
-            "transcript",
-            "summary",
-            "group",
-            "records",
-            "facts",
-            "kept",
-            "share",
-        ],
-        &rows,
-        &align,
-    );
-    out.push('\n');
-    let pooled_groups: Vec<(Group, Pooled)> =
-        groups.iter().map(|g| (*g, pooled(summaries, *g))).collect();
-    let rows: Vec<Vec<String>> = pooled_groups
-        .iter()
-        .map(|(g, p)| {
+    text_table::render(&headings, &rows, &align::<7>(&[0, 2]))
+}
+
+fn pooled_table(summaries: &[SummaryFacts]) -> String {
+    let headings = [
+        "group",
+        "summaries",
+        "records",
+        "facts",
+        "kept",
+        "share",
+        "wilson_95",
+        "by_summary_95",
+        "record_mean",
+    ];
+    let rows: Vec<Vec<String>> = groups(summaries)
+        .into_iter()
+        .map(|g| {
+            let p = pooled(summaries, g);
             vec![
                 g.label(),
                 p.summaries.to_string(),
@@ -348,27 +380,14 @@ pub fn to_text(summaries: &[SummaryFacts], transcripts: usize, flags: &LabelRule
             ]
         })
         .collect();
-    let mut align = [Align::Right; 9];
-    align[0] = Align::Left;
-    out += "pooled over every summary: share = Σ kept / Σ facts; 95 % intervals by Wilson over facts (treats facts as independent: too narrow) and by summary (cluster-robust, the summary as the unit; needs two summaries); record_mean: the mean of each record's share\n";
-    out += &text_table::render(
-        &[
-            "group",
-            "summaries",
-            "records",
-            "facts",
-            "kept",
-            "share",
-            "wilson_95",
-            "by_summary_95",
-            "record_mean",
-        ],
-        &rows,
-        &align,
-    );
-    out.push('\n');
-    let flagged = pooled_groups[1].1.facts;
-    let other = pooled_groups[2].1.facts;
+    text_table::render(&headings, &rows, &align::<9>(&[0]))
+}
+
+/// The implied parameters, the reused-token share, and what the figures rest on.
+fn conclusions(summaries: &[SummaryFacts], transcripts: usize) -> String {
+    let mut out = String::new();
+    let flagged = pooled(summaries, Group::Flagged).facts;
+    let other = pooled(summaries, Group::Other).facts;
     let param = |c: Count| {
         c.share()
             .map(|s| format!("{s:.2}"))
@@ -408,7 +427,7 @@ pub fn to_text(summaries: &[SummaryFacts], transcripts: usize, flags: &LabelRule
         ro.of,
         share_cell(ro)
     );
-    let all = pooled_groups[0].1;
+    let all = pooled(summaries, Group::All);
     let _ = writeln!(
         out,
         "rests on: {} summar{} in {} of {transcripts} transcript(s), {} facts of the {} replaced records that own any (of {} replaced)",
@@ -480,5 +499,28 @@ mod tests {
             Count { kept: 2, of: 6 }
         );
         assert_eq!(pooled(&s, Group::Kind(Kind::Assistant)).wilson, None);
+    }
+
+    #[test]
+    fn a_summary_of_several_blocks_is_one_summary() {
+        use crate::history::{History, Record};
+        let records = vec![
+            Record::new(1, "fix parse_args and load_config").kind(Kind::User),
+            Record::new(2, "read_manifest done").kind(Kind::ToolResult),
+            Record::new(3, "kept parse_args").kind(Kind::Summary),
+            Record::new(4, "and read_manifest").kind(Kind::Summary),
+        ];
+        let run = Run {
+            history: History::new("h", records),
+            failed: vec![false; 4],
+            calls: Vec::new(),
+        };
+        let m = measure(&run, &"instructions".parse().unwrap());
+        // One summary of 15 + 17 chars replacing records 1–2 (30 + 18 chars): parse_args of
+        // the user's two facts, read_manifest of the result's one.
+        assert_eq!(m.len(), 1);
+        assert_eq!((m[0].summary_chars, m[0].replaced_chars), (32, 48));
+        assert_eq!(m[0].count(Group::Flagged).1, Count { kept: 1, of: 2 });
+        assert_eq!(m[0].count(Group::Other).1, Count { kept: 1, of: 1 });
     }
 }
