@@ -119,6 +119,9 @@ pub enum Error {
     /// A chart could not be drawn.
     #[error("drawing {chart}: {message}")]
     Draw { chart: String, message: String },
+    /// A model endpoint gave no answer: absent, unreachable, an error status, a timeout.
+    #[error("{url}: {message}")]
+    Endpoint { url: String, message: String },
 }
 
 /// The library's result type.

@@ -7,6 +7,7 @@
 //! - [`experiment`]: experiment files (schema, validation, overrides, hash);
 //! - [`cells`], [`sessions`]: the two kinds of sweep, their grids and hot loops;
 //! - [`tables`]: each table's columns, declared once; [`stats`]: the summaries' statistics;
+//! - [`llm`]: summaries written by a model (prompts, Batch files, the answer cache, an endpoint);
 //! - [`sweep`]: one runner for every kind of sweep (chunks, resume, shards, merge, publishing);
 //! - [`report`]: charts and the report, from published tables only;
 //! - [`cli`]: the command line (printing, progress, environment).
@@ -22,6 +23,7 @@ pub mod experiment;
 pub mod facts;
 pub mod history;
 mod links;
+pub mod llm;
 pub mod metrics;
 pub(crate) mod noise;
 pub mod report;

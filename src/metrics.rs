@@ -38,6 +38,8 @@ pub struct Metrics {
 pub struct ScoreScratch {
     /// Per record: its text is in the context (verbatim, or written into a summary).
     has_text: Vec<bool>,
+    /// Per fact: a summary's text holds it.
+    in_summary: Vec<bool>,
 }
 
 /// Scores `context` (the outcome of a strategy) against `history`'s true labels.
@@ -83,6 +85,19 @@ pub fn score_with(
                 }
             }
             Item::Placeholder(_) => m.placeholders += 1,
+            Item::Summary { first, end, .. } if context.summary_from_text => {
+                // A text carries a record when it holds one of the facts the record introduced.
+                m.summarised += (end - first) as u32;
+                let facts = &history.facts;
+                m.required_any += (first..end)
+                    .filter(|&i| {
+                        history.truth[i]
+                            && facts
+                                .owned(i)
+                                .any(|f| context.summary_facts.binary_search(&f).is_ok())
+                    })
+                    .count() as u32;
+            }
             Item::Summary { first, end, .. } => {
                 m.summarised += (end - first) as u32;
                 m.required_any += (first..end)
@@ -98,12 +113,22 @@ pub fn score_with(
             }
         }
     }
+    let in_summary = &mut scratch.in_summary;
+    in_summary.clear();
+    if context.summary_from_text {
+        in_summary.resize(history.facts.len(), false);
+        for &f in &context.summary_facts {
+            in_summary[f as usize] = true;
+        }
+    }
     m.facts_kept = if facts_total == 0 {
         0
     } else {
-        history
-            .facts
-            .kept(&history.truth, |j| has_text[j], |_| false)
+        history.facts.kept(
+            &history.truth,
+            |j| has_text[j],
+            |f| in_summary.get(f as usize).copied().unwrap_or(false),
+        )
     };
     m.fact_retention = (facts_total > 0).then(|| f64::from(m.facts_kept) / f64::from(facts_total));
     m.reduction = Some(if history.total == 0 {

@@ -12,6 +12,7 @@ pub mod merge;
 pub mod out;
 pub mod plot;
 pub mod session;
+pub mod summaries;
 pub mod sweep;
 pub mod table;
 
@@ -52,6 +53,8 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Every strategy of a run against a baseline, cell by cell, with intervals by history.
     Compare(compare::CompareArgs),
+    /// Summaries written by a model: Batch answers or an endpoint's into a cache folder.
+    Summaries(summaries::SummariesArgs),
 }
 
 impl Command {
@@ -68,6 +71,7 @@ impl Command {
             Command::Labels(a) => labels::run(a),
             Command::Calibrate(a) => calibrate::run(a),
             Command::Compare(a) => compare::run(a),
+            Command::Summaries(a) => summaries::run(a),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! A history with every size computed once, which is all the strategies work on: costs, kinds,
-//! tools and the costs of the placeholders that could stand in for a record. Texts are not
-//! touched again in the sweep's hot loop.
+//! tools and the costs of the placeholders that could stand in for a record. Texts are kept for
+//! the summarisers that write text; the other strategies never touch them.
 
 use super::record::{History, Kind};
 use crate::cost::CostModel;
@@ -100,6 +100,11 @@ pub struct CostedHistory {
     pub recorded: Vec<RecordedCall>,
     /// What each record says first: what `fact_retention` scores.
     pub facts: Facts,
+    /// Each record's text: only summarisers that write text read it (extractive, llm).
+    pub texts: Vec<String>,
+    /// The task statement (the first `user` record's text, or empty): what the extractive
+    /// summariser ranks lines against.
+    pub task: String,
 }
 
 impl CostedHistory {
@@ -143,6 +148,13 @@ impl CostedHistory {
             total,
             recorded: Vec::new(),
             facts: Facts::of(history),
+            texts: history.records.iter().map(|r| r.text.clone()).collect(),
+            task: history
+                .records
+                .iter()
+                .find(|r| r.kind == Kind::User)
+                .map(|r| r.text.clone())
+                .unwrap_or_default(),
         }
     }
 

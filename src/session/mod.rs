@@ -86,7 +86,7 @@ pub trait Compactor {
     /// The summariser behind the compactor's summaries, applied again to what an older summary
     /// carries when it is summarised once more (`None`: the default summariser, should a
     /// summary ever appear).
-    fn summariser(&self) -> Option<Summariser>;
+    fn summariser(&self) -> Option<&Summariser>;
 
     /// The `keep_recent` in force when the session's configuration gives `axis`.
     fn keep_recent(&self, axis: Option<usize>) -> usize;
@@ -115,7 +115,7 @@ impl Compactor for Strategy {
         self.apply(view, capacity, keep_recent, stream, out)
     }
 
-    fn summariser(&self) -> Option<Summariser> {
+    fn summariser(&self) -> Option<&Summariser> {
         Strategy::summariser(self)
     }
 

@@ -10,7 +10,8 @@ use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
 use crate::history::{CostedHistory, Kind};
 use crate::rng;
-use crate::strategy::{Context, Item, Outcome, View, When};
+use crate::strategy::{Context, Item, Outcome, TextRef, Texts, View, When};
+use crate::summariser::Summariser;
 
 const VERBATIM: u8 = 1;
 const PARAPHRASED: u8 = 2;
@@ -46,13 +47,41 @@ pub struct SessionScratch {
     view_mask: Vec<u64>,
     view_omitted: Vec<u64>,
     view_flags: Vec<bool>,
+    view_texts: Vec<TextRef>,
     view_map: Vec<u32>,
+    /// Per summary id, for summarisers that write text: its text and the facts found in it
+    /// (sorted, once each). Buffers beyond the session's summaries are spares.
+    summary_texts: Vec<String>,
+    summary_facts: Vec<Vec<u32>>,
+    /// Per fact: held by a summary text in the context (scratch of the fact counts).
+    fact_mark: Vec<bool>,
     /// Tool-name buffers not in use by `view_tools`, so a slot that goes from no tool to a
     /// tool does not allocate.
     spare_tools: Vec<String>,
     ctx: Context,
     /// Prefixes (in entries) an Anthropic cache holds at breakpoints, sorted.
     cache_points: Vec<usize>,
+}
+
+/// Keeps the text and facts of the summary just written as summary `id`, reusing buffers.
+fn store_text(texts: &mut Vec<String>, all_facts: &mut Vec<Vec<u32>>, ctx: &Context, id: usize) {
+    while texts.len() <= id {
+        texts.push(String::new());
+        all_facts.push(Vec::new());
+    }
+    texts[id].clear();
+    texts[id].push_str(&ctx.summary_text);
+    let facts = &mut all_facts[id];
+    facts.clear();
+    facts.extend_from_slice(&ctx.summary_facts);
+    facts.sort_unstable();
+    facts.dedup();
+}
+
+/// Whether a summary's facts (sorted) hold one of the facts record `r` introduced: a text
+/// summary carries a record only through what it says.
+fn holds_own_fact(facts: &crate::facts::Facts, summary: &[u32], r: usize) -> bool {
+    facts.owned(r).any(|f| summary.binary_search(&f).is_ok())
 }
 
 /// Copies `tool` into `slot`, reusing buffers (the slot's own, or one from `spare`).
@@ -152,6 +181,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         need_hits: 0,
         need_facts: 0,
         need_facts_kept: 0,
+        text_summaries: compactor.summariser().is_some_and(|x| x.writes_text()),
     };
     let kinds = &history.kinds;
     let mut r = 0;
@@ -220,6 +250,9 @@ struct Run<'a, C: ?Sized> {
     /// ones the context's text held (retention at need, by facts).
     need_facts: u64,
     need_facts_kept: u64,
+    /// The compactor's summaries are text whose facts are read from it (not the simulated
+    /// summariser's draws).
+    text_summaries: bool,
 }
 
 impl<C: Compactor + ?Sized> Run<'_, C> {
@@ -374,6 +407,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         s.view_mask.clear();
         s.view_omitted.clear();
         s.view_flags.clear();
+        s.view_texts.clear();
         s.view_map.clear();
         let mut len = 0usize;
         for (i, e) in s.entries.iter().enumerate() {
@@ -408,6 +442,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 _ => e.cost,
             });
             s.view_flags.push(flag);
+            s.view_texts.push(match e.origin {
+                Origin::Record(r) => TextRef::Record(r),
+                Origin::Summary(id) if self.text_summaries => TextRef::Summary(id),
+                _ => TextRef::Stand,
+            });
             s.view_map.push(i as u32);
             if len == s.view_tools.len() {
                 s.view_tools.push(None);
@@ -451,6 +490,13 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 separator: self.h.separator,
                 flags: &s.view_flags,
                 model: self.h.model,
+                texts: Texts::Entries {
+                    records: &self.h.texts,
+                    summaries: &s.summary_texts,
+                    entries: &s.view_texts,
+                },
+                task: &self.h.task,
+                facts: &self.h.facts,
             };
             let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
             self.compactor
@@ -566,11 +612,27 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                     self.summaries += 1;
                     s.remap.push(NONE);
                     s.alive.push(true);
+                    if self.text_summaries {
+                        store_text(
+                            &mut s.summary_texts,
+                            &mut s.summary_facts,
+                            &s.ctx,
+                            id as usize,
+                        );
+                    }
                     for j in first..end {
                         match s.entries[s.view_map[j] as usize].origin {
                             Origin::Record(r) => {
                                 s.in_summary[r as usize] = id;
-                                s.kept[r as usize] = s.ctx.summary_kept[j];
+                                s.kept[r as usize] = if self.text_summaries {
+                                    holds_own_fact(
+                                        &self.h.facts,
+                                        &s.summary_facts[id as usize],
+                                        r as usize,
+                                    )
+                                } else {
+                                    s.ctx.summary_kept[j]
+                                };
                             }
                             Origin::Summary(old) => s.remap[old as usize] = id,
                             // Stand-ins carry nothing; notes are not in the view.
@@ -613,7 +675,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
 
         // Records of a summary that was summarised again go through the summariser once more;
         // records of a summary that was dropped are gone.
-        let summariser = self.compactor.summariser().unwrap_or_default();
+        let default = Summariser::default();
+        let summariser = self.compactor.summariser().unwrap_or(&default);
         s.summary_flag.clear();
         s.summary_flag.resize(self.summaries as usize, false);
         for r in 0..self.appeared {
@@ -630,7 +693,12 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 }
                 new => {
                     s.in_summary[r] = new;
-                    s.kept[r] = s.kept[r] && summariser.keeps(self.flags[r], stream, r as u64);
+                    s.kept[r] = s.kept[r]
+                        && if self.text_summaries {
+                            holds_own_fact(&self.h.facts, &s.summary_facts[new as usize], r)
+                        } else {
+                            summariser.keeps(self.flags[r], stream, r as u64)
+                        };
                     new
                 }
             };
@@ -709,14 +777,34 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
     /// text holds: a record present in any form ([`Self::recount`]'s marks: its entry, the
     /// notes, or a summary that still carries it and so writes its facts) holds every fact it
     /// holds.
-    fn facts_present(&self) -> (u32, u32) {
+    fn facts_present(&mut self) -> (u32, u32) {
+        let s = &mut *self.s;
         let truth = &self.h.truth[..self.appeared];
-        let mark = &self.s.mark;
         let total = self.h.facts.required_total(truth);
-        let kept = self
-            .h
-            .facts
-            .kept(truth, |j| mark.get(j).is_some_and(|&m| m != 0), |_| false);
+        if !self.text_summaries {
+            let mark = &s.mark;
+            let kept =
+                self.h
+                    .facts
+                    .kept(truth, |j| mark.get(j).is_some_and(|&m| m != 0), |_| false);
+            return (total, kept);
+        }
+        // A text summary holds the facts found in its text, not those of the records it carries.
+        s.fact_mark.clear();
+        s.fact_mark.resize(self.h.facts.len(), false);
+        for e in &s.entries {
+            if let Origin::Summary(id) = e.origin {
+                for &f in &s.summary_facts[id as usize] {
+                    s.fact_mark[f as usize] = true;
+                }
+            }
+        }
+        let (mark, fact_mark) = (&s.mark, &s.fact_mark);
+        let kept = self.h.facts.kept(
+            truth,
+            |j| mark.get(j).is_some_and(|&m| m & VERBATIM != 0),
+            |f| fact_mark[f as usize],
+        );
         (total, kept)
     }
 
@@ -726,6 +814,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             self.billing.add(rest);
         }
         self.recount();
+        let (facts_total, facts_kept) = self.facts_present();
         let s = &*self.s;
         let mut verbatim = 0u32;
         let mut any = 0u32;
@@ -738,7 +827,6 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         // Over the records that appeared: a session that ran out of context never saw the rest.
         let required_total = self.h.truth[..self.appeared].iter().filter(|&&t| t).count() as u32;
         let share = |part: u32| (required_total > 0).then(|| part as f64 / required_total as f64);
-        let (facts_total, facts_kept) = self.facts_present();
         SessionMetrics {
             records: self.h.len() as u32,
             calls: self.calls,

@@ -32,7 +32,7 @@ use crate::summariser::Summariser;
 
 pub const DEFAULT_THRESHOLD: f64 = 0.835;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClaudeCodeCompact {
     /// `When::Share(threshold)` or `When::Tokens(trigger_tokens)`.
     pub trigger: When,
@@ -97,7 +97,7 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
         Some(self.trigger)
     }
 
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summary.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summary.summariser)
     }
 }

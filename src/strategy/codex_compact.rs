@@ -45,7 +45,7 @@ pub fn approx_tokens(chars: u64) -> u64 {
     chars.div_ceil(4)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CodexCompact {
     pub user_tokens: u64,
     pub threshold: f64,
@@ -138,7 +138,7 @@ impl super::rule::RuleSpec for CodexCompact {
         Some(When::Share(self.threshold))
     }
 
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summary.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summary.summariser)
     }
 }

@@ -25,7 +25,7 @@ use crate::summariser::Summariser;
 
 pub const DEFAULT_LAST_N: usize = 10;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplexityTrapHybrid {
     pub turns: Turns,
     /// Tool results kept intact by the masking step.
@@ -71,7 +71,7 @@ impl super::rule::RuleSpec for ComplexityTrapHybrid {
         Some(When::EveryCall)
     }
 
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summary.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summary.summariser)
     }
 }

@@ -90,7 +90,7 @@ pub fn push_checkpoint_and_rest(
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ComplexityTrapSummary {
     pub turns: Turns,
     pub summary: Summary,
@@ -134,7 +134,7 @@ impl super::rule::RuleSpec for ComplexityTrapSummary {
         Some(When::EveryCall)
     }
 
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summary.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summary.summariser)
     }
 }

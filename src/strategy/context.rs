@@ -28,6 +28,11 @@ pub struct Context {
     /// Per record: whether a summary covering it still carries its information (meaningful only
     /// for records inside a [`Item::Summary`] range).
     pub summary_kept: Vec<bool>,
+    /// A summary written as text (every summariser but the simulated one): its text, the facts
+    /// found in it, and that it was (so scoring reads the facts, not `summary_kept`).
+    pub summary_text: String,
+    pub summary_facts: Vec<u32>,
+    pub summary_from_text: bool,
     /// Scratch space for strategies that pick records out of order.
     pub(crate) chosen: Vec<bool>,
     /// Scratch space for strategies that visit records in an order of their own (the oracle).
@@ -52,6 +57,9 @@ impl Context {
         self.cost = 0;
         self.summary_kept.clear();
         self.summary_kept.resize(records, false);
+        self.summary_text.clear();
+        self.summary_facts.clear();
+        self.summary_from_text = false;
         self.chosen.clear();
         self.chosen.resize(records, false);
         self.order.clear();

@@ -53,7 +53,7 @@ pub const DEFAULT_PRESERVE: f64 = 0.3;
 pub const DEFAULT_TOOL_BUDGET: u64 = 50_000;
 pub const DEFAULT_TRUNCATE_CHARS: u64 = 40_000;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GeminiCliCompress {
     pub threshold: f64,
     pub preserve: f64,
@@ -235,7 +235,7 @@ impl super::rule::RuleSpec for GeminiCliCompress {
         Some(When::Share(self.threshold))
     }
 
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summary.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summary.summariser)
     }
 }

@@ -52,7 +52,7 @@ pub use context::{Context, Item, Outcome};
 pub use head::Head;
 pub use spec::Spec;
 pub use summary::{Summary, SummarySize};
-pub use view::View;
+pub use view::{TextRef, Texts, View};
 pub use when::When;
 
 use crate::error::ParseError;
@@ -156,7 +156,7 @@ macro_rules! strategies {
                 match self { $(Rule::$variant(r) => RuleSpec::compacts(r),)* }
             }
 
-            fn summariser(&self) -> Option<Summariser> {
+            fn summariser(&self) -> Option<&Summariser> {
                 match self { $(Rule::$variant(r) => RuleSpec::summariser(r),)* }
             }
 
@@ -289,7 +289,7 @@ impl Strategy {
 
     /// The simulated summariser of a summarising strategy, so a session can apply recall again
     /// to what an earlier summary carries (summarising a summary compounds loss).
-    pub fn summariser(&self) -> Option<Summariser> {
+    pub fn summariser(&self) -> Option<&Summariser> {
         self.rule.summariser()
     }
 

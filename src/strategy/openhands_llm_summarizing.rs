@@ -37,7 +37,7 @@ use crate::summariser::Summariser;
 
 pub const DEFAULT_MAX_SIZE: usize = 100;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OpenHandsLlmSummarizing {
     pub max_size: usize,
     pub summary: Summary,
@@ -96,7 +96,7 @@ impl super::rule::RuleSpec for OpenHandsLlmSummarizing {
         Some(When::Events(self.max_size))
     }
 
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summary.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summary.summariser)
     }
 }

@@ -63,7 +63,7 @@ pub trait RuleSpec: Sized {
     }
 
     /// Its simulated summariser, for a strategy that summarises.
-    fn summariser(&self) -> Option<Summariser> {
+    fn summariser(&self) -> Option<&Summariser> {
         None
     }
 }

@@ -45,7 +45,7 @@ impl SummarySize {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
     pub size: SummarySize,
     pub summariser: Summariser,
@@ -83,17 +83,9 @@ impl Summary {
                 max: max.unwrap_or(DEFAULT_MAX),
             },
         };
-        let d = Summariser::default();
         Ok(Summary {
             size,
-            summariser: Summariser {
-                recall_flagged: p
-                    .fraction("recall_flagged", 0.0, 1.0)?
-                    .unwrap_or(d.recall_flagged),
-                recall_other: p
-                    .fraction("recall_other", 0.0, 1.0)?
-                    .unwrap_or(d.recall_other),
-            },
+            summariser: Summariser::from_params(p)?,
         })
     }
 
@@ -110,13 +102,7 @@ impl Summary {
                 }
             }
         }
-        let d = Summariser::default();
-        if self.summariser.recall_flagged != d.recall_flagged {
-            params.push(format!("recall_flagged={}", self.summariser.recall_flagged));
-        }
-        if self.summariser.recall_other != d.recall_other {
-            params.push(format!("recall_other={}", self.summariser.recall_other));
-        }
+        self.summariser.push_params(params);
     }
 
     pub fn apply(
@@ -157,18 +143,18 @@ impl Summary {
             tail_sum -= view.costs[end];
             end += 1;
         };
+        let cost = self
+            .summariser
+            .write(&view, (0, end), |_| true, summary_cost, stream, out);
         out.push(
             Item::Summary {
                 first: 0,
                 end,
-                cost: summary_cost,
+                cost,
             },
-            summary_cost,
+            cost,
             sep,
         );
-        for i in 0..end {
-            out.summary_kept[i] = self.summariser.keeps(view.flags[i], stream, i as u64);
-        }
         for i in end..n {
             out.push(Item::Verbatim(i), view.costs[i], sep);
         }
@@ -196,7 +182,7 @@ impl super::rule::RuleSpec for Summary {
     ) -> Outcome {
         Summary::apply(self, view, capacity, keep_recent, stream, out)
     }
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summariser)
     }
 }

@@ -60,22 +60,21 @@ pub fn joined(separator: u64, costs: impl Iterator<Item = u64>) -> u64 {
     sum + separator * count.saturating_sub(1)
 }
 
-/// Pushes one summary of `cost` standing for records `first..end`; each record `carried`
-/// selects survives in it as the simulated summariser draws it, the others (kept verbatim
-/// elsewhere in the context) are not carried.
+/// Pushes one summary of at most `budget` standing for records `first..end`, written by the
+/// strategy's summariser from the records `carried` selects (the others are kept verbatim
+/// elsewhere in the context).
 pub fn push_summary(
     summary: &Summary,
     view: &View,
     (first, end): (usize, usize),
     carried: impl Fn(usize) -> bool,
-    cost: u64,
+    budget: u64,
     stream: u64,
     out: &mut Context,
 ) {
-    for i in first..end {
-        out.summary_kept[i] =
-            carried(i) && summary.summariser.keeps(view.flags[i], stream, i as u64);
-    }
+    let cost = summary
+        .summariser
+        .write(view, (first, end), carried, budget, stream, out);
     out.push(Item::Summary { first, end, cost }, cost, view.separator);
 }
 

@@ -2,7 +2,65 @@
 //! ground truth.
 
 use crate::cost::CostModel;
+use crate::facts::Facts;
 use crate::history::{CostedHistory, Kind};
+
+/// Where the text of a view's entry is, for summarisers that write text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextRef {
+    /// Record `r` of the history.
+    Record(u32),
+    /// Summary `id` of a session.
+    Summary(u32),
+    /// A stand-in: the harness's fixed text, which names no record's facts.
+    Stand,
+}
+
+/// The texts of a view's entries.
+#[derive(Debug, Clone, Copy)]
+pub enum Texts<'a> {
+    /// A cell: entry `i` is record `i` of these.
+    Records(&'a [String]),
+    /// A session's context: entries refer to records or to summaries written so far.
+    Entries {
+        records: &'a [String],
+        summaries: &'a [String],
+        entries: &'a [TextRef],
+    },
+}
+
+impl<'a> Texts<'a> {
+    /// Entry `i`'s text ("" for a stand-in).
+    pub fn get(&self, i: usize) -> &'a str {
+        match *self {
+            Texts::Records(r) => &r[i],
+            Texts::Entries {
+                records,
+                summaries,
+                entries,
+            } => match entries[i] {
+                TextRef::Record(r) => &records[r as usize],
+                TextRef::Summary(id) => &summaries[id as usize],
+                TextRef::Stand => "",
+            },
+        }
+    }
+
+    fn slice(self, range: std::ops::Range<usize>) -> Self {
+        match self {
+            Texts::Records(r) => Texts::Records(&r[range]),
+            Texts::Entries {
+                records,
+                summaries,
+                entries,
+            } => Texts::Entries {
+                records,
+                summaries,
+                entries: &entries[range],
+            },
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
@@ -24,6 +82,11 @@ pub struct View<'a> {
     pub flags: &'a [bool],
     /// The history's cost model, for what a stand-in text of a strategy's own costs.
     pub model: CostModel,
+    /// The entries' texts, the task statement and the history's facts: what summarisers that
+    /// write text read (the other strategies work on sizes alone).
+    pub texts: Texts<'a>,
+    pub task: &'a str,
+    pub facts: &'a Facts,
 }
 
 impl<'a> View<'a> {
@@ -43,6 +106,9 @@ impl<'a> View<'a> {
             separator: history.separator,
             flags,
             model: history.model,
+            texts: Texts::Records(&history.texts),
+            task: &history.task,
+            facts: &history.facts,
         }
     }
 
@@ -65,6 +131,7 @@ impl<'a> View<'a> {
             mask_costs: &self.mask_costs[..n],
             omitted_costs: &self.omitted_costs[..n],
             flags: &self.flags[..n],
+            texts: self.texts.slice(0..n),
             ..self
         }
     }
@@ -79,7 +146,8 @@ impl<'a> View<'a> {
             tools: &self.tools[range.clone()],
             mask_costs: &self.mask_costs[range.clone()],
             omitted_costs: &self.omitted_costs[range.clone()],
-            flags: &self.flags[range],
+            flags: &self.flags[range.clone()],
+            texts: self.texts.slice(range),
             ..self
         }
     }

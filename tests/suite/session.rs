@@ -7,7 +7,7 @@ use ctxlab::session::{
     SessionMetrics, SessionScratch, Trace, TriggerMode,
 };
 use ctxlab::strategy::{Context, Item, Outcome, View};
-use ctxlab::summariser::Summariser;
+use ctxlab::summariser::{Simulated, Summariser};
 use ctxlab::{CostModel, Strategy};
 
 /// The lesson's configuration: the usage trigger, whose figures these tests were worked by
@@ -496,8 +496,8 @@ impl Compactor for SummariseOld {
         Outcome::Feasible
     }
 
-    fn summariser(&self) -> Option<Summariser> {
-        Some(self.summariser)
+    fn summariser(&self) -> Option<&Summariser> {
+        Some(&self.summariser)
     }
 
     fn keep_recent(&self, _: Option<usize>) -> usize {
@@ -531,10 +531,10 @@ fn summarising_a_summary_compounds_loss() {
     let summary = SummariseOld {
         keep: 2,
         size: 50,
-        summariser: Summariser {
+        summariser: Summariser::Simulated(Simulated {
             recall_flagged: p,
             recall_other: 0.0,
-        },
+        }),
     };
     let c = cfg(2000, 0.5, true);
     let runs = 4000;
@@ -564,10 +564,10 @@ fn notes_keep_required_records_a_summary_loses() {
     let summary = SummariseOld {
         keep: 4,
         size: 80,
-        summariser: Summariser {
+        summariser: Summariser::Simulated(Simulated {
             recall_flagged: 0.6,
             recall_other: 0.2,
-        },
+        }),
     };
     let with = |c: &SessionConfig, rate: f64| SessionConfig {
         note_rate: rate,

@@ -429,8 +429,13 @@ fn summary_recall_is_drawn_from_the_cell_stream_per_record() {
     let s = Strategy::parse("summary(keep_recent=0, summary_size=5)").unwrap();
     let summariser = s.summariser().unwrap();
     assert_eq!(
-        (summariser.recall_flagged, summariser.recall_other),
-        (0.9, 0.2)
+        s.summariser(),
+        Some(&ctxlab::summariser::Summariser::Simulated(
+            ctxlab::summariser::Simulated {
+                recall_flagged: 0.9,
+                recall_other: 0.2
+            }
+        ))
     );
     let mut a = Context::default();
     let mut b = Context::default();

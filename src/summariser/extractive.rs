@@ -1,0 +1,144 @@
+//! `extractive`: a summary made of whole lines of what it replaces, picked by relevance to the
+//! task statement (BM25, k1 = 1.2, b = 0.75, the usual defaults of Robertson and Zaragoza's
+//! formulation; the lines are the documents, the task's distinct words the query), with the
+//! lines of flagged records first (`flagged_first`, default true: a summary prompt asks to keep
+//! what the harness marks). Ties go to the older line. Lines are taken greedily while they fit
+//! the summary's size; the picked lines are written in their original order. Deterministic and
+//! offline: a real baseline between masking and a model.
+
+use crate::strategy::View;
+use std::collections::HashMap;
+
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extractive {
+    pub flagged_first: bool,
+}
+
+impl Default for Extractive {
+    fn default() -> Self {
+        Extractive {
+            flagged_first: true,
+        }
+    }
+}
+
+/// Lowercase words of letters, digits and `_`: BM25's terms.
+fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
+
+struct Line<'a> {
+    text: &'a str,
+    flagged: bool,
+    score: f64,
+    cost: u64,
+}
+
+impl Extractive {
+    /// Writes into `text` the lines picked from view records `first..end` that `carried`
+    /// selects, spending at most `budget`; returns the text's cost.
+    pub fn write(
+        &self,
+        view: &View,
+        (first, end): (usize, usize),
+        carried: &dyn Fn(usize) -> bool,
+        budget: u64,
+        text: &mut String,
+    ) -> u64 {
+        text.clear();
+        let mut lines: Vec<Line> = Vec::new();
+        for i in (first..end).filter(|&i| carried(i)) {
+            for l in view.texts.get(i).lines() {
+                let l = l.trim();
+                if !l.is_empty() {
+                    lines.push(Line {
+                        text: l,
+                        flagged: view.flags[i],
+                        score: 0.0,
+                        cost: 0,
+                    });
+                }
+            }
+        }
+        if lines.is_empty() || budget == 0 {
+            return 0;
+        }
+        // BM25 of each line against the task's distinct words.
+        let line_terms: Vec<Vec<String>> = lines.iter().map(|l| terms(l.text).collect()).collect();
+        let mut df: HashMap<&str, u32> = HashMap::new();
+        for t in &line_terms {
+            let mut seen: Vec<&str> = t.iter().map(String::as_str).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            for w in seen {
+                *df.entry(w).or_default() += 1;
+            }
+        }
+        let n = lines.len() as f64;
+        let avg = line_terms.iter().map(Vec::len).sum::<usize>() as f64 / n;
+        let mut query: Vec<String> = terms(view.task).collect();
+        query.sort_unstable();
+        query.dedup();
+        for (line, t) in lines.iter_mut().zip(&line_terms) {
+            let len = t.len() as f64;
+            line.score = query
+                .iter()
+                .filter_map(|q| {
+                    let d = f64::from(*df.get(q.as_str())?);
+                    let tf = t.iter().filter(|w| *w == q).count() as f64;
+                    let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
+                    Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg.max(1.0))))
+                })
+                .sum();
+            line.cost = view.model.cost(line.text);
+        }
+        let mut order: Vec<usize> = (0..lines.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (x, y) = (&lines[a], &lines[b]);
+            (self.flagged_first && y.flagged)
+                .cmp(&(self.flagged_first && x.flagged))
+                .then(y.score.total_cmp(&x.score))
+                .then(a.cmp(&b))
+        });
+        // Greedy by rank: a line that does not fit is skipped, a shorter one later may.
+        let newline = view.model.cost("\n");
+        let mut picked = vec![false; lines.len()];
+        let mut spent = 0u64;
+        for &i in &order {
+            let extra = lines[i].cost + if spent == 0 { 0 } else { newline };
+            if spent + extra <= budget {
+                spent += extra;
+                picked[i] = true;
+            }
+        }
+        let write = |text: &mut String, picked: &[bool]| {
+            text.clear();
+            for (l, _) in lines.iter().zip(picked).filter(|(_, &p)| p) {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(l.text);
+            }
+        };
+        write(text, &picked);
+        // Costing the joined text may differ from the sum of its lines (tokens merge across a
+        // line break): drop the lowest-ranked picks until the text itself fits.
+        let mut cost = view.model.cost(text);
+        for &i in order.iter().rev() {
+            if cost <= budget {
+                break;
+            }
+            if picked[i] {
+                picked[i] = false;
+                write(text, &picked);
+                cost = view.model.cost(text);
+            }
+        }
+        cost
+    }
+}

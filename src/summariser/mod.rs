@@ -1,0 +1,148 @@
+//! Summarisers: what writes a summary's text. Every summarising strategy and preset takes
+//! `summariser=NAME` and that summariser's own parameters (`summary(summariser=extractive)`,
+//! `codex_compact(summariser=simulated, recall_flagged=0.4)`); retention in any form is then
+//! measured on the summary by facts ([`crate::facts`]), the same way for all of them.
+//!
+//! - [`Simulated`] (the default): no text is read; each replaced record survives with a recall
+//!   drawn from the cell's stream, and the summary holds the facts of the records that survive.
+//! - [`Extractive`]: deterministic and offline; picks whole lines of what it replaces until the
+//!   summary's size is spent, and the summary holds the facts its lines hold.
+//!
+//! A summary written as text carries a replaced record (for `retention_any`) when it holds one
+//! of the facts the record introduced: a text keeps no record as such, only what it says.
+
+pub mod extractive;
+pub mod simulated;
+
+pub use extractive::Extractive;
+pub use simulated::Simulated;
+
+use crate::error::ParseError;
+use crate::strategy::spec::Params;
+use crate::strategy::{Context, View};
+
+/// The summarisers by name, for messages.
+pub const NAMES: [&str; 2] = ["simulated", "extractive"];
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Summariser {
+    Simulated(Simulated),
+    Extractive(Extractive),
+}
+
+impl Default for Summariser {
+    fn default() -> Self {
+        Summariser::Simulated(Simulated::default())
+    }
+}
+
+/// Each summariser's own parameters: a parameter of another one is refused by name.
+const OWN: [(&str, &[&str]); 2] = [
+    ("simulated", &["recall_flagged", "recall_other"]),
+    ("extractive", &["flagged_first"]),
+];
+
+impl Summariser {
+    /// Reads `summariser` (default `simulated`) and that summariser's parameters.
+    pub fn from_params(p: &mut Params) -> Result<Self, ParseError> {
+        let name = p
+            .choice("summariser", &NAMES)?
+            .unwrap_or_else(|| "simulated".into());
+        for (other, keys) in OWN.iter().filter(|(n, _)| *n != name) {
+            for &key in *keys {
+                if p.value(key).is_some() {
+                    return Err(format!(
+                        "strategy `{}`: `{key}` is a parameter of the `{other}` summariser, not of `{name}` (set `summariser={other}` to use it)",
+                        p.strategy()
+                    )
+                    .into());
+                }
+            }
+        }
+        Ok(match name.as_str() {
+            "extractive" => Summariser::Extractive(Extractive {
+                flagged_first: p.bool("flagged_first")?.unwrap_or(true),
+            }),
+            _ => {
+                let d = Simulated::default();
+                Summariser::Simulated(Simulated {
+                    recall_flagged: p
+                        .fraction("recall_flagged", 0.0, 1.0)?
+                        .unwrap_or(d.recall_flagged),
+                    recall_other: p
+                        .fraction("recall_other", 0.0, 1.0)?
+                        .unwrap_or(d.recall_other),
+                })
+            }
+        })
+    }
+
+    /// The parameters that differ from the defaults, in canonical order.
+    pub fn push_params(&self, params: &mut Vec<String>) {
+        match self {
+            Summariser::Simulated(s) => {
+                let d = Simulated::default();
+                if s.recall_flagged != d.recall_flagged {
+                    params.push(format!("recall_flagged={}", s.recall_flagged));
+                }
+                if s.recall_other != d.recall_other {
+                    params.push(format!("recall_other={}", s.recall_other));
+                }
+            }
+            Summariser::Extractive(e) => {
+                params.push("summariser=extractive".into());
+                if !e.flagged_first {
+                    params.push("flagged_first=false".into());
+                }
+            }
+        }
+    }
+
+    /// Whether the summary is text whose facts are found by reading it (every summariser but
+    /// the simulated one).
+    pub fn writes_text(&self) -> bool {
+        !matches!(self, Summariser::Simulated(_))
+    }
+
+    /// For the simulated summariser: whether record `index`'s information survives a summary
+    /// drawn from `stream` (a summary summarised again puts what it carries through this once
+    /// more). Text summarisers decide by reading the new text instead.
+    pub fn keeps(&self, flagged: bool, stream: u64, index: u64) -> bool {
+        match self {
+            Summariser::Simulated(s) => s.keeps(flagged, stream, index),
+            Summariser::Extractive(_) => true,
+        }
+    }
+
+    /// Writes one summary of view records `first..end` (those `carried` selects; the others
+    /// are kept verbatim elsewhere), sized at most `budget`, into `out`: the simulated
+    /// summariser marks the records that survive in `out.summary_kept`, a text summariser
+    /// writes `out.summary_text` and its facts. Returns the summary's cost.
+    pub fn write(
+        &self,
+        view: &View,
+        (first, end): (usize, usize),
+        carried: impl Fn(usize) -> bool,
+        budget: u64,
+        stream: u64,
+        out: &mut Context,
+    ) -> u64 {
+        match self {
+            Summariser::Simulated(s) => {
+                for i in first..end {
+                    out.summary_kept[i] = carried(i) && s.keeps(view.flags[i], stream, i as u64);
+                }
+                budget
+            }
+            Summariser::Extractive(e) => {
+                let cost = e.write(view, (first, end), &carried, budget, &mut out.summary_text);
+                out.summary_from_text = true;
+                let facts = &mut out.summary_facts;
+                view.facts.find_in(&out.summary_text, |f| facts.push(f));
+                facts.sort_unstable();
+                facts.dedup();
+                cost
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! The summarisers on hand-made histories: what each writes, what it costs, what it keeps by
+//! facts; their parameters; the extractive one byte-stable across threads.
+
+use crate::common::{assert_fails_with, ctxlab, stderr};
+use ctxlab::history::{CostedHistory, History, Kind, Record};
+use ctxlab::strategy::{Context, Item, Strategy, View};
+use ctxlab::{score, CostModel, Metrics};
+
+/// r0 the task (head, required; plain words, no fact); r1 (required) three lines, the last
+/// introducing the fact parser_state; r2 two lines; r3 the tail. Under `chars` (separator 1):
+/// 18 + 1 + 52 + 1 + 22 + 1 + 2 = 97.
+fn hand() -> CostedHistory {
+    let records = vec![
+        Record::new(1, "fix the parser bug")
+            .kind(Kind::User)
+            .required(true),
+        Record::new(2, "line one parser\nunrelated words here\nparser_state = 3")
+            .kind(Kind::ToolResult)
+            .tool("bash")
+            .required(true),
+        Record::new(3, "nothing\nfix parser now")
+            .kind(Kind::ToolResult)
+            .tool("bash"),
+        Record::new(4, "ok").kind(Kind::Assistant),
+    ];
+    CostedHistory::new(&History::new("hand", records), CostModel::Chars)
+}
+
+fn run(spec: &str, capacity: u64) -> (Context, Metrics) {
+    let h = hand();
+    let s = Strategy::parse(spec).unwrap();
+    let mut ctx = Context::default();
+    let outcome = s.apply(
+        View::new(&h, &h.truth),
+        capacity,
+        s.effective_keep_recent(None),
+        0,
+        &mut ctx,
+    );
+    let m = score(&h, outcome, &ctx);
+    (ctx, m)
+}
+
+#[test]
+fn extractive_picks_lines_of_flagged_records_first_then_by_relevance_to_the_task() {
+    // The task's words: bug, fix, parser, the. BM25 ranks `fix parser now` (two of them) over
+    // `line one parser` (one) over the rest (none). Flagged first: r1's lines lead, in BM25
+    // order `line one parser`, then the two scoring 0 by position. Budget 32: `line one
+    // parser` (15); `unrelated words here` (+1+20 = 36) does not fit; `parser_state = 3`
+    // (+1+16 = 32) does; nothing more fits.
+    let spec = "summary(summariser=extractive, keep_recent=1, summary_size=32)";
+    let (ctx, m) = run(spec, 60);
+    assert_eq!(ctx.summary_text, "line one parser\nparser_state = 3");
+    assert_eq!(
+        ctx.items,
+        [
+            Item::Verbatim(0),
+            Item::Summary {
+                first: 1,
+                end: 3,
+                cost: 32
+            },
+            Item::Verbatim(3)
+        ]
+    );
+    // Head 18 + 1 + 32 + 1 + 2.
+    assert_eq!(m.used, 54);
+    // The one fact of the required records (parser_state) is in the text; r1 is carried.
+    assert_eq!((m.facts_kept, m.facts_total), (1, 1));
+    assert_eq!(m.retention_any, Some(1.0));
+    assert_eq!(m.required_retention, Some(0.5));
+}
+
+#[test]
+fn extractive_by_relevance_alone_loses_the_fact() {
+    // Without flags first: `fix parser now` (14), then `line one parser` (+1+15 = 30), then
+    // nothing fits 32 (`nothing` would make 38). Written in original order.
+    let spec =
+        "summary(summariser=extractive, flagged_first=false, keep_recent=1, summary_size=32)";
+    let (ctx, m) = run(spec, 60);
+    assert_eq!(ctx.summary_text, "line one parser\nfix parser now");
+    assert_eq!(m.used, 18 + 1 + 30 + 1 + 2);
+    assert_eq!(
+        (m.facts_kept, m.facts_total, m.fact_retention),
+        (0, 1, Some(0.0))
+    );
+    // r1 holds no fact in the text, so the text does not carry it: only the task counts.
+    assert_eq!(m.retention_any, Some(0.5));
+}
+
+#[test]
+fn simulated_writes_the_facts_of_the_records_it_keeps() {
+    // recall 1 for flagged records: r1 survives, and with it parser_state.
+    let spec = "summary(summariser=simulated, recall_flagged=1, recall_other=0, keep_recent=1, summary_size=32)";
+    let (ctx, m) = run(spec, 60);
+    assert!(ctx.summary_text.is_empty());
+    assert_eq!((m.facts_kept, m.facts_total), (1, 1));
+    let spec = "summary(recall_flagged=0, recall_other=0, keep_recent=1, summary_size=32)";
+    let (_, m) = run(spec, 60);
+    assert_eq!((m.facts_kept, m.retention_any), (0, Some(0.5)));
+}
+
+#[test]
+fn summariser_parameters_are_checked_and_printed_back() {
+    let s = Strategy::parse("codex_compact(summariser=extractive)").unwrap();
+    assert_eq!(s.label(), "codex_compact(summariser=extractive)");
+    let s = Strategy::parse("summary(summariser=simulated, recall_flagged=0.4)").unwrap();
+    assert_eq!(s.label(), "summary(recall_flagged=0.4)");
+    let e = Strategy::parse("summary(summariser=extractive, recall_flagged=0.4)")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains(
+            "`recall_flagged` is a parameter of the `simulated` summariser, not of `extractive`"
+        ),
+        "{e}"
+    );
+    let e = Strategy::parse("summary(summariser=magic)")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("parameter `summariser` expects one of simulated, extractive"),
+        "{e}"
+    );
+}
+
+const SESSIONS: &str = r#"
+name = "extractive"
+seed = 3
+[histories]
+generate = { count = 6, records = [40, 120], required_share = 0.2, seed = 2 }
+[session]
+strategies = ["summary(summariser=extractive, keep_recent=4)", "codex_compact(summariser=extractive)", "summary(keep_recent=4)"]
+windows = [1500, 3000]
+ratios = [0.8]
+[output]
+dir = "out"
+"#;
+
+#[test]
+fn extractive_sessions_are_byte_identical_at_one_and_two_threads_and_keep_facts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.toml"), SESSIONS).unwrap();
+    for (threads, out) in [("1", "one"), ("2", "two")] {
+        let o = ctxlab(
+            dir.path(),
+            &["sweep", "x.toml", "-q", "--threads", threads, "--out", out],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let read = |d: &str| std::fs::read(dir.path().join(d).join("sessions.csv")).unwrap();
+    assert_eq!(read("one"), read("two"));
+    let csv = String::from_utf8(read("one")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (strategy, compactions, facts) = (
+        col("strategy"),
+        col("compactions"),
+        col("fact_retention_end"),
+    );
+    // Some extractive session compacted and kept a share of facts strictly between 0 and 1.
+    let compacted = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .any(|r| {
+            r[strategy].contains("extractive")
+                && r[compactions] != "0"
+                && r[facts].parse::<f64>().is_ok_and(|f| f > 0.0 && f < 1.0)
+        });
+    assert!(compacted, "{csv}");
+    // A bad summariser parameter in an experiment is one clear error naming the strategy.
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        SESSIONS.replace(
+            "keep_recent=4)\", \"codex",
+            "keep_recent=4, recall_other=0.1)\", \"codex",
+        ),
+    )
+    .unwrap();
+    assert_fails_with(
+        &ctxlab(dir.path(), &["sweep", "bad.toml", "-q", "--out", "bad"]),
+        &["`recall_other` is a parameter of the `simulated` summariser"],
+    );
+    assert!(!dir.path().join("bad").exists());
+}
