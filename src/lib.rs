@@ -13,6 +13,7 @@
 //! - [`cli`]: the command line (printing, progress, environment).
 
 pub(crate) mod calibrate;
+pub(crate) mod calibrate_summaries;
 pub mod cells;
 #[doc(hidden)]
 pub mod cli;

@@ -53,7 +53,8 @@ pub struct Partial {
 }
 
 impl Partial {
-    fn push(&mut self, q: i128) {
+    /// Adds one value, in the accumulator's integer form ([`Acc::quantise`]).
+    pub fn push(&mut self, q: i128) {
         self.n += 1;
         self.sum += q;
         self.sum_sq = self.sum_sq.saturating_add(q.saturating_mul(q));
@@ -215,6 +216,22 @@ pub fn t975(df: u64) -> f64 {
                 + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * v * v)
         }
     }
+}
+
+/// The 95 % Wilson score interval of a share of `kept` successes in `of` independent trials;
+/// `None` for none. Unlike the normal approximation it stays within 0 to 1 and has width at a
+/// share of 0 or 1.
+pub fn wilson(kept: u64, of: u64) -> Option<(f64, f64)> {
+    if of == 0 {
+        return None;
+    }
+    let z = 1.959_964_f64;
+    let (n, p) = (of as f64, kept as f64 / of as f64);
+    let z2 = z * z;
+    let denominator = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denominator;
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denominator;
+    Some((centre - half, centre + half))
 }
 
 /// JSON has no 128-bit integers: write them as decimal strings.
@@ -514,6 +531,20 @@ mod tests {
             s.add_history(&mut scratch, values.iter().map(|&x| (0, [Some(x)])));
         }
         s
+    }
+
+    #[test]
+    fn wilson_intervals_match_the_textbook() {
+        // 5 of 10: centre 0.5, half 1.96·√(0.025 + 1.96²/400) / (1 + 1.96²/10) = 0.2634.
+        let (a, b) = wilson(5, 10).unwrap();
+        assert!(
+            (a - 0.2366).abs() < 1e-4 && (b - 0.7634).abs() < 1e-4,
+            "{a} {b}"
+        );
+        // 0 of 10: from 0 to 2·0.1388 = 0.2775, not the normal approximation's 0–0.
+        let (a, b) = wilson(0, 10).unwrap();
+        assert!(a.abs() < 1e-12 && (b - 0.2775).abs() < 1e-4, "{a} {b}");
+        assert_eq!(wilson(0, 0), None);
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! `ctxlab calibrate FILE... --format F`: estimated against recorded context size of every
-//! model call the transcripts record, per run and overall.
+//! model call the transcripts record, per run and overall. `ctxlab calibrate --summaries
+//! FILE...`: what the transcripts' own compaction summaries keep of the facts they replaced
+//! (see [`crate::calibrate_summaries`]).
 
 use super::import::read_all;
 use crate::calibrate::{calls_csv, sizes, to_csv, to_text, RunSizes};
 use crate::cost::CostModel;
-use crate::import::Format;
+use crate::import::{Format, LabelRules};
 use crate::session::{CacheKind, Pricing};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -15,9 +17,19 @@ pub struct CalibrateArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Transcript format: mini-swe-agent, claude-code, swe-agent or openai-chat.
+    /// Transcript format: mini-swe-agent, claude-code, swe-agent or openai-chat (with
+    /// `--summaries`: claude-code unless given).
+    #[arg(long, required_unless_present = "summaries")]
+    pub format: Option<Format>,
+    /// Measure the transcripts' compaction summaries instead: the facts of the records each
+    /// replaced that its text keeps, flagged against not flagged and by kind, and the
+    /// `simulated(recall_flagged, recall_other)` they imply.
     #[arg(long)]
-    pub format: Format,
+    pub summaries: bool,
+    /// With `--summaries`: the flag rules that split the facts (as `histories.flags` takes
+    /// them; default `instructions,errors`, rules a harness could apply as the run goes).
+    #[arg(long)]
+    pub flags: Option<LabelRules>,
     /// Cost model to check, e.g. `tokens`, `tokens(encoding=cl100k_base, overhead=4)`,
     /// `approx-tokens`.
     #[arg(long, default_value = "tokens")]
@@ -50,7 +62,7 @@ pub struct CalibrateArgs {
 fn cache_rules(a: &CalibrateArgs) -> Result<crate::session::CacheRules> {
     let kind = match a.cache.as_deref() {
         None if a.model.is_some() => None,
-        None if a.format == Format::ClaudeCode => Some(CacheKind::Anthropic),
+        None if a.format == Some(Format::ClaudeCode) => Some(CacheKind::Anthropic),
         None => Some(CacheKind::Gemini),
         Some("recorded") => {
             bail!("--cache recorded: the recorded share is always printed; choose a cache model to set beside it (anthropic, openai, gemini, none)")
@@ -71,8 +83,17 @@ fn cache_rules(a: &CalibrateArgs) -> Result<crate::session::CacheRules> {
 }
 
 pub fn run(a: CalibrateArgs) -> Result<()> {
+    if a.summaries {
+        return summaries(a);
+    }
+    if a.flags.is_some() {
+        bail!("--flags applies only with --summaries (it splits a summary's facts by flag)");
+    }
     let rules = cache_rules(&a)?;
-    let runs = read_all(&a.files, a.format, a.skip_bad)?;
+    let format = a
+        .format
+        .expect("clap requires --format without --summaries");
+    let runs = read_all(&a.files, format, a.skip_bad)?;
     let sized: Vec<RunSizes> = runs.iter().map(|r| sizes(r, a.cost, rules)).collect();
     if sized.iter().all(|r| r.calls.is_empty()) {
         bail!(
@@ -88,5 +109,46 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
         to_text(&sized, a.cost, rules.kind.as_str())
     };
     crate::say!("{out}");
+    Ok(())
+}
+
+/// `--summaries`: the compaction summaries' kept facts.
+fn summaries(a: CalibrateArgs) -> Result<()> {
+    let other_mode = [
+        ("--csv", a.csv),
+        ("--per-call", a.per_call),
+        ("--cache", a.cache.is_some()),
+        ("--model", a.model.is_some()),
+        ("--cache-min-tokens", a.cache_min_tokens.is_some()),
+    ];
+    if let Some((given, verb)) = super::args::given_flags(&other_mode) {
+        bail!("{given} {verb} only to the context-size calibration, not with --summaries");
+    }
+    let flags = a.flags.unwrap_or_else(|| {
+        crate::experiment::DEFAULT_TRANSCRIPT_FLAGS
+            .parse()
+            .expect("the default flag rules parse")
+    });
+    if flags.sees_the_future() {
+        crate::warnln!(
+            "warning: --flags {flags}: `hindsight` looks at what the agent did later; a summariser could not have known those flags"
+        );
+    }
+    let runs = read_all(&a.files, a.format.unwrap_or(Format::ClaudeCode), a.skip_bad)?;
+    let measured: Vec<_> = runs
+        .iter()
+        .flat_map(|r| crate::calibrate_summaries::measure(r, &flags))
+        .collect();
+    if measured.is_empty() {
+        // Nothing measured is not a calibration: a script must not take it for one.
+        bail!(
+            "no compaction summaries in {} transcript(s): Claude Code writes one as a `user` line with `isCompactSummary: true` when it compacts a session; nothing to measure",
+            runs.len()
+        );
+    }
+    crate::say!(
+        "{}",
+        crate::calibrate_summaries::to_text(&measured, runs.len(), &flags)
+    );
     Ok(())
 }

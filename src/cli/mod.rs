@@ -50,7 +50,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// What the label rules mark on real transcripts, rule by rule (`--explain`: each mark's reason).
     Labels(labels::LabelsArgs),
-    /// Compare a cost model's context sizes with those the transcripts record.
+    /// Compare a cost model's context sizes with those the transcripts record; with
+    /// `--summaries`, measure what their compaction summaries keep of the facts they replaced.
     Calibrate(calibrate::CalibrateArgs),
     /// Every strategy of a run against a baseline, cell by cell, with intervals by history.
     Compare(compare::CompareArgs),

@@ -5,6 +5,7 @@ mod common;
 
 mod article12;
 mod caches;
+mod calibrate_summaries;
 mod charts;
 mod cli_import;
 mod cli_inspect;
