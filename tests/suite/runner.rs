@@ -753,7 +753,8 @@ const LENGTHS: [usize; 16] = [
     30, 45, 12, 80, 25, 60, 15, 40, 70, 20, 35, 55, 18, 65, 28, 22,
 ];
 const REQUIRED: [usize; 5] = [2, 5, 9, 12, 15];
-const SUMMARY: &str = "summary(keep_recent=2, summary_size=40)";
+const SUMMARY: &str =
+    "summary(keep_recent=2, summary_size=40, recall_flagged=0.9, recall_other=0.2)";
 
 fn write_history(dir: &Path) -> PathBuf {
     let kinds = ["user", "tool_call", "tool_result", "assistant"];

@@ -427,6 +427,17 @@ fn summary_cost_ratio_cap_and_tail_folding() {
 fn summary_recall_is_drawn_from_the_cell_stream_per_record() {
     let h = notes(&[10; 200], &(0..200).step_by(2).collect::<Vec<_>>());
     let s = Strategy::parse("summary(keep_recent=0, summary_size=5)").unwrap();
+    // The defaults are the measured ones (README, "What real summaries keep").
+    assert_eq!(
+        s.summariser(),
+        Some(&ctxlab::summariser::Summariser::Simulated(
+            ctxlab::summariser::simulated::MEASURED
+        ))
+    );
+    let s = Strategy::parse(
+        "summary(keep_recent=0, summary_size=5, recall_flagged=0.9, recall_other=0.2)",
+    )
+    .unwrap();
     let summariser = s.summariser().unwrap();
     assert_eq!(
         s.summariser(),

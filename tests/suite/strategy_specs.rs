@@ -26,7 +26,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("clear_tool_uses(exclude_tools=[], clear_inputs=false, keep=3)", "clear_tool_uses"),
     ("summary", "summary"),
-    ("summary(summary_ratio=0.1, summary_max=2000, recall_flagged=0.9)", "summary"),
+    ("summary(summary_ratio=0.1, summary_max=2000, recall_flagged=0.01)", "summary"),
     (
         "summary(recall_other=0.05, summary_size=500, keep_recent=4)",
         "summary(keep_recent=4, summary_size=500, recall_other=0.05)",
