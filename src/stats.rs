@@ -53,7 +53,8 @@ pub struct Partial {
 }
 
 impl Partial {
-    fn push(&mut self, q: i128) {
+    /// One value, in the accumulator's integer form ([`Acc::quantise`]).
+    pub fn push(&mut self, q: i128) {
         self.n += 1;
         self.sum += q;
         self.sum_sq = self.sum_sq.saturating_add(q.saturating_mul(q));

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod calibrate;
 pub mod compare;
+pub mod flags;
 pub mod generate;
 pub mod import;
 pub mod inspect;
@@ -48,6 +49,9 @@ pub enum Command {
     Import(import::ImportArgs),
     /// What the label rules mark on real transcripts, rule by rule (`--explain`: each mark's reason).
     Labels(labels::LabelsArgs),
+    /// A flagger's flags against the truth (`flags audit`: its error rates and the noise specs
+    /// that would mimic it).
+    Flags(flags::FlagsArgs),
     /// Compare a cost model's context sizes with those the transcripts record.
     Calibrate(calibrate::CalibrateArgs),
     /// Every strategy of a run against a baseline, cell by cell, with intervals by history.
@@ -66,6 +70,7 @@ impl Command {
             Command::Plot(a) => plot::run(a),
             Command::Import(a) => import::run(a),
             Command::Labels(a) => labels::run(a),
+            Command::Flags(a) => flags::run(a),
             Command::Calibrate(a) => calibrate::run(a),
             Command::Compare(a) => compare::run(a),
         }

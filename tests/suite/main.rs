@@ -11,6 +11,7 @@ mod cli_inspect;
 mod cli_session;
 mod cli_table;
 mod estimate;
+mod flags_file;
 mod fuzz;
 mod hostile;
 mod import_formats;
