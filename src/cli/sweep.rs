@@ -159,6 +159,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
     }
     // Said here as well as in report.md (which a session sweep does not write).
     if let Some(confusion) = &report.flagger {
+        crate::sayln!();
         crate::say!("{}", crate::report::flagger::text(confusion));
     }
     Ok(())

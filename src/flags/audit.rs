@@ -288,14 +288,15 @@ mod tests {
 
     #[test]
     fn a_line_through_misses_that_grow_along_the_history() {
-        // Four required records at x = 0, 1/3, 2/3, 1, missed at the last two: least squares
-        // gives slope = Σ(x−x̄)(y−ȳ)/Σ(x−x̄)² = (1/3)/(5/9) = 0.6 and intercept ȳ − 0.6·x̄ =
-        // 0.5 − 0.3 = 0.2, so the line runs from 0.2 to 0.8.
+        // Four required records at x = 0, 1/3, 2/3, 1, missed at the second and fourth
+        // (y = 0, 1, 0, 1): x̄ = ȳ = 0.5, Σ(x−x̄)² = 1/4 + 1/36 + 1/36 + 1/4 = 5/9 and
+        // Σ(x−x̄)(y−ȳ) = 1/4 − 1/12 − 1/12 + 1/4 = 1/3, so slope = (1/3)/(5/9) = 0.6 and
+        // intercept 0.5 − 0.6 · 0.5 = 0.2: the line runs from 0.2 to 0.8.
         let mut h = History::new(
             "h",
             (1..=4).map(|i| Record::new(i, "").required(true)).collect(),
         );
-        h.flags = Some(vec![true, true, false, false]);
+        h.flags = Some(vec![true, false, true, false]);
         let a = audit([&h]);
         assert!((a.fn_line.start - 0.2).abs() < 1e-12, "{:?}", a.fn_line);
         assert!((a.fn_line.end - 0.8).abs() < 1e-12, "{:?}", a.fn_line);
@@ -305,5 +306,15 @@ mod tests {
         );
         // One history: no interval.
         assert_eq!(a.rows[0].fn_interval, None);
+        // Missed at the last two (y = 0, 0, 1, 1): Σ(x−x̄)(y−ȳ) = 1/4 + 1/12 + 1/12 + 1/4 =
+        // 2/3, slope 1.2, intercept −0.1: both ends clamped, to 0 and 1.
+        h.flags = Some(vec![true, true, false, false]);
+        assert_eq!(
+            audit([&h]).fn_line,
+            Line {
+                start: 0.0,
+                end: 1.0
+            }
+        );
     }
 }

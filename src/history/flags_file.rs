@@ -32,16 +32,6 @@ pub fn read(path: &Path, histories: &[&History]) -> Result<Vec<Vec<bool>>, Input
     parse(path, &text, histories)
 }
 
-/// Sets each history's flags from `path`, replacing any it had.
-pub fn apply(path: &Path, histories: &mut [History]) -> Result<(), InputError> {
-    let refs: Vec<&History> = histories.iter().collect();
-    let flags = read(path, &refs)?;
-    for (h, f) in histories.iter_mut().zip(flags) {
-        h.flags = Some(f);
-    }
-    Ok(())
-}
-
 /// [`read`] on text already read; `path` names it in errors.
 pub fn parse(
     path: &Path,

@@ -63,6 +63,15 @@ fn rate(part: u64, whole: u64) -> String {
     }
 }
 
+/// `1 history`, `4 histories`.
+fn histories(n: u64) -> String {
+    if n == 1 {
+        "1 history".into()
+    } else {
+        format!("{n} histories")
+    }
+}
+
 fn headings() -> Vec<&'static str> {
     std::iter::once("records of")
         .chain(COLUMNS.iter().map(|c| c.heading))
@@ -90,8 +99,8 @@ pub fn text(c: &Confusion) -> String {
     let mut align = vec![Align::Left];
     align.extend(COLUMNS.iter().map(|_| Align::Right));
     format!(
-        "the flagger against the truth over {} histories, {} records:\n{}{LEGEND}\n",
-        c.overall.histories,
+        "the flagger against the truth over {}, {} records:\n{}{LEGEND}\n",
+        histories(c.overall.histories),
         c.overall.records,
         text_table::render(&headings(), &rows(c), &align)
     )
@@ -118,11 +127,11 @@ pub fn section(out: &mut String, c: &Confusion, grid: &SummaryGrid, manifest: &M
     let _ = writeln!(
         out,
         "The flags strategies and summarisers see come from {}; retention is scored against \
-         the truth (`required`). The table counts every record of the sweep's {} histories \
+         the truth (`required`). The table counts every record of the sweep's {} \
          ({} records) once, by its truth and its flag before label noise: the noise axis adds \
          its own mistakes on top. {LEGEND}\n",
         origin(manifest),
-        c.overall.histories,
+        histories(c.overall.histories),
         c.overall.records
     );
     let _ = writeln!(out, "| {} |", headings().join(" | "));
@@ -240,8 +249,9 @@ fn interval(i: Option<(f64, f64)>, histories: u64) -> String {
 /// `ctxlab flags audit`'s report: the rates, then the noise specs that would mimic them.
 pub fn audit_text(a: &Audit, flags_from: &str) -> String {
     let mut out = format!(
-        "flags audit: {} histories, {} records; flags from {flags_from}\n\n",
-        a.histories, a.records
+        "flags audit: {}, {} records; flags from {flags_from}\n\n",
+        histories(a.histories),
+        a.records
     );
     let headings: Vec<&str> = AUDIT_COLUMNS.iter().map(|c| c.heading).collect();
     let align: Vec<Align> = AUDIT_COLUMNS.iter().map(|c| c.align).collect();
