@@ -259,6 +259,31 @@ fn the_confusion_matrix_and_the_audit_count_a_hand_made_flagger() {
         "{}",
         stdout(&o)
     );
+    // Shards count every history (each loads them all), so the merged manifest has the same
+    // matrix as the whole run's.
+    for shard in ["0/2", "1/2"] {
+        let o = ctxlab(
+            d,
+            &[
+                "sweep",
+                "conf.toml",
+                "--quiet",
+                "--out",
+                "sh",
+                "--shard",
+                shard,
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let o = ctxlab(d, &["merge", "sh"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let flagger = |dir: &str| {
+        let text = std::fs::read_to_string(d.join(dir).join("manifest.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()["flagger"].clone()
+    };
+    assert_eq!(flagger("out")["overall"]["false_negative"], 12);
+    assert_eq!(flagger("sh"), flagger("out"));
 
     let o = ctxlab(d, &["flags", "audit", "h.jsonl", "--flags", "flags.jsonl"]);
     assert!(o.status.success(), "{}", stderr(&o));
