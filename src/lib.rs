@@ -4,6 +4,7 @@
 //! tables, charts and reports. The layers, each importing only those before it:
 //!
 //! - [`history`], [`cost`], [`noise`], [`strategy`], [`metrics`], [`session`]: the model;
+//! - [`flags`]: a flagger's flags measured against the truth (confusion, audit);
 //! - [`experiment`]: experiment files (schema, validation, overrides, hash);
 //! - [`cells`], [`sessions`]: the two kinds of sweep, their grids and hot loops;
 //! - [`tables`]: each table's columns, declared once; [`stats`]: the summaries' statistics;
@@ -21,6 +22,7 @@ pub mod cost;
 pub mod error;
 pub mod experiment;
 pub mod facts;
+pub mod flags;
 pub mod history;
 mod links;
 pub mod llm;

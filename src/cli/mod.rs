@@ -4,6 +4,7 @@
 pub mod args;
 pub mod calibrate;
 pub mod compare;
+pub mod flags;
 pub mod generate;
 pub mod import;
 pub mod inspect;
@@ -50,6 +51,9 @@ pub enum Command {
     Import(import::ImportArgs),
     /// What the label rules mark on real transcripts, rule by rule (`--explain`: each mark's reason).
     Labels(labels::LabelsArgs),
+    /// A flagger's flags against the truth (`flags audit`: its error rates and the noise specs
+    /// that would mimic it).
+    Flags(flags::FlagsArgs),
     /// Compare a cost model's context sizes with those the transcripts record; with
     /// `--summaries`, measure what their compaction summaries keep of the facts they replaced.
     Calibrate(calibrate::CalibrateArgs),
@@ -71,6 +75,7 @@ impl Command {
             Command::Plot(a) => plot::run(a),
             Command::Import(a) => import::run(a),
             Command::Labels(a) => labels::run(a),
+            Command::Flags(a) => flags::run(a),
             Command::Calibrate(a) => calibrate::run(a),
             Command::Compare(a) => compare::run(a),
             Command::Summaries(a) => summaries::run(a),

@@ -157,6 +157,11 @@ pub fn run(a: SweepArgs) -> Result<()> {
     for f in &report.files {
         crate::sayln!("  {}", f.display());
     }
+    // Said here as well as in report.md (which a session sweep does not write).
+    if let Some(confusion) = &report.flagger {
+        crate::sayln!();
+        crate::say!("{}", crate::report::flagger::text(confusion));
+    }
     Ok(())
 }
 

@@ -99,6 +99,11 @@ pub struct HistoriesFile {
     /// `hindsight` looks at the future and must be named to be used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flags: Option<String>,
+    /// A file of flags an external flagger gave (`{"history", "id", "flag"}` per line,
+    /// relative to the current directory): each history's flags before label noise, in place
+    /// of its `required` (or of the transcripts' flag rules).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flags_file: Option<String>,
     #[serde(default = "default_cost")]
     pub cost: String,
 }
@@ -603,6 +608,20 @@ pub(crate) fn histories(
             ))
         }
     };
+    if let Some(f) = &h.flags_file {
+        if h.flags.is_some() {
+            return Err(err(
+                "histories.flags_file",
+                "`flags` (rules) and `flags_file` both give the flags; keep one".into(),
+            ));
+        }
+        if resolve_files && !Path::new(f).is_file() {
+            return Err(err(
+                "histories.flags_file",
+                format!("{f:?} is not a file (the path is relative to the current directory)"),
+            ));
+        }
+    }
     let cost: CostModel = h.cost.parse().map_err(|m| err("histories.cost", m))?;
     Ok((source, cost))
 }

@@ -3,8 +3,10 @@
 //! One record per line: `id` (integer, strictly increasing within a history), `text`,
 //! optional `required` (default false), `kind` (default `note`), `tool` and `history` (records
 //! sharing a `history` value form one history, in order of first appearance; without it the whole
-//! file is one history named after the file). Blank lines are skipped. The whole file is
-//! validated before any history is returned, so nothing is computed on a half-read file.
+//! file is one history named after the file), and optional `flag` (bool): the flag an external
+//! flagger gave the record, what strategies see before label noise in place of `required` (a
+//! history's records all carry `flag`, or none does). Blank lines are skipped. The whole file
+//! is validated before any history is returned, so nothing is computed on a half-read file.
 
 use super::record::{History, Kind, Record};
 use crate::error::InputError;
@@ -26,6 +28,8 @@ struct Line {
     tool: Option<String>,
     #[serde(default)]
     history: Option<String>,
+    #[serde(default)]
+    flag: Option<bool>,
 }
 
 /// Reads every history in a JSONL file.
@@ -43,6 +47,8 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
     let text = crate::text::without_bom(text);
     let mut histories: Vec<History> = Vec::new();
     let mut index_of: HashMap<String, usize> = HashMap::new();
+    // Per history: each record's `flag` and line, checked to be all given or none at the end.
+    let mut flags: Vec<Vec<(Option<bool>, usize)>> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
         if raw.trim().is_empty() {
@@ -53,7 +59,7 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
             return Err(InputError::line(
                 path,
                 line_no,
-                "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history` (fields are read by name, not by position)",
+                "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history`, `flag` (fields are read by name, not by position)",
             ));
         }
         let line: Line = serde_json::from_str(raw)
@@ -67,8 +73,10 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
         let name = line.history.unwrap_or_else(|| default_name.clone());
         let slot = *index_of.entry(name.clone()).or_insert_with(|| {
             histories.push(History::new(name.clone(), Vec::new()));
+            flags.push(Vec::new());
             histories.len() - 1
         });
+        flags[slot].push((line.flag, line_no));
         let history = &mut histories[slot];
         if let Some(prev) = history.records.last() {
             if line.id <= prev.id {
@@ -90,6 +98,9 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
             required: line.required,
         });
     }
+    for (history, flags) in histories.iter_mut().zip(flags) {
+        history.flags = all_or_none(path, &history.name, &flags)?;
+    }
     if histories.is_empty() {
         return Err(InputError::File {
             path: path.to_path_buf(),
@@ -97,6 +108,28 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
         });
     }
     Ok(histories)
+}
+
+/// A history's `flag` fields: all given (its flags), none (`None`), or an error naming the
+/// first line that breaks the rule.
+fn all_or_none(
+    path: &Path,
+    name: &str,
+    flags: &[(Option<bool>, usize)],
+) -> Result<Option<Vec<bool>>, InputError> {
+    let Some(&(_, with)) = flags.iter().find(|(f, _)| f.is_some()) else {
+        return Ok(None);
+    };
+    match flags.iter().find(|(f, _)| f.is_none()) {
+        Some(&(_, without)) => Err(InputError::line(
+            path,
+            without,
+            format!(
+                "this record of history {name:?} has no `flag` while line {with} has one; give every record of a history a `flag`, or none"
+            ),
+        )),
+        None => Ok(Some(flags.iter().map(|(f, _)| f.unwrap_or(false)).collect())),
+    }
 }
 
 fn describe_json_error(e: &serde_json::Error) -> String {
@@ -111,24 +144,28 @@ fn describe_json_error(e: &serde_json::Error) -> String {
         }
         None => msg,
     };
-    format!("{msg}; expected a JSON object with `id` (integer), `text` (string) and optional `required` (bool), `kind`, `tool`, `history` (strings)")
+    format!("{msg}; expected a JSON object with `id` (integer), `text` (string) and optional `required`, `flag` (bools), `kind`, `tool`, `history` (strings)")
 }
 
-/// Writes histories as JSONL, one record per line, naming each record's history.
+/// Writes histories as JSONL, one record per line, naming each record's history (and its
+/// `flag`, for a history that carries flags of its own).
 pub fn write_jsonl<W: Write>(out: &mut W, histories: &[History]) -> std::io::Result<()> {
     #[derive(serde::Serialize)]
     struct Out<'a> {
         history: &'a str,
         #[serde(flatten)]
         record: &'a Record,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        flag: Option<bool>,
     }
     for h in histories {
-        for record in &h.records {
+        for (i, record) in h.records.iter().enumerate() {
             serde_json::to_writer(
                 &mut *out,
                 &Out {
                     history: &h.name,
                     record,
+                    flag: h.flags.as_ref().map(|f| f[i]),
                 },
             )?;
             out.write_all(b"\n")?;
@@ -206,6 +243,28 @@ mod tests {
     }
 
     #[test]
+    fn flag_fields_are_a_history_s_flags_all_or_none() {
+        let h = parse(
+            "{\"id\":1,\"text\":\"a\",\"required\":true,\"flag\":false}\n{\"id\":2,\"text\":\"b\",\"flag\":true}",
+        )
+        .unwrap();
+        assert_eq!(h[0].flags, Some(vec![false, true]));
+        assert_eq!(h[0].truth(), vec![true, false]);
+        let err = parse("{\"id\":1,\"text\":\"a\"}\n{\"id\":2,\"text\":\"b\",\"flag\":true}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("h.jsonl:1:"), "{err}");
+        assert!(err.contains("no `flag` while line 2 has one"), "{err}");
+        let err = parse("{\"id\":1,\"text\":\"a\",\"flag\":1}")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("h.jsonl:1: invalid type: integer `1`, expected a boolean"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn write_then_read_round_trips() {
         let h = vec![History::new(
             "run-1",
@@ -214,6 +273,9 @@ mod tests {
                 Record::new(2, "out").kind(Kind::ToolResult).tool("bash"),
             ],
         )];
+        let mut h = h;
+        h.push(History::new("run-2", vec![Record::new(1, "f")]));
+        h[1].flags = Some(vec![true]);
         let mut buf = Vec::new();
         write_jsonl(&mut buf, &h).unwrap();
         let back = parse(std::str::from_utf8(&buf).unwrap()).unwrap();

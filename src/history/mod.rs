@@ -2,6 +2,7 @@
 //! transcripts).
 
 mod costed;
+pub mod flags_file;
 pub mod generate;
 pub mod import;
 mod load;

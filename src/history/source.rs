@@ -4,7 +4,7 @@
 use super::{generate, CostedHistory, History, RecordedCall};
 use crate::error::InputError;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where the histories come from, checked.
 #[derive(Debug, Clone)]
@@ -31,7 +31,39 @@ pub enum HistorySource {
 }
 
 impl HistorySource {
-    pub fn open(source: &Source) -> Result<HistorySource, InputError> {
+    /// Opens the histories, with their flags from `flags_file` when one is given (generated
+    /// histories are then made up front: the file is checked against every one of them).
+    pub fn open(source: &Source, flags_file: Option<&Path>) -> Result<HistorySource, InputError> {
+        let Some(flags_file) = flags_file else {
+            return HistorySource::open_unflagged(source);
+        };
+        let mut all = match HistorySource::open_unflagged(source)? {
+            HistorySource::Generated(cfg) => generate::generate(&cfg)
+                .into_iter()
+                .map(|h| (h, Vec::new()))
+                .collect(),
+            HistorySource::Loaded(all) => all,
+        };
+        if let (Source::Files(_), Some((h, _))) =
+            (source, all.iter().find(|(h, _)| h.flags.is_some()))
+        {
+            return Err(InputError::File {
+                path: flags_file.to_path_buf(),
+                message: format!(
+                    "history {:?} already carries flags (the `flag` field of its records); give flags either in the history files or in histories.flags_file, not both",
+                    h.name
+                ),
+            });
+        }
+        let loaded: Vec<&History> = all.iter().map(|(h, _)| h).collect();
+        let flags = super::flags_file::read(flags_file, &loaded)?;
+        for ((h, _), f) in all.iter_mut().zip(flags) {
+            h.flags = Some(f);
+        }
+        Ok(HistorySource::Loaded(all))
+    }
+
+    fn open_unflagged(source: &Source) -> Result<HistorySource, InputError> {
         Ok(match source {
             Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
             Source::Transcripts {

@@ -26,6 +26,9 @@ pub fn report(
         manifest.version
     );
     experiment(&mut out, grid, manifest);
+    if let Some(confusion) = &manifest.flagger {
+        super::flagger::section(&mut out, confusion, grid, manifest);
+    }
     for figure in figures {
         let _ = writeln!(out, "## {}\n", figure.title);
         let _ = writeln!(
@@ -144,7 +147,7 @@ fn escape(s: &str) -> String {
 }
 
 /// The leading cells naming a series: strategy, and keep_recent when it varies.
-fn series_header(grid: &SummaryGrid) -> Vec<String> {
+pub(super) fn series_header(grid: &SummaryGrid) -> Vec<String> {
     let mut header = vec!["strategy".to_string()];
     if grid.shows_keep_recent() {
         header.push("keep_recent".into());
@@ -152,7 +155,7 @@ fn series_header(grid: &SummaryGrid) -> Vec<String> {
     header
 }
 
-fn series_cells(grid: &SummaryGrid, s: usize) -> Vec<String> {
+pub(super) fn series_cells(grid: &SummaryGrid, s: usize) -> Vec<String> {
     let series = &grid.series[s];
     let mut cells = vec![escape(&code(&series.strategy))];
     if grid.shows_keep_recent() {
@@ -161,7 +164,7 @@ fn series_cells(grid: &SummaryGrid, s: usize) -> Vec<String> {
     cells
 }
 
-fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
+pub(super) fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
     let _ = writeln!(out, "| {} |", header.join(" | "));
     let _ = writeln!(
         out,
@@ -175,7 +178,7 @@ fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
 }
 
 /// `mean (low–high)`, or the mean alone without an interval, or `—` without a mean.
-fn retention(row: Option<&SummaryRow>) -> String {
+pub(super) fn retention(row: Option<&SummaryRow>) -> String {
     let Some(row) = row else {
         return "—".into();
     };

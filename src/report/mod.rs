@@ -3,6 +3,7 @@
 pub mod charts;
 pub mod compare;
 pub(crate) mod figure;
+pub mod flagger;
 pub(crate) mod fonts;
 pub mod inspect;
 pub(crate) mod labels;

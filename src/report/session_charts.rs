@@ -447,6 +447,7 @@ mod tests {
                 ..Default::default()
             },
             files: Vec::new(),
+            flagger: None,
             version: String::new(),
             wall_seconds: 0.0,
         }

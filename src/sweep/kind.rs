@@ -191,6 +191,13 @@ macro_rules! sweep_experiment {
             fn source(&self) -> &crate::history::source::Source {
                 &self.source
             }
+            fn flags_file(&self) -> Option<&std::path::Path> {
+                self.file
+                    .histories
+                    .flags_file
+                    .as_deref()
+                    .map(std::path::Path::new)
+            }
             fn cost(&self) -> crate::cost::CostModel {
                 self.cost
             }

@@ -25,7 +25,7 @@ pub struct Tables {
 /// Runs every row of `exp` on `threads` workers (`None`: one per core) and returns its tables.
 pub fn tables<E: SweepExperiment>(exp: &E, threads: Option<usize>) -> Result<Tables> {
     thread_pool(threads)?.install(|| {
-        let source = HistorySource::open(exp.source())?;
+        let source = HistorySource::open(exp.source(), exp.flags_file())?;
         let grid = exp.grid(source.len());
         let table = E::Grid::rows_table();
         let evaluated = source.evaluate(

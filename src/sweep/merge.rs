@@ -131,6 +131,14 @@ fn merge_kind<E: SweepExperiment>(
                 total.groups.len()
             );
         }
+        if s.flagger != shards[0].1.flagger {
+            refuse!(
+                "{}: shard {}: its flags' confusion matrix differs from shard {}'s: the shards were run on different histories or flags",
+                path.display(),
+                s.shard.0,
+                shards[0].1.shard.0
+            );
+        }
         verify::numbers(path, s, &grid)?;
         let expected = verify::expected_files(rows_table.stem, s, exp.formats());
         verify::files(dir, path, s, &expected)?;
@@ -153,6 +161,7 @@ fn merge_kind<E: SweepExperiment>(
         formats: exp.formats(),
         stage: opts.stage,
         fault: opts.fault.as_ref(),
+        flagger: shards[0].1.flagger.clone(),
     }
     .summary_and_manifest(
         exp,

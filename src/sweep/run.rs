@@ -129,6 +129,8 @@ pub struct RunReport {
     pub resumed_chunks: usize,
     /// The figures worked out before the run.
     pub estimate: Estimate,
+    /// The flagger's confusion matrix, when the histories carry flags of their own.
+    pub flagger: Option<crate::flags::Confusion>,
 }
 
 /// What the runner needs of an experiment of either kind.
@@ -140,6 +142,8 @@ pub trait SweepExperiment: Sync {
     fn resolved_json(&self) -> serde_json::Value;
     fn config_hash(&self) -> String;
     fn source(&self) -> &Source;
+    /// `histories.flags_file`: the flags an external flagger gave, when there are.
+    fn flags_file(&self) -> Option<&Path>;
     fn cost(&self) -> crate::cost::CostModel;
     fn output_dir(&self) -> &Path;
     /// (parquet, csv)
@@ -251,6 +255,10 @@ pub struct ShardState {
     pub summary: Summary,
     /// The files this shard published besides its state, relative to the folder.
     pub files: Vec<String>,
+    /// The flagger's confusion over every history (each shard loads them all), for the
+    /// merged manifest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flagger: Option<crate::flags::Confusion>,
 }
 
 /// Runs the sweep (or one shard of it) and publishes its tables into the experiment's folder.
@@ -283,8 +291,9 @@ pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 
 fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
-    let source = HistorySource::open(exp.source())?;
+    let source = HistorySource::open(exp.source(), exp.flags_file())?;
     exp.check_histories(&source.recorded())?;
+    let flagger = crate::flags::Confusion::of_source(&source);
     let total = source.len();
     let range = match opts.shard {
         Some(s) => s.histories(total),
@@ -332,6 +341,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             files: Vec::new(),
             resumed_chunks: 0,
             estimate,
+            flagger,
         });
     }
     let folder = Folder::open(exp.output_dir(), opts.shard.map(|s| s.index), opts.force)?;
@@ -453,6 +463,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 formats: (parquet, csv),
                 stage: opts.stage,
                 fault,
+                flagger: flagger.clone(),
             }
             .summary_and_manifest(exp, &summary, wall, None, &mut staged, &[])?;
             let places: Vec<(String, String)> =
@@ -490,6 +501,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 config: exp.resolved_json(),
                 summary,
                 files: places.iter().map(|(_, to)| to.clone()).collect(),
+                flagger: flagger.clone(),
             };
             write_json(&staging.join("state.json"), &state)?;
             folder.publish(
@@ -511,6 +523,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         files,
         resumed_chunks,
         estimate,
+        flagger,
     })
 }
 
@@ -589,7 +602,7 @@ pub fn missing_summaries<E: SweepExperiment>(
     threads: Option<usize>,
 ) -> Result<crate::summariser::Missing> {
     thread_pool(threads)?.install(|| {
-        let source = HistorySource::open(exp.source())?;
+        let source = HistorySource::open(exp.source(), exp.flags_file())?;
         exp.check_histories(&source.recorded())?;
         let total = source.len();
         let grid = exp.grid(total);
@@ -687,6 +700,8 @@ pub(crate) struct Finish<'a, G: SweepGrid> {
     pub formats: (bool, bool),
     pub stage: Option<Stage<'a>>,
     pub fault: Option<&'a Fault>,
+    /// The flagger's confusion matrix, for the manifest.
+    pub flagger: Option<crate::flags::Confusion>,
 }
 
 impl<G: SweepGrid> Finish<'_, G> {
@@ -762,6 +777,7 @@ impl<G: SweepGrid> Finish<'_, G> {
             files: Vec::new(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             wall_seconds: wall.as_secs_f64(),
+            flagger: self.flagger.clone(),
         };
         // The report stage reads the staged tables and this draft; the manifest is rewritten
         // with the files it drew.

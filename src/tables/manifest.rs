@@ -43,6 +43,11 @@ pub struct Manifest {
     pub files: Vec<String>,
     pub version: String,
     pub wall_seconds: f64,
+    /// The flagger's confusion matrix against the truth, over every history of the sweep,
+    /// when the histories carry flags of their own (a flags file, `flag` fields, transcript
+    /// flag rules); absent when the flags start from the truth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flagger: Option<crate::flags::Confusion>,
 }
 
 /// The axes of the grid. The cell axes are empty for a session sweep and the session axes

@@ -13,6 +13,7 @@ mod cli_session;
 mod cli_table;
 mod estimate;
 mod facts;
+mod flags_file;
 mod fuzz;
 mod hostile;
 mod import_formats;

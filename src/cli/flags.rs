@@ -1,0 +1,95 @@
+//! `ctxlab flags audit HISTORIES --flags FILE`: a flagger's error rates against the truth
+//! labels, overall, by kind and by position, with intervals by history, and the noise specs
+//! that would mimic it.
+
+use crate::experiment::{DEFAULT_TRANSCRIPT_FLAGS, DEFAULT_TRANSCRIPT_LABELS};
+use crate::history::source::{HistorySource, Source};
+use anyhow::{anyhow, bail, Result};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct FlagsArgs {
+    #[command(subcommand)]
+    pub command: FlagsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum FlagsCommand {
+    /// A flagger's false-negative and false-positive rates (overall, by kind, by quarter of
+    /// the history, 95 % intervals by history) and the noise specs that would mimic it.
+    Audit(AuditArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AuditArgs {
+    /// History files, as `histories.files` loads them (ctxlab JSONL, or transcripts with
+    /// `--format`).
+    #[arg(required = true)]
+    pub histories: Vec<PathBuf>,
+    /// The flags file (`{"history", "id", "flag"}` per line), as `histories.flags_file` takes
+    /// it. Absent: the histories' own flags (the `flag` field of JSONL records, or the
+    /// transcripts' flag rules `instructions,errors`).
+    #[arg(long)]
+    pub flags: Option<PathBuf>,
+    /// What the files are: jsonl (the default) or a transcript format (mini-swe-agent,
+    /// claude-code, swe-agent, openai-chat), as `histories.format`.
+    #[arg(long, default_value = "jsonl")]
+    pub format: String,
+    /// Label rules giving the truth of transcripts, as `histories.labels`
+    /// (default `instructions,hindsight`).
+    #[arg(long)]
+    pub labels: Option<String>,
+}
+
+pub fn run(a: FlagsArgs) -> Result<()> {
+    match a.command {
+        FlagsCommand::Audit(a) => audit(a),
+    }
+}
+
+fn audit(a: AuditArgs) -> Result<()> {
+    let source = match a.format.as_str() {
+        "jsonl" => {
+            if a.labels.is_some() {
+                bail!("--labels: label rules apply to transcripts (give --format); JSONL histories carry their own `required`");
+            }
+            Source::Files(a.histories.clone())
+        }
+        f => Source::Transcripts {
+            paths: a.histories.clone(),
+            format: f.parse().map_err(|m: String| {
+                anyhow!("--format: {m} (or \"jsonl\" for ctxlab histories)")
+            })?,
+            labels: a
+                .labels
+                .as_deref()
+                .unwrap_or(DEFAULT_TRANSCRIPT_LABELS)
+                .parse()
+                .map_err(|m: String| anyhow!("--labels: {m}"))?,
+            flags: DEFAULT_TRANSCRIPT_FLAGS
+                .parse()
+                .map_err(|m: String| anyhow!("{m}"))?,
+        },
+    };
+    let HistorySource::Loaded(all) = HistorySource::open(&source, a.flags.as_deref())? else {
+        unreachable!("files are loaded, not generated");
+    };
+    if all.iter().all(|(h, _)| h.flags.is_none()) {
+        bail!(
+            "{}: the histories carry no flags of their own: pass --flags FILE, or give their records a `flag` field",
+            a.histories[0].display()
+        );
+    }
+    let flags_from = match (&a.flags, a.format.as_str()) {
+        (Some(f), _) => f.display().to_string(),
+        (None, "jsonl") => "the records' `flag` fields".to_string(),
+        (None, _) => format!("the flag rules `{DEFAULT_TRANSCRIPT_FLAGS}`"),
+    };
+    let audit = crate::flags::audit::audit(all.iter().map(|(h, _)| h));
+    crate::say!(
+        "{}",
+        crate::report::flagger::audit_text(&audit, &flags_from)
+    );
+    Ok(())
+}

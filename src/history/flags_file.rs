@@ -1,0 +1,194 @@
+//! Flags an external flagger produced (`histories.flags_file`): one JSON object a line,
+//! `{"history": NAME, "id": RECORD_ID, "flag": true|false}`, naming histories and records as
+//! the loaded histories name them. The flags become each history's flag base (what strategies
+//! and summarisers see before label noise); `required` stays the truth scores are against.
+//!
+//! Every record of every history needs exactly one line, and every line must name a record
+//! that exists: a flagger that skipped or invented records would otherwise be scored on
+//! flags nobody gave. The whole file is checked before any history is touched.
+
+use super::record::History;
+use crate::error::InputError;
+use serde::Deserialize;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// What one line must look like, for every message.
+const EXPECTED: &str =
+    "expected a JSON object {\"history\": NAME, \"id\": RECORD_ID, \"flag\": true|false}";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Line {
+    history: String,
+    id: u64,
+    flag: bool,
+}
+
+/// Reads `path`: the flags it gives each of `histories`, in their order and record order
+/// (see the module documentation).
+pub fn read(path: &Path, histories: &[&History]) -> Result<Vec<Vec<bool>>, InputError> {
+    let text = crate::text::read(path)?;
+    parse(path, &text, histories)
+}
+
+/// [`read`] on text already read; `path` names it in errors.
+pub fn parse(
+    path: &Path,
+    text: &str,
+    histories: &[&History],
+) -> Result<Vec<Vec<bool>>, InputError> {
+    let index: HashMap<&str, usize> = histories
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.name.as_str(), i))
+        .collect();
+    // Per history, per record: the flag and the line that gave it.
+    let mut given: Vec<Vec<Option<(bool, usize)>>> =
+        histories.iter().map(|h| vec![None; h.len()]).collect();
+    let mut last_line: Vec<Option<usize>> = vec![None; histories.len()];
+    let mut lines = 0usize;
+    for (n, raw) in crate::text::without_bom(text).lines().enumerate() {
+        let line_no = n + 1;
+        if raw.trim().is_empty() {
+            continue;
+        }
+        lines += 1;
+        let line: Line = serde_json::from_str(raw).map_err(|e| {
+            InputError::line(path, line_no, format!("{}; {EXPECTED}", json_error(&e)))
+        })?;
+        let Some(&h) = index.get(line.history.as_str()) else {
+            return Err(InputError::line(
+                path,
+                line_no,
+                format!(
+                    "no loaded history is named {:?} (the histories are {})",
+                    crate::text::cut(&line.history, crate::text::QUOTE_CHARS),
+                    names(histories)
+                ),
+            ));
+        };
+        let history = &histories[h];
+        let Ok(r) = history.records.binary_search_by_key(&line.id, |r| r.id) else {
+            return Err(InputError::line(
+                path,
+                line_no,
+                format!(
+                    "history {:?} has no record with id {} (its ids run from {} to {}); every line must name a record that exists",
+                    history.name,
+                    line.id,
+                    history.records.first().map_or(0, |r| r.id),
+                    history.records.last().map_or(0, |r| r.id),
+                ),
+            ));
+        };
+        if let Some((_, first)) = given[h][r] {
+            return Err(InputError::line(
+                path,
+                line_no,
+                format!(
+                    "record {} of history {:?} already has a flag on line {first}; give each record one line",
+                    line.id, history.name
+                ),
+            ));
+        }
+        given[h][r] = Some((line.flag, line_no));
+        last_line[h] = Some(line_no);
+    }
+    if lines == 0 {
+        return Err(InputError::File {
+            path: path.to_path_buf(),
+            message: format!("holds no flags ({EXPECTED} per line)"),
+        });
+    }
+    for (h, flags) in given.iter().enumerate() {
+        let history = &histories[h];
+        let missing: Vec<u64> = flags
+            .iter()
+            .zip(&history.records)
+            .filter(|(f, _)| f.is_none())
+            .map(|(_, r)| r.id)
+            .collect();
+        let Some(&first) = missing.first() else {
+            continue;
+        };
+        let message = format!(
+            "history {:?} lacks a flag line for {} of its {} records (first: id {first}); every record of every loaded history needs one",
+            history.name,
+            missing.len(),
+            history.len()
+        );
+        return Err(match last_line[h] {
+            // The place to add the missing lines: after the history's last one.
+            Some(line) => InputError::line(
+                path,
+                line,
+                format!("{message} (this is the history's last line)"),
+            ),
+            None => InputError::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "no line names history {:?} ({} records); every record of every loaded history needs a flag",
+                    history.name,
+                    history.len()
+                ),
+            },
+        });
+    }
+    Ok(given
+        .into_iter()
+        .map(|flags| flags.into_iter().map(|f| f.is_some_and(|f| f.0)).collect())
+        .collect())
+}
+
+fn names(histories: &[&History]) -> String {
+    const SHOWN: usize = 5;
+    let mut list: Vec<String> = histories
+        .iter()
+        .take(SHOWN)
+        .map(|h| format!("{:?}", h.name))
+        .collect();
+    if histories.len() > SHOWN {
+        list.push(format!("and {} more", histories.len() - SHOWN));
+    }
+    list.join(", ")
+}
+
+/// serde_json's message with its column, without its "line 1" (every line is parsed alone).
+fn json_error(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    match msg.rfind(" at line ") {
+        Some(at) => format!("{} (column {})", &msg[..at], e.column()),
+        None => msg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Record;
+
+    fn histories() -> Vec<History> {
+        vec![
+            History::new(
+                "a",
+                vec![Record::new(1, "x").required(true), Record::new(3, "y")],
+            ),
+            History::new("b", vec![Record::new(2, "z")]),
+        ]
+    }
+
+    #[test]
+    fn a_complete_file_sets_every_flag_and_leaves_the_truth() {
+        let mut h = histories();
+        let text = "{\"history\":\"a\",\"id\":3,\"flag\":true}\n\n{\"history\":\"b\",\"id\":2,\"flag\":false}\n{\"history\":\"a\",\"id\":1,\"flag\":false}\n";
+        let refs: Vec<&History> = h.iter().collect();
+        let flags = parse(Path::new("f.jsonl"), text, &refs).unwrap();
+        for (h, f) in h.iter_mut().zip(flags) {
+            h.flags = Some(f);
+        }
+        assert_eq!(h[0].flags, Some(vec![false, true]));
+        assert_eq!(h[0].truth(), vec![true, false]);
+        assert_eq!(h[1].flag_base(), vec![false]);
+    }
+}
