@@ -37,6 +37,7 @@ mod pinned;
 mod preset;
 mod raw;
 mod recent;
+mod recorded_compaction;
 mod required;
 pub mod rule;
 pub mod spec;
@@ -179,6 +180,7 @@ strategies! {
     OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
     CodexCompact: codex_compact::CodexCompact,
     ClaudeCodeCompact: claude_code_compact::ClaudeCodeCompact,
+    RecordedCompaction: recorded_compaction::RecordedCompaction,
     GeminiCliCompress: gemini_cli_compress::GeminiCliCompress,
     ComplexityTrapSummary: complexity_trap_summary::ComplexityTrapSummary,
     ComplexityTrapHybrid: complexity_trap_hybrid::ComplexityTrapHybrid,

@@ -46,6 +46,14 @@ impl<'a> Texts<'a> {
         }
     }
 
+    /// Whether entry `i` is a record of the history (not a stand-in or a summary of the session).
+    pub fn is_record(&self, i: usize) -> bool {
+        match *self {
+            Texts::Records(_) => true,
+            Texts::Entries { entries, .. } => matches!(entries[i], TextRef::Record(_)),
+        }
+    }
+
     fn slice(self, range: std::ops::Range<usize>) -> Self {
         match self {
             Texts::Records(r) => Texts::Records(&r[range]),

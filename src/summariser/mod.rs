@@ -8,6 +8,8 @@
 //! - [`Extractive`]: deterministic and offline; picks whole lines of what it replaces until the
 //!   summary's size is spent, and the summary holds the facts its lines hold.
 //! - [`Llm`]: a model wrote it (answers cached by request hash; see its module).
+//! - `Recorded`: the summary a transcript recorded, where its harness compacted
+//!   (`recorded_compaction`).
 //!
 //! A summary written as text carries a replaced record (for `retention_any`) when it holds one
 //! of the facts the record introduced: a text keeps no record as such, only what it says.
@@ -32,6 +34,9 @@ pub enum Summariser {
     Simulated(Simulated),
     Extractive(Extractive),
     Llm(Llm),
+    /// The summary the transcript itself recorded where its harness compacted (the summary
+    /// record ending the range): `recorded_compaction`'s, never named by `summariser=`.
+    Recorded,
 }
 
 impl Default for Summariser {
@@ -87,6 +92,7 @@ impl Summariser {
     pub fn push_params(&self, params: &mut Vec<String>) {
         match self {
             Summariser::Llm(l) => l.push_params(params),
+            Summariser::Recorded => {}
             Summariser::Simulated(s) => {
                 let d = Simulated::default();
                 if s.recall_flagged != d.recall_flagged {
@@ -117,7 +123,7 @@ impl Summariser {
     pub fn keeps(&self, flagged: bool, stream: u64, index: u64) -> bool {
         match self {
             Summariser::Simulated(s) => s.keeps(flagged, stream, index),
-            Summariser::Extractive(_) | Summariser::Llm(_) => true,
+            Summariser::Extractive(_) | Summariser::Llm(_) | Summariser::Recorded => true,
         }
     }
 
@@ -141,8 +147,13 @@ impl Summariser {
                 }
                 budget
             }
-            Summariser::Extractive(_) | Summariser::Llm(_) => {
+            Summariser::Extractive(_) | Summariser::Llm(_) | Summariser::Recorded => {
                 let cost = match self {
+                    Summariser::Recorded => {
+                        out.summary_text.clear();
+                        out.summary_text.push_str(view.texts.get(end - 1));
+                        view.costs[end - 1]
+                    }
                     Summariser::Extractive(e) => {
                         e.write(view, (first, end), &carried, budget, &mut out.summary_text)
                     }

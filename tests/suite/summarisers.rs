@@ -184,3 +184,108 @@ fn extractive_sessions_are_byte_identical_at_one_and_two_threads_and_keep_facts(
     );
     assert!(!dir.path().join("bad").exists());
 }
+
+#[test]
+fn recorded_compaction_restarts_the_context_at_the_transcript_summary() {
+    // r0 system; r1 the task (fact parse_args); r2 a result (required, fact E0308); r3 the
+    // summary the harness recorded, which names E0308 but not parse_args; r4 after it.
+    let records = vec![
+        Record::new(1, "be careful").kind(Kind::System),
+        Record::new(2, "fix parse_args")
+            .kind(Kind::User)
+            .required(true),
+        Record::new(3, "error E0308")
+            .kind(Kind::ToolResult)
+            .tool("bash")
+            .required(true),
+        Record::new(4, "Summary: we saw E0308").kind(Kind::Summary),
+        Record::new(5, "next").kind(Kind::Assistant),
+    ];
+    let h = CostedHistory::new(&History::new("cc", records), CostModel::Chars);
+    let s = Strategy::parse("recorded_compaction").unwrap();
+    let mut ctx = Context::default();
+    s.apply(View::new(&h, &h.truth), 1000, 0, 0, &mut ctx);
+    // The system record, the recorded summary standing for r1..r3 at its own cost (21), r4.
+    assert_eq!(
+        ctx.items,
+        [
+            Item::Verbatim(0),
+            Item::Summary {
+                first: 1,
+                end: 4,
+                cost: 21
+            },
+            Item::Verbatim(4)
+        ]
+    );
+    assert_eq!(ctx.summary_text, "Summary: we saw E0308");
+    let m = score(&h, ctxlab::strategy::Outcome::Feasible, &ctx);
+    // Facts of the required r1, r2: parse_args (lost), E0308 (in the text): 1 of 2; r2 is
+    // carried by its fact, the task is not.
+    assert_eq!((m.facts_kept, m.facts_total), (1, 2));
+    assert_eq!(m.retention_any, Some(0.5));
+    // 10 + 1 + 21 + 1 + 4 = 37; under a capacity of 36 the run's own compaction does not fit.
+    assert_eq!(m.used, 37);
+    let mut small = Context::default();
+    let o = s.apply(View::new(&h, &h.truth), 36, 0, 0, &mut small);
+    assert_eq!(o, ctxlab::strategy::Outcome::Infeasible);
+    // Without a recorded summary nothing changes.
+    let plain = CostedHistory::new(
+        &History::new(
+            "plain",
+            vec![Record::new(1, "a"), Record::new(2, "b").kind(Kind::User)],
+        ),
+        CostModel::Chars,
+    );
+    let mut p = Context::default();
+    s.apply(View::new(&plain, &plain.truth), 10, 0, 0, &mut p);
+    assert_eq!(p.items, [Item::Verbatim(0), Item::Verbatim(1)]);
+}
+
+#[test]
+fn recorded_compaction_on_the_shared_claude_code_sessions() {
+    let Some(data) = crate::common::shared_data() else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let exp = format!(
+        r#"
+name = "cc"
+seed = 1
+[histories]
+files = ["{}/claude-code/*.jsonl"]
+format = "claude-code"
+cost = "tokens"
+[session]
+strategies = ["recorded_compaction"]
+windows = [1000000]
+ratios = [0.8]
+[output]
+dir = "out"
+formats = ["csv"]
+"#,
+        data.display()
+    );
+    std::fs::write(dir.path().join("cc.toml"), exp).unwrap();
+    let o = ctxlab(dir.path(), &["sweep", "cc.toml", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut r = csv::Reader::from_path(dir.path().join("out/sessions.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |k: &str| h.iter().position(|x| x == k).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    // One session of the four compacted, where its transcript did: the real summary keeps 178
+    // of the 581 facts of the required records (instructions,hindsight) at the end.
+    let compacted: Vec<&csv::StringRecord> = rows
+        .iter()
+        .filter(|x| &x[col("compactions")] != "0")
+        .collect();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(compacted.len(), 1);
+    let c = compacted[0];
+    assert!(c[col("history")].starts_with("9034225e"));
+    assert_eq!(
+        (&c[col("facts_kept")], &c[col("facts_total")]),
+        ("178", "581")
+    );
+}
