@@ -21,7 +21,7 @@ pub mod experiment;
 pub mod history;
 mod links;
 pub mod metrics;
-pub(crate) mod noise;
+pub mod noise;
 pub mod report;
 mod rng;
 pub mod session;

@@ -93,7 +93,7 @@ pub fn run(a: InspectArgs) -> Result<()> {
                     &costed,
                     &strategy,
                     cell.budget_percent,
-                    cell.noise,
+                    crate::noise::NoiseModel::uniform(cell.noise),
                     cell.seed,
                     cell.replicate,
                 ),

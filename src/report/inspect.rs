@@ -280,7 +280,7 @@ mod tests {
             h,
             s,
             cell.budget_percent,
-            cell.noise,
+            crate::noise::NoiseModel::uniform(cell.noise),
             cell.seed,
             cell.replicate,
         );

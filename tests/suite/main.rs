@@ -16,6 +16,7 @@ mod hostile;
 mod import_formats;
 mod invariants;
 mod memory;
+mod noise_models;
 mod presets_summary;
 mod presets_view;
 mod readme;
