@@ -37,11 +37,13 @@ impl NoiseKeys<'_> {
     /// specs and duplicates; every error names its key.
     pub fn resolve(&self, origin: &str) -> Result<NoiseAxis, InputError> {
         let key = |name: &str| format!("{}.{name}", self.table);
-        let shorthand = self.noise.is_none()
-            || self.false_negative.is_some()
-            || self.false_positive.is_some();
+        let shorthand =
+            self.noise.is_none() || self.false_negative.is_some() || self.false_positive.is_some();
         let default = if shorthand { vec![0.0] } else { Vec::new() };
-        let false_negative = self.false_negative.clone().unwrap_or_else(|| default.clone());
+        let false_negative = self
+            .false_negative
+            .clone()
+            .unwrap_or_else(|| default.clone());
         let false_positive = self.false_positive.clone().unwrap_or(default);
         let listed = self.noise.as_deref().unwrap_or_default();
         for (name, len) in [
@@ -106,8 +108,16 @@ impl NoiseKeys<'_> {
         }
         no_duplicates(origin, &key("noise"), &labels)?;
         Ok(NoiseAxis {
-            false_negative: if shorthand { false_negative } else { Vec::new() },
-            false_positive: if shorthand { false_positive } else { Vec::new() },
+            false_negative: if shorthand {
+                false_negative
+            } else {
+                Vec::new()
+            },
+            false_positive: if shorthand {
+                false_positive
+            } else {
+                Vec::new()
+            },
             models,
         })
     }

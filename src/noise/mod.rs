@@ -145,7 +145,13 @@ impl Draws {
     }
 
     /// The draws of (seed, history, replicate), filled for `model`.
-    pub fn new(seed: u64, history: u64, replicate: u64, records: usize, model: &NoiseModel) -> Self {
+    pub fn new(
+        seed: u64,
+        history: u64,
+        replicate: u64,
+        records: usize,
+        model: &NoiseModel,
+    ) -> Self {
         let mut d = Draws::default();
         d.fill(seed, history, replicate, records, model.shares_draws());
         d
@@ -187,6 +193,8 @@ macro_rules! noise_models {
         $(pub use $module::$ty;)*
 
         /// A noise model, as a spec names it.
+        // A sweep holds a handful of models, built once: the variants' sizes do not matter.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Debug, Clone, PartialEq)]
         pub enum NoiseModel {
             $($variant($ty),)*
@@ -300,7 +308,11 @@ impl std::fmt::Display for NoiseModel {
 
 /// The noise axis of a sweep: the uniform grid of the shorthand axes (false-negative major),
 /// then the listed models.
-pub fn models(false_negative: &[f64], false_positive: &[f64], listed: &[NoiseModel]) -> Vec<NoiseModel> {
+pub fn models(
+    false_negative: &[f64],
+    false_positive: &[f64],
+    listed: &[NoiseModel],
+) -> Vec<NoiseModel> {
     levels(false_negative, false_positive)
         .into_iter()
         .map(NoiseModel::uniform)
@@ -354,24 +366,40 @@ mod tests {
         let m = NoiseModel::parse(" uniform( fp = 0.05 , fn=0.2 )").unwrap();
         assert_eq!(m.label(), "uniform(fn=0.2, fp=0.05)");
         assert_eq!(m.family(), "uniform");
-        let m = NoiseModel::parse("by_kind(fp_user=0, fn_tool_result=0.4, fp=0.02, fn=0.1, fn_user=0.1)")
-            .unwrap();
+        let m = NoiseModel::parse(
+            "by_kind(fp_user=0, fn_tool_result=0.4, fp=0.02, fn=0.1, fn_user=0.1)",
+        )
+        .unwrap();
         // `fn_user=0.1` repeats the default, so it is not part of the label.
-        assert_eq!(m.label(), "by_kind(fn=0.1, fp=0.02, fn_tool_result=0.4, fp_user=0)");
+        assert_eq!(
+            m.label(),
+            "by_kind(fn=0.1, fp=0.02, fn_tool_result=0.4, fp_user=0)"
+        );
         assert_eq!(m.family(), "by_kind(fn_tool_result=0.4, fp_user=0)");
         let m = NoiseModel::parse("correlated(fn=0.2, rho=1)").unwrap();
         assert_eq!(m.label(), "correlated(rho=1, fn=0.2, fp=0)");
         assert_eq!(m.family(), "correlated(rho=1)");
         assert_eq!(m.nominal(), NoiseLevel::new(0.2, 0.0));
         let m = NoiseModel::parse("by_position(fn_end=0.4)").unwrap();
-        assert_eq!(m.label(), "by_position(fn_start=0, fn_end=0.4, fp_start=0, fp_end=0)");
+        assert_eq!(
+            m.label(),
+            "by_position(fn_start=0, fn_end=0.4, fp_start=0, fp_end=0)"
+        );
         assert_eq!(m.nominal(), NoiseLevel::new(0.2, 0.0));
         // A slope is the pattern, its mean the rate: (0, 0.4) and (0, 0.8) are one family.
         let family = "by_position(fn_start=0×fn, fn_end=2×fn, fp_start=0, fp_end=0)";
         assert_eq!(m.family(), family);
-        assert_eq!(NoiseModel::parse("by_position(fn_end=0.8)").unwrap().family(), family);
+        assert_eq!(
+            NoiseModel::parse("by_position(fn_end=0.8)")
+                .unwrap()
+                .family(),
+            family
+        );
         // A label parses back to itself.
-        for text in ["by_length(fn=0.3, fp=0.01)", "by_kind(fn=0.1, fp=0.02, fn_tool_result=0.4, fp_user=0)"] {
+        for text in [
+            "by_length(fn=0.3, fp=0.01)",
+            "by_kind(fn=0.1, fp=0.02, fn_tool_result=0.4, fp_user=0)",
+        ] {
             assert_eq!(NoiseModel::parse(text).unwrap().label(), text);
         }
     }

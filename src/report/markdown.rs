@@ -113,7 +113,13 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
             .position(|(key, _)| *key == "strategies")
             .expect("listed above");
         let models = list(&noise_labels[grid_levels..], |m| code(m));
-        rows.insert(at, ("noise models (nominal rates in the FN / FP columns)", models));
+        rows.insert(
+            at,
+            (
+                "noise models (nominal rates in the FN / FP columns)",
+                models,
+            ),
+        );
         if grid_levels == 0 {
             rows.retain(|(key, _)| !key.starts_with("false-"));
         }

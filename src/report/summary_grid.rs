@@ -117,11 +117,7 @@ impl<'a> SummaryGrid<'a> {
         let mut noise_levels: Vec<NoiseLevel> = Vec::new();
         for r in rows {
             if !noise_levels.iter().any(|n| n.model == r.noise) {
-                noise_levels.push(NoiseLevel::of(
-                    &r.noise,
-                    r.false_negative,
-                    r.false_positive,
-                ));
+                noise_levels.push(NoiseLevel::of(&r.noise, r.false_negative, r.false_positive));
             }
         }
         let mut noise_families: Vec<String> = Vec::new();

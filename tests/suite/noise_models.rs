@@ -111,13 +111,26 @@ fn by_kind_gives_each_kind_its_own_rates() {
         h.records(),
         0,
     );
+    let hr = &h;
     let of = |kind: Kind, required: bool| {
-        (0..N).filter(move |&i| h.kinds[i] == kind && h.flags[i] == required)
+        (0..N).filter(move |&i| hr.kinds[i] == kind && hr.flags[i] == required)
     };
     near(flipped(&h.flags, &f, of(Kind::User, true)), 0.1, "fn user");
-    near(flipped(&h.flags, &f, of(Kind::ToolResult, true)), 0.4, "fn tool_result");
-    assert_eq!(flipped(&h.flags, &f, of(Kind::User, false)), 0.0, "fp_user=0");
-    near(flipped(&h.flags, &f, of(Kind::ToolResult, false)), 0.2, "fp tool_result");
+    near(
+        flipped(&h.flags, &f, of(Kind::ToolResult, true)),
+        0.4,
+        "fn tool_result",
+    );
+    assert_eq!(
+        flipped(&h.flags, &f, of(Kind::User, false)),
+        0.0,
+        "fp_user=0"
+    );
+    near(
+        flipped(&h.flags, &f, of(Kind::ToolResult, false)),
+        0.2,
+        "fp tool_result",
+    );
     // Half the required records of each kind: (0.1 + 0.4) / 2 = 0.25 overall.
     near(flipped(&h.flags, &f, h.required()), 0.25, "fn overall");
     // Without overrides it is `uniform`, bit for bit.
@@ -137,16 +150,39 @@ fn by_position_rates_run_linearly_along_the_history() {
     );
     let half = N / 2;
     // fn = 0.4 x at position x: its mean over [0, ½] is 0.4 · ¼ = 0.1, over [½, 1] 0.4 · ¾ = 0.3.
-    near(flipped(&h.flags, &f, h.required().filter(|&i| i < half)), 0.1, "fn early");
-    near(flipped(&h.flags, &f, h.required().filter(|&i| i >= half)), 0.3, "fn late");
+    near(
+        flipped(&h.flags, &f, h.required().filter(|&i| i < half)),
+        0.1,
+        "fn early",
+    );
+    near(
+        flipped(&h.flags, &f, h.required().filter(|&i| i >= half)),
+        0.3,
+        "fn late",
+    );
     near(flipped(&h.flags, &f, h.required()), 0.2, "fn overall");
     // fp = 0.2 (1 − x): 0.15 early, 0.05 late.
-    near(flipped(&h.flags, &f, h.others().filter(|&i| i < half)), 0.15, "fp early");
-    near(flipped(&h.flags, &f, h.others().filter(|&i| i >= half)), 0.05, "fp late");
-    assert_eq!(model("by_position(fn_start=0, fn_end=0.4)").nominal(), NoiseLevel::new(0.2, 0.0));
+    near(
+        flipped(&h.flags, &f, h.others().filter(|&i| i < half)),
+        0.15,
+        "fp early",
+    );
+    near(
+        flipped(&h.flags, &f, h.others().filter(|&i| i >= half)),
+        0.05,
+        "fp late",
+    );
+    assert_eq!(
+        model("by_position(fn_start=0, fn_end=0.4)").nominal(),
+        NoiseLevel::new(0.2, 0.0)
+    );
     // Constant rates are `uniform`, bit for bit.
     assert_eq!(
-        flags_of("by_position(fn_start=0.3, fn_end=0.3, fp_start=0.1, fp_end=0.1)", h.records(), 0),
+        flags_of(
+            "by_position(fn_start=0.3, fn_end=0.3, fp_start=0.1, fp_end=0.1)",
+            h.records(),
+            0
+        ),
         flags_of("uniform(fn=0.3, fp=0.1)", h.records(), 0)
     );
 }
@@ -154,9 +190,13 @@ fn by_position_rates_run_linearly_along_the_history() {
 #[test]
 fn by_length_misses_long_records_more() {
     // Costs alternate 1, 1, 3, 3 (mean 2), so each cost holds required and unrequired records.
-    let h = Built::new(|_| Kind::ToolResult, |i| if (i / 2) % 2 == 0 { 1 } else { 3 });
+    let h = Built::new(
+        |_| Kind::ToolResult,
+        |i| if (i / 2) % 2 == 0 { 1 } else { 3 },
+    );
     let f = flags_of("by_length(fn=0.36, fp=0.1)", h.records(), 0);
-    let of = |cost: u64| h.required().filter(move |&i| h.costs[i] == cost);
+    let hr = &h;
+    let of = |cost: u64| hr.required().filter(move |&i| hr.costs[i] == cost);
     // fn_i = 1 − (1 − 0.36)^(c / 2): cost 1 → 1 − 0.64^0.5 = 1 − 0.8 = 0.2;
     // cost 3 → 1 − 0.64^1.5 = 1 − 0.512 = 0.488; overall (0.2 + 0.488) / 2 = 0.344 ≤ 0.36.
     near(flipped(&h.flags, &f, of(1)), 0.2, "fn short");
@@ -179,13 +219,19 @@ fn correlated_shares_mistakes_across_replicates_at_the_uniform_rates() {
     // rho = 1: every replicate of a history has the same flags.
     let first = flags_of("correlated(rho=1, fn=0.3, fp=0.1)", r, 0);
     for replicate in 1..4 {
-        assert_eq!(first, flags_of("correlated(rho=1, fn=0.3, fp=0.1)", r, replicate));
+        assert_eq!(
+            first,
+            flags_of("correlated(rho=1, fn=0.3, fp=0.1)", r, replicate)
+        );
     }
     // ... at the uniform rates.
     near(flipped(&h.flags, &first, h.required()), 0.3, "fn at rho=1");
     near(flipped(&h.flags, &first, h.others()), 0.1, "fp at rho=1");
     // ... but other histories draw their own.
-    assert_ne!(first, model("correlated(rho=1, fn=0.3, fp=0.1)").flags(r, SEED, 1, 0));
+    assert_ne!(
+        first,
+        model("correlated(rho=1, fn=0.3, fp=0.1)").flags(r, SEED, 1, 0)
+    );
     // rho = 0: `uniform`, bit for bit, replicate by replicate.
     for replicate in 0..4 {
         assert_eq!(
@@ -198,11 +244,19 @@ fn correlated_shares_mistakes_across_replicates_at_the_uniform_rates() {
     // disagree with probability 2 · 0.5 · 0.5 = 0.5. So they disagree on 0.75 · 0.5 = 0.375.
     let a = flags_of("correlated(rho=0.5, fn=0.5)", r, 0);
     let b = flags_of("correlated(rho=0.5, fn=0.5)", r, 1);
-    near(flipped(&a, &b, h.required()), 0.375, "disagreement at rho=0.5");
+    near(
+        flipped(&a, &b, h.required()),
+        0.375,
+        "disagreement at rho=0.5",
+    );
     // Under `uniform` they disagree on 0.5.
     let ua = flags_of("uniform(fn=0.5)", r, 0);
     let ub = flags_of("uniform(fn=0.5)", r, 1);
-    near(flipped(&ua, &ub, h.required()), 0.5, "disagreement under uniform");
+    near(
+        flipped(&ua, &ub, h.required()),
+        0.5,
+        "disagreement under uniform",
+    );
 }
 
 /// Every record wrong at the lower rate is wrong at the higher one.
@@ -213,7 +267,13 @@ fn nested(base: &[bool], low: &[bool], high: &[bool]) -> bool {
 #[test]
 fn every_model_nests_across_rates_on_the_same_draws() {
     let h = Built::new(
-        |i| if i % 3 == 0 { Kind::ToolResult } else { Kind::User },
+        |i| {
+            if i % 3 == 0 {
+                Kind::ToolResult
+            } else {
+                Kind::User
+            }
+        },
         |i| 1 + (i as u64 * 7919) % 50,
     );
     let r = h.records();
@@ -228,11 +288,17 @@ fn every_model_nests_across_rates_on_the_same_draws() {
             "by_position(fn_start=0.1, fn_end=0.4, fp_end=0.1)",
         ),
         ("by_length(fn=0.1, fp=0.02)", "by_length(fn=0.3, fp=0.05)"),
-        ("correlated(rho=0.6, fn=0.1, fp=0.02)", "correlated(rho=0.6, fn=0.3, fp=0.05)"),
+        (
+            "correlated(rho=0.6, fn=0.1, fp=0.02)",
+            "correlated(rho=0.6, fn=0.3, fp=0.05)",
+        ),
     ] {
         for replicate in 0..3 {
             let (l, hi) = (flags_of(low, r, replicate), flags_of(high, r, replicate));
-            assert!(nested(&h.flags, &l, &hi), "{low} → {high}, replicate {replicate}");
+            assert!(
+                nested(&h.flags, &l, &hi),
+                "{low} → {high}, replicate {replicate}"
+            );
             assert_ne!(l, hi, "{low} and {high} differ somewhere");
         }
     }
@@ -251,10 +317,16 @@ fn draws_are_shared_only_when_a_model_needs_them() {
     assert_eq!((d.own.len(), d.history.len(), d.selector.len()), (10, 0, 0));
     let own = d.own.clone();
     d.fill(SEED, 0, 0, 10, true);
-    assert_eq!(d.own, own, "the replicate's own draws do not depend on sharing");
+    assert_eq!(
+        d.own, own,
+        "the replicate's own draws do not depend on sharing"
+    );
     let history = d.history.clone();
     d.fill(SEED, 0, 5, 10, true);
-    assert_eq!(d.history, history, "the history's draws are the same in every replicate");
+    assert_eq!(
+        d.history, history,
+        "the history's draws are the same in every replicate"
+    );
     assert_ne!(d.own, own);
     assert!(model("correlated(rho=0.5)").shares_draws());
     assert!(!model("by_kind(fn=0.5)").shares_draws());
@@ -297,7 +369,9 @@ dir = "out"
 "#;
 
 fn err(text: &str) -> String {
-    ctxlab::parse_any("exp.toml", text, &[]).unwrap_err().to_string()
+    ctxlab::parse_any("exp.toml", text, &[])
+        .unwrap_err()
+        .to_string()
 }
 
 #[test]
@@ -399,8 +473,16 @@ fn the_noise_column_names_each_model_and_the_rates_columns_its_nominal_rates() {
     assert_eq!(
         seen,
         vec![
-            ("by_kind(fn=0.1, fp=0, fn_tool_result=0.4)".to_string(), 0.1, 0.0),
-            ("correlated(rho=0.8, fn=0.2, fp=0.05)".to_string(), 0.2, 0.05),
+            (
+                "by_kind(fn=0.1, fp=0, fn_tool_result=0.4)".to_string(),
+                0.1,
+                0.0
+            ),
+            (
+                "correlated(rho=0.8, fn=0.2, fp=0.05)".to_string(),
+                0.2,
+                0.05
+            ),
             ("uniform(fn=0.2, fp=0.05)".to_string(), 0.2, 0.05),
         ]
     );
@@ -413,10 +495,16 @@ fn the_noise_column_names_each_model_and_the_rates_columns_its_nominal_rates() {
         manifest["grid"]["noise"][1],
         "by_kind(fn=0.1, fp=0, fn_tool_result=0.4)"
     );
-    assert_eq!(manifest["config"]["sweep"]["noise"][2], "correlated(rho=0.8, fn=0.2, fp=0.05)");
+    assert_eq!(
+        manifest["config"]["sweep"]["noise"][2],
+        "correlated(rho=0.8, fn=0.2, fp=0.05)"
+    );
     // The report names the models.
     let report = std::fs::read_to_string(d.join("out/report.md")).unwrap();
-    assert!(report.contains("`by_kind(fn=0.1, fp=0, fn_tool_result=0.4)`"), "{report}");
+    assert!(
+        report.contains("`by_kind(fn=0.1, fp=0, fn_tool_result=0.4)`"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -447,8 +535,17 @@ fn uniform_models_in_the_noise_list_are_the_shorthand_grid_cell_for_cell() {
         v.truncate(2);
         v
     };
-    assert_eq!(labels(&a), ["uniform(fn=0, fp=0.05)", "uniform(fn=0.2, fp=0.05)"]);
-    assert_eq!(labels(&b), ["uniform(fn=0, fp=0.05)", "correlated(rho=0, fn=0.2, fp=0.05)"]);
+    assert_eq!(
+        labels(&a),
+        ["uniform(fn=0, fp=0.05)", "uniform(fn=0.2, fp=0.05)"]
+    );
+    assert_eq!(
+        labels(&b),
+        [
+            "uniform(fn=0, fp=0.05)",
+            "correlated(rho=0, fn=0.2, fp=0.05)"
+        ]
+    );
 }
 
 #[test]
@@ -460,18 +557,54 @@ fn noise_models_give_the_same_tables_at_any_thread_count_and_shard_split() {
         "\"correlated(rho=0.8, fn=0.2, fp=0.05)\", \"by_position(fn_start=0, fn_end=0.4)\", \"by_length(fn=0.2)\"",
     );
     std::fs::write(d.join("exp.toml"), text).unwrap();
-    run(d, &["sweep", "exp.toml", "--quiet", "--threads", "1", "--out", "one"]);
-    run(d, &["sweep", "exp.toml", "--quiet", "--threads", "3", "--out", "three"]);
+    run(
+        d,
+        &[
+            "sweep",
+            "exp.toml",
+            "--quiet",
+            "--threads",
+            "1",
+            "--out",
+            "one",
+        ],
+    );
+    run(
+        d,
+        &[
+            "sweep",
+            "exp.toml",
+            "--quiet",
+            "--threads",
+            "3",
+            "--out",
+            "three",
+        ],
+    );
     for i in 0..3 {
         let shard = format!("{i}/3");
-        run(d, &["sweep", "exp.toml", "--quiet", "--shard", &shard, "--out", "sharded"]);
+        run(
+            d,
+            &[
+                "sweep", "exp.toml", "--quiet", "--shard", &shard, "--out", "sharded",
+            ],
+        );
     }
     run(d, &["merge", "sharded"]);
-    for f in ["cells.parquet", "cells.csv", "summary.parquet", "summary.csv"] {
+    for f in [
+        "cells.parquet",
+        "cells.csv",
+        "summary.parquet",
+        "summary.csv",
+    ] {
         let one = std::fs::read(d.join("one").join(f)).unwrap();
         assert_eq!(one, std::fs::read(d.join("three").join(f)).unwrap(), "{f}");
         if f.starts_with("summary") {
-            assert_eq!(one, std::fs::read(d.join("sharded").join(f)).unwrap(), "{f}");
+            assert_eq!(
+                one,
+                std::fs::read(d.join("sharded").join(f)).unwrap(),
+                "{f}"
+            );
         }
     }
     let full = read_parquet(&d.join("one/cells.parquet"));
@@ -486,7 +619,10 @@ fn noise_models_give_the_same_tables_at_any_thread_count_and_shard_split() {
             }
         });
     }
-    assert!(parts.unwrap().equals_missing(&full), "the shards' rows are the single run's");
+    assert!(
+        parts.unwrap().equals_missing(&full),
+        "the shards' rows are the single run's"
+    );
 }
 
 #[test]

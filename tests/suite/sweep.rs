@@ -254,12 +254,12 @@ formats = ["csv"]
         "feasible",
     ]
     .map(at);
-    let rows: Vec<String> = cells
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            wanted.map(|i| f[i]).join(",")
+    // A CSV reader: the noise labels hold commas, so they are quoted.
+    let rows: Vec<String> = csv::Reader::from_reader(cells.as_bytes())
+        .records()
+        .map(|r| {
+            let f = r.unwrap();
+            wanted.map(|i| f[i].to_string()).join(",")
         })
         .collect();
     let table = stdout(&ctxlab(
