@@ -261,6 +261,25 @@ impl NoiseModel {
         spec::label(self.name(), &self.model().params())
     }
 
+    /// The label without the rates of 0 the spec may leave out, e.g.
+    /// `by_position(fn_end=0.8)`: short enough for a chart's panel title, and the same model
+    /// when parsed back.
+    pub fn short_label(&self) -> String {
+        let mut params = self.model().params();
+        for i in (0..params.len()).rev() {
+            if params[i].1 != 0.0 {
+                continue;
+            }
+            let mut fewer = params.clone();
+            fewer.remove(i);
+            let same = NoiseModel::parse(&spec::label(self.name(), &fewer)).ok();
+            if same.as_ref() == Some(self) {
+                params = fewer;
+            }
+        }
+        spec::label(self.name(), &params)
+    }
+
     /// The model's pattern without its nominal rates, e.g. `uniform`, `correlated(rho=0.8)`
     /// or `by_position(fn_start=0×fn, fn_end=2×fn, fp_start=0, fp_end=0)`: models of one
     /// family differ only in their rates, so a chart can join them into one line over the rate.
@@ -395,6 +414,12 @@ mod tests {
                 .family(),
             family
         );
+        assert_eq!(m.short_label(), "by_position(fn_end=0.4)");
+        // A rate of 0 that differs from the default stays; `rho` is required.
+        let m = NoiseModel::parse("by_kind(fp=0.02, fp_user=0)").unwrap();
+        assert_eq!(m.short_label(), "by_kind(fp=0.02, fp_user=0)");
+        let m = NoiseModel::parse("correlated(rho=0, fn=0.1)").unwrap();
+        assert_eq!(m.short_label(), "correlated(rho=0, fn=0.1)");
         // A label parses back to itself.
         for text in [
             "by_length(fn=0.3, fp=0.01)",

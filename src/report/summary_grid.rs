@@ -14,6 +14,8 @@ use std::path::Path;
 pub struct NoiseLevel {
     /// The model's label, as the `noise` column holds it.
     pub model: String,
+    /// The label without the rates of 0 it may leave out, for titles.
+    pub short: String,
     /// The model without its rates (see [`crate::noise::NoiseModel::family`]).
     pub family: String,
     /// A `uniform` model, labelled by its rates alone.
@@ -29,6 +31,9 @@ impl NoiseLevel {
         let parsed = crate::noise::NoiseModel::parse(model).ok();
         NoiseLevel {
             model: model.to_string(),
+            short: parsed
+                .as_ref()
+                .map_or(model.to_string(), |m| m.short_label()),
             family: parsed.as_ref().map_or(model.to_string(), |m| m.family()),
             uniform: parsed.as_ref().is_some_and(|m| m.is_uniform()),
             false_negative,
@@ -44,7 +49,8 @@ impl NoiseLevel {
         NoiseLevel::of(model, rates.false_negative, rates.false_positive)
     }
 
-    /// A short label: `FN 10 % · FP 5 %` for a uniform model, the model's spec otherwise.
+    /// A short label: `FN 10 % · FP 5 %` for a uniform model, the model's spec (without its
+    /// rates of 0) otherwise.
     pub fn label(&self) -> String {
         if self.uniform {
             format!(
@@ -53,7 +59,7 @@ impl NoiseLevel {
                 labels::rate(self.false_positive)
             )
         } else {
-            self.model.clone()
+            self.short.clone()
         }
     }
 }
