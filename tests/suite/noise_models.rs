@@ -666,3 +666,57 @@ dir = "out"
     );
     assert!(d.join("out/charts/session_tokens_retention.png").exists());
 }
+
+#[test]
+fn inspect_shows_the_flags_a_noise_model_gives_a_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("h.jsonl"),
+        concat!(
+            "{\"history\":\"h\",\"id\":1,\"text\":\"Never touch the config file.\",\"required\":true,\"kind\":\"user\"}\n",
+            "{\"history\":\"h\",\"id\":2,\"text\":\"ls\",\"kind\":\"tool_call\",\"tool\":\"bash\"}\n",
+            "{\"history\":\"h\",\"id\":3,\"text\":\"config.toml: port = 8080\",\"required\":true,\"kind\":\"tool_result\",\"tool\":\"bash\"}\n",
+            "{\"history\":\"h\",\"id\":4,\"text\":\"Keep the port at 8080.\",\"required\":true,\"kind\":\"user\"}\n",
+        ),
+    )
+    .unwrap();
+    let args = [
+        "inspect",
+        "h.jsonl",
+        "--strategy",
+        "required",
+        "--budget",
+        "100",
+    ];
+    // fn_user = 1: both user records lose their flag (every draw is below 1), the tool result
+    // keeps its own (fn = 0 for the other kinds).
+    let o = ctxlab(d, &[&args[..], &["--noise", "by_kind(fn_user=1)"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[2],
+        "flags: noise by_kind(fn=0, fp=0, fn_user=1), seed 0, replicate 0 (as the sweep's first history)"
+    );
+    let flags: Vec<&str> = lines[6..10]
+        .iter()
+        .map(|l| l.split_whitespace().nth(5).unwrap())
+        .collect();
+    assert_eq!(flags, ["-", "-", "flagged", "-"], "{out}");
+    assert_fails_with(
+        &ctxlab(d, &[&args[..], &["--noise", "gauss(fn=1)"]].concat()),
+        &["--noise: unknown noise model `gauss`"],
+    );
+    assert_fails_with(
+        &ctxlab(
+            d,
+            &[
+                &args[..],
+                &["--noise", "uniform(fn=1)", "--noise-fn", "0.2"],
+            ]
+            .concat(),
+        ),
+        &["--noise: give a noise model or the rates --noise-fn / --noise-fp, not both"],
+    );
+}
