@@ -27,7 +27,7 @@ pub mod history;
 mod links;
 pub mod llm;
 pub mod metrics;
-pub(crate) mod noise;
+pub mod noise;
 pub mod report;
 mod rng;
 pub mod session;

@@ -11,6 +11,10 @@ use rand::{Rng, SeedableRng};
 /// Stream tags: the same coordinates give unrelated numbers for different purposes.
 pub mod tag {
     pub const NOISE: u64 = 0x6e6f697365;
+    /// A history's own noise draws, the same in every replicate (`correlated`).
+    pub const NOISE_HISTORY: u64 = 0x6e6f6973655f68;
+    /// The draws that pick between a history's and a replicate's noise draw (`correlated`).
+    pub const NOISE_SELECTOR: u64 = 0x6e6f6973655f73;
     pub const SUMMARY: u64 = 0x73756d6d617279;
     pub const GENERATE: u64 = 0x67656e;
     pub const NOTES: u64 = 0x6e6f746573;

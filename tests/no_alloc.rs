@@ -86,7 +86,11 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
         "gemini_cli_compress(tool_budget=100, truncate_chars=50)",
         "complexity_trap_summary(n=4, m=2)",
         "complexity_trap_hybrid(n=4, m=2, last_n=3)",
+        // No record here is a recorded summary: the transcript never compacted.
+        "recorded_compaction",
     ];
+    // The summarisers that read text (`extractive`, `llm`) allocate by design: they tokenise
+    // and rank the text they replace. Every spec above uses the simulated one.
     // Every strategy of the catalogue is here.
     for name in ctxlab::strategy::NAMES {
         assert!(

@@ -29,7 +29,7 @@ pub struct CellRow {
 #[derive(Debug, Default)]
 pub struct Scratch {
     context: Context,
-    draws: Vec<f64>,
+    draws: noise::Draws,
     flags: Vec<bool>,
     capacities: Vec<u64>,
     score: ScoreScratch,
@@ -73,17 +73,18 @@ pub fn evaluate_replicates(
     s.capacities.clear();
     s.capacities
         .extend(grid.budgets.iter().map(|&b| history.capacity(b)));
+    let records = noise::Records::of(history);
     for replicate in replicates {
-        noise::draws(
+        s.draws.fill(
             grid.seed,
             index as u64,
             u64::from(replicate),
             history.len(),
-            &mut s.draws,
+            grid.shares_draws,
         );
         let stream = summary_stream(grid.seed, index, replicate);
-        for (level_index, &level) in grid.levels.iter().enumerate() {
-            noise::apply(&history.flag_base, &s.draws, level, &mut s.flags);
+        for (level_index, model) in grid.noise.iter().enumerate() {
+            model.apply(records, &s.draws, &mut s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
                 let flags = strategy.flags(&history.truth, &s.flags);
                 let view = View::new(history, flags);
@@ -125,20 +126,11 @@ pub struct CellAt {
 /// One cell evaluated alone, with the very flags and summariser draws the sweep gives it:
 /// its row, the flags the strategy saw, and the context it built.
 pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> EvaluatedCell {
-    let mut draws = Vec::new();
-    let mut noisy = Vec::new();
-    noise::draws(
+    let noisy = grid.noise[at.level].flags(
+        noise::Records::of(history),
         grid.seed,
         at.history as u64,
         u64::from(at.replicate),
-        history.len(),
-        &mut draws,
-    );
-    noise::apply(
-        &history.flag_base,
-        &draws,
-        grid.levels[at.level],
-        &mut noisy,
     );
     let strategy = &grid.strategies[at.strategy];
     let flags = strategy.flags(&history.truth, &noisy).to_vec();
@@ -171,12 +163,12 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
 pub type EvaluatedCell = (CellRow, Vec<bool>, crate::strategy::Outcome, Context);
 
 /// The cell `ctxlab inspect` shows: `strategy` at `budget_percent` on `history` as a sweep's
-/// first history, at this seed, noise level and replicate.
+/// first history, at this seed, noise model and replicate.
 pub fn inspect_cell(
     history: &CostedHistory,
     strategy: &crate::strategy::Strategy,
     budget_percent: f64,
-    noise: crate::noise::NoiseLevel,
+    noise: crate::noise::NoiseModel,
     seed: u64,
     replicate: u64,
 ) -> EvaluatedCell {

@@ -1,11 +1,12 @@
 //! The grid of a sweep: its axes, their order, and where each cell and group sits.
 //!
-//! Cells are ordered history, replicate, noise level (false-negative major, then
-//! false-positive), strategy, keep_recent, budget — the order of the rows in the cells table.
+//! Cells are ordered history, replicate, noise level (the shorthand's uniform grid,
+//! false-negative major, then the models of `noise`), strategy, keep_recent, budget — the
+//! order of the rows in the cells table.
 //! Summary groups are ordered strategy, keep_recent, budget, noise level.
 
 use crate::experiment::Experiment;
-use crate::noise::NoiseLevel;
+use crate::noise::{NoiseLevel, NoiseModel};
 use crate::strategy::Strategy;
 
 #[derive(Debug, Clone)]
@@ -15,8 +16,14 @@ pub struct Grid {
     pub replicates: u32,
     pub false_negative: Vec<f64>,
     pub false_positive: Vec<f64>,
-    /// Every (false-negative, false-positive) pair, false-negative major.
+    /// The noise models, one per noise level.
+    pub noise: Vec<NoiseModel>,
+    /// Each model's label, what the `noise` column holds.
+    pub noise_labels: Vec<String>,
+    /// Each model's nominal rates, what the `false_negative` / `false_positive` columns hold.
     pub levels: Vec<NoiseLevel>,
+    /// Whether some model reads the draws shared across replicates.
+    pub shares_draws: bool,
     pub strategies: Vec<Strategy>,
     pub labels: Vec<String>,
     /// `None` = the strategy's own default.
@@ -26,14 +33,16 @@ pub struct Grid {
 
 impl Grid {
     pub fn new(exp: &Experiment, histories: usize) -> Self {
-        let levels = crate::noise::levels(&exp.false_negative, &exp.false_positive);
         Grid {
             seed: exp.file.seed,
             histories,
             replicates: exp.file.replicates,
             false_negative: exp.false_negative.clone(),
             false_positive: exp.false_positive.clone(),
-            levels,
+            noise_labels: exp.noise.iter().map(NoiseModel::label).collect(),
+            levels: exp.noise.iter().map(NoiseModel::nominal).collect(),
+            shares_draws: exp.noise.iter().any(NoiseModel::shares_draws),
+            noise: exp.noise.clone(),
             labels: exp.strategies.iter().map(Strategy::label).collect(),
             strategies: exp.strategies.clone(),
             keep_recent: exp.keep_recent.clone(),
@@ -42,20 +51,25 @@ impl Grid {
     }
 
     /// The grid of `ctxlab table` and `ctxlab inspect`: one history, one replicate, the
-    /// given strategies and budgets, each strategy at its own `keep_recent`, at one noise level.
+    /// given strategies and budgets, each strategy at its own `keep_recent`, under one noise
+    /// model.
     pub fn one_history(
         seed: u64,
         strategies: &[Strategy],
         budgets: &[f64],
-        level: NoiseLevel,
+        noise: NoiseModel,
     ) -> Grid {
+        let level = noise.nominal();
         Grid {
             seed,
             histories: 1,
             replicates: 1,
             false_negative: vec![level.false_negative],
             false_positive: vec![level.false_positive],
+            noise_labels: vec![noise.label()],
             levels: vec![level],
+            shares_draws: noise.shares_draws(),
+            noise: vec![noise],
             labels: strategies.iter().map(Strategy::label).collect(),
             strategies: strategies.to_vec(),
             keep_recent: vec![None],

@@ -5,7 +5,7 @@
 use super::{evaluate_history, Grid, Scratch};
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
-use crate::noise::NoiseLevel;
+use crate::noise::{NoiseLevel, NoiseModel};
 use crate::strategy::Strategy;
 
 /// One row: a strategy at a budget.
@@ -24,7 +24,12 @@ pub fn table_rows(
     budgets: &[f64],
     seed: u64,
 ) -> Vec<TableRow> {
-    let grid = Grid::one_history(seed, strategies, budgets, NoiseLevel::new(0.0, 0.0));
+    let grid = Grid::one_history(
+        seed,
+        strategies,
+        budgets,
+        NoiseModel::uniform(NoiseLevel::NONE),
+    );
     let mut cells = Vec::new();
     evaluate_history(&grid, 0, history, &mut Scratch::default(), &mut cells);
     // The grid orders cells strategy major; the table reads budget by budget.

@@ -3,7 +3,7 @@
 use super::args;
 use crate::cost::CostModel;
 use crate::history::{load_jsonl, CostedHistory};
-use crate::noise::NoiseLevel;
+use crate::noise::{NoiseLevel, NoiseModel};
 use crate::report::inspect::{inspect, render, CellSpec};
 use crate::strategy::Strategy;
 use anyhow::{anyhow, Result};
@@ -27,6 +27,10 @@ pub struct InspectArgs {
     /// False-positive rate of the flags: P(flag on | not required).
     #[arg(long, default_value = "0", allow_hyphen_values = true)]
     pub noise_fp: String,
+    /// A noise model, as `sweep.noise` spells it (`by_kind(fn=0.1, fn_tool_result=0.4)`),
+    /// instead of `--noise-fn` / `--noise-fp`.
+    #[arg(long)]
+    pub noise: Option<String>,
     /// The experiment seed (flags and summary draws are those of the sweep's first history).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -65,12 +69,21 @@ pub fn run(a: InspectArgs) -> Result<()> {
     };
     let false_negative = args::rate(&a.noise_fn).map_err(|e| anyhow!("--noise-fn: {e}"))?;
     let false_positive = args::rate(&a.noise_fp).map_err(|e| anyhow!("--noise-fp: {e}"))?;
+    let noise = match &a.noise {
+        None => NoiseModel::uniform(NoiseLevel::new(false_negative, false_positive)),
+        Some(_) if false_negative != 0.0 || false_positive != 0.0 => {
+            return Err(anyhow!(
+                "--noise: give a noise model or the rates --noise-fn / --noise-fp, not both"
+            ))
+        }
+        Some(spec) => NoiseModel::parse(spec).map_err(|e| anyhow!("--noise: {e}"))?,
+    };
     let histories = load_jsonl(&a.history)?;
     let history = args::choose_history(&a.history, &histories, a.history_name.as_deref())?;
     let costed = CostedHistory::new(history, a.cost);
     let cell = CellSpec {
         budget_percent: budget,
-        noise: NoiseLevel::new(false_negative, false_positive),
+        noise,
         seed: a.seed,
         replicate: a.replicate,
     };
@@ -81,23 +94,19 @@ pub fn run(a: InspectArgs) -> Result<()> {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
+    let evaluated = crate::cells::inspect_cell(
+        &costed,
+        &strategy,
+        cell.budget_percent,
+        cell.noise.clone(),
+        cell.seed,
+        cell.replicate,
+    );
     crate::say!(
         "{}",
         render(
             &costed,
-            &inspect(
-                &costed,
-                &strategy,
-                cell,
-                crate::cells::inspect_cell(
-                    &costed,
-                    &strategy,
-                    cell.budget_percent,
-                    cell.noise,
-                    cell.seed,
-                    cell.replicate,
-                ),
-            ),
+            &inspect(&costed, &strategy, cell, evaluated),
             colour
         )
     );

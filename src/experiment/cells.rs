@@ -4,6 +4,7 @@
 //! expected. Unknown keys are errors, so a typo never silently falls back to a default.
 
 use super::limits;
+use super::noise_axis::NoiseKeys;
 use super::sessions::SessionExperiment;
 use crate::cost::CostModel;
 use crate::error::InputError;
@@ -139,10 +140,15 @@ pub struct SweepFile {
     pub budgets: Vec<f64>,
     /// Absent: each strategy's own default.
     pub keep_recent: Option<Vec<u32>>,
-    #[serde(default = "zero_rate")]
-    pub false_negative: Vec<f64>,
-    #[serde(default = "zero_rate")]
-    pub false_positive: Vec<f64>,
+    /// The uniform noise grid, shorthand for `uniform(fn, fp)` models (absent: `[0.0]`, or
+    /// nothing beside `noise`; see [`super::noise_axis`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub false_negative: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub false_positive: Option<Vec<f64>>,
+    /// Noise-model specs (`"by_kind(fn=0.1, fn_tool_result=0.4)"`), after the shorthand's grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Vec<String>>,
 }
 
 pub(crate) fn zero_rate() -> Vec<f64> {
@@ -195,8 +201,11 @@ pub struct Experiment {
     pub budgets: Vec<f64>,
     /// `None` = the strategy's own default.
     pub keep_recent: Vec<Option<usize>>,
+    /// The shorthand's uniform grid (empty when `noise` stands alone).
     pub false_negative: Vec<f64>,
     pub false_positive: Vec<f64>,
+    /// The noise axis: the shorthand's grid, then `noise`.
+    pub noise: Vec<crate::noise::NoiseModel>,
     pub output_dir: PathBuf,
     pub parquet: bool,
     pub csv: bool,
@@ -423,6 +432,7 @@ fn validate(
     check_replicates(origin, file.replicates)?;
     let s = &file.sweep;
     // Sizes first: the checks below are quadratic in an axis's length.
+    let noise = noise_keys("sweep", s).resolve(origin)?;
     limits::check_axes(
         origin,
         &[
@@ -433,10 +443,7 @@ fn validate(
                 s.keep_recent.as_ref().map_or(1, Vec::len),
             ),
         ],
-        (
-            ("sweep.false_negative", s.false_negative.len()),
-            ("sweep.false_positive", s.false_positive.len()),
-        ),
+        noise.models.len(),
         file.replicates,
     )?;
     let (source, cost) = histories(origin, &file.histories, resolve_files)?;
@@ -458,8 +465,6 @@ fn validate(
             v.iter().map(|&k| Some(k as usize)).collect()
         }
     };
-    check_rates(origin, "sweep.false_negative", &s.false_negative)?;
-    check_rates(origin, "sweep.false_positive", &s.false_positive)?;
     if let Some(b) = file.charts.noise_budget {
         check_noise_budget(b, &s.budgets)
             .map_err(|m| InputError::key(origin, "charts.noise_budget", m))?;
@@ -484,13 +489,23 @@ fn validate(
         strategies,
         budgets: s.budgets.clone(),
         keep_recent,
-        false_negative: s.false_negative.clone(),
-        false_positive: s.false_positive.clone(),
+        false_negative: noise.false_negative,
+        false_positive: noise.false_positive,
+        noise: noise.models,
         output_dir,
         parquet,
         csv,
         file,
     })
+}
+
+fn noise_keys<'a>(table: &'a str, s: &'a SweepFile) -> NoiseKeys<'a> {
+    NoiseKeys {
+        table,
+        false_negative: &s.false_negative,
+        false_positive: &s.false_positive,
+        noise: &s.noise,
+    }
 }
 
 /// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so
@@ -765,6 +780,14 @@ fn resolve_globs(globs: &[String]) -> Result<Vec<PathBuf>, ParseError> {
 }
 
 impl Experiment {
+    fn noise_axis(&self) -> super::noise_axis::NoiseAxis {
+        super::noise_axis::NoiseAxis {
+            false_negative: self.false_negative.clone(),
+            false_positive: self.false_positive.clone(),
+            models: self.noise.clone(),
+        }
+    }
+
     /// A fingerprint of what the experiment computes (the resolved config without the output
     /// folder): runs, shards and resumes with the same hash produce the same rows.
     pub fn config_hash(&self) -> String {
@@ -776,6 +799,8 @@ impl Experiment {
     pub fn resolved_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.file).expect("config serialises");
         v["sweep"]["strategies"] = self.strategies.iter().map(Strategy::label).collect();
+        self.noise_axis()
+            .resolve_json(&mut v["sweep"], self.file.sweep.noise.is_some());
         v["output"]["dir"] = self.output_dir.display().to_string().into();
         v
     }

@@ -4,7 +4,8 @@
 //! to do; README "Limits" lists them.
 //!
 //! - An axis holds at most [`MAX_AXIS`] values, and the noise levels (false-negative ×
-//!   false-positive rates) as many: rows store their axis indices as `u16`.
+//!   false-positive rates, plus the models of `noise`) as many: rows store their axis indices
+//!   as `u16`.
 //! - At most [`MAX_REPLICATES`] replicates.
 //! - At most [`MAX_CELLS_PER_HISTORY`] cells (or sessions) per history: a history's rows are
 //!   computed together, and the grid's index arithmetic stays far inside `u64`.
@@ -26,15 +27,15 @@ pub const MAX_CELLS_PER_HISTORY: u64 = 1 << 32;
 /// terabyte of rows at ~100 bytes each.
 pub const DEFAULT_MAX_CELLS: u64 = 10_000_000_000;
 
-/// Checks the lengths of an experiment's axes (`(key, length)`), its noise levels
-/// (`false_negative` × `false_positive`, named by those keys) and its cells per history.
+/// Checks the lengths of an experiment's axes (`(key, length)`) and its cells per history,
+/// given its number of noise levels (checked by [`super::noise_axis`]).
 pub fn check_axes(
     origin: &str,
     axes: &[(&str, usize)],
-    levels: ((&str, usize), (&str, usize)),
+    levels: usize,
     replicates: u32,
 ) -> Result<(), InputError> {
-    for &(key, len) in axes.iter().chain([&levels.0, &levels.1]) {
+    for &(key, len) in axes {
         if len > MAX_AXIS {
             return Err(InputError::key(
                 origin,
@@ -45,20 +46,10 @@ pub fn check_axes(
             ));
         }
     }
-    let ((fn_key, fns), (fp_key, fps)) = levels;
-    if fns * fps > MAX_AXIS {
-        return Err(InputError::key(
-            origin,
-            fp_key,
-            format!(
-                "{fns} × {fps} noise levels ({fn_key} × {fp_key}) exceed ctxlab's limit of {MAX_AXIS} (README, \"Limits\"); split the rates over several experiments"
-            ),
-        ));
-    }
     let per_history = axes
         .iter()
         .map(|&(_, len)| len as u64)
-        .chain([(fns * fps) as u64, u64::from(replicates)])
+        .chain([levels as u64, u64::from(replicates)])
         .try_fold(1u64, |acc, n| acc.checked_mul(n))
         .filter(|&n| n <= MAX_CELLS_PER_HISTORY);
     if per_history.is_none() {

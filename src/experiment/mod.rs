@@ -4,6 +4,7 @@
 
 pub mod cells;
 pub mod limits;
+mod noise_axis;
 pub mod sessions;
 mod shape;
 

@@ -2,7 +2,7 @@
 //! anything runs, every error naming the key.
 //!
 //! The axes (`windows`, `ratios`, `strategies`, `note_rates`, `false_negative`,
-//! `false_positive`) are swept; every other key of `[session]` is a fixed option of every
+//! `false_positive`, `noise`) are swept; every other key of `[session]` is a fixed option of every
 //! session. The histories, `name`, `seed`, `replicates` and `[output]` mean what they mean in a
 //! cell sweep; only `histories.cost` defaults to `approx-tokens` here, because windows and
 //! prices are in tokens.
@@ -11,6 +11,7 @@ use super::cells::{
     self as sweep_config, check_rates, deserialize_named, no_duplicates, non_empty, one, zero_rate,
     CompareFile, HistoriesFile, OutputFile, Source,
 };
+use super::noise_axis::{NoiseAxis, NoiseKeys};
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::session::{CacheKind, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
@@ -48,10 +49,14 @@ pub struct SessionFile {
     /// Probabilities that a record is written to notes (flagged ones at twice the rate).
     #[serde(default = "zero_rate")]
     pub note_rates: Vec<f64>,
-    #[serde(default = "zero_rate")]
-    pub false_negative: Vec<f64>,
-    #[serde(default = "zero_rate")]
-    pub false_positive: Vec<f64>,
+    /// The uniform noise grid, as in `sweep.false_negative` / `sweep.false_positive`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub false_negative: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub false_positive: Option<Vec<f64>>,
+    /// Noise-model specs, as in `sweep.noise`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Vec<String>>,
     /// A compaction's capacity as a share of the window.
     #[serde(default = "default_target")]
     pub target: f64,
@@ -144,8 +149,11 @@ pub struct SessionExperiment {
     pub windows: Vec<u64>,
     pub ratios: Vec<f64>,
     pub note_rates: Vec<f64>,
+    /// The shorthand's uniform grid (empty when `noise` stands alone).
     pub false_negative: Vec<f64>,
     pub false_positive: Vec<f64>,
+    /// The noise axis: the shorthand's grid, then `noise`.
+    pub noise: Vec<crate::noise::NoiseModel>,
     /// One checked configuration per (window, ratio, note rate), in that nesting order.
     pub configs: Vec<SessionConfig>,
     pub output_dir: PathBuf,
@@ -190,11 +198,14 @@ fn validate(
         ("session.ratios", s.ratios.len()),
         ("session.note_rates", s.note_rates.len()),
     ];
-    let levels = (
-        ("session.false_negative", s.false_negative.len()),
-        ("session.false_positive", s.false_positive.len()),
-    );
-    crate::experiment::limits::check_axes(origin, &axes, levels, file.replicates)?;
+    let noise = NoiseKeys {
+        table: "session",
+        false_negative: &s.false_negative,
+        false_positive: &s.false_positive,
+        noise: &s.noise,
+    }
+    .resolve(origin)?;
+    crate::experiment::limits::check_axes(origin, &axes, noise.models.len(), file.replicates)?;
     let (source, cost) = sweep_config::histories(origin, &file.histories, resolve_files)?;
     let strategies = sweep_config::strategies(origin, "session.strategies", &s.strategies)?;
     non_empty(origin, "session.windows", s.windows.len())?;
@@ -204,8 +215,6 @@ fn validate(
     // Ranges of the rate axes are checked here; ratios, windows and the fixed options by
     // `SessionConfig::validate` below, so the rules live in one place.
     check_rates(origin, "session.note_rates", &s.note_rates)?;
-    check_rates(origin, "session.false_negative", &s.false_negative)?;
-    check_rates(origin, "session.false_positive", &s.false_positive)?;
     let pricing = pricing(s).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
     check_recorded(origin, &pricing, &strategies, &source)?;
     let mut configs = Vec::with_capacity(s.windows.len() * s.ratios.len() * s.note_rates.len());
@@ -231,8 +240,9 @@ fn validate(
         windows: s.windows.clone(),
         ratios: s.ratios.clone(),
         note_rates: s.note_rates.clone(),
-        false_negative: s.false_negative.clone(),
-        false_positive: s.false_positive.clone(),
+        false_negative: noise.false_negative,
+        false_positive: noise.false_positive,
+        noise: noise.models,
         configs,
         output_dir,
         parquet,
@@ -367,6 +377,12 @@ impl SessionExperiment {
     pub fn resolved_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(&self.file).expect("config serialises");
         v["session"]["strategies"] = self.strategies.iter().map(Strategy::label).collect();
+        NoiseAxis {
+            false_negative: self.false_negative.clone(),
+            false_positive: self.false_positive.clone(),
+            models: self.noise.clone(),
+        }
+        .resolve_json(&mut v["session"], self.file.session.noise.is_some());
         let p = &self.pricing;
         v["session"]["model"] = p.model.into();
         v["session"]["cache"] = p.cache.kind.as_str().into();

@@ -4,7 +4,9 @@
 //! - `retention_vs_reduction`: required retention against reduction, one point per budget,
 //!   one panel per noise level.
 //! - `retention_vs_noise`: required retention against the false-negative rate at one budget
-//!   (`config.charts.noise_budget`), one panel per false-positive rate.
+//!   (`config.charts.noise_budget`), one panel per false-positive rate; when the sweep has noise
+//!   models of several families, one panel per strategy (and false-positive rate) and one line
+//!   per family at the models' nominal rates, so models at one rate sit side by side.
 //! - `feasibility`: the share of feasible cells against the budget, one panel per noise level.
 //!
 //! Each is written as PNG and SVG into `RESULTS_DIR/charts/`.
@@ -350,7 +352,7 @@ fn compare_figures(
         t.whole("keep_recent"),
         t.real("budget_percent"),
     );
-    let (fneg, fpos) = (t.real("false_negative"), t.real("false_positive"));
+    let noise = t.text("noise");
     let (measure, baseline) = (t.text("measure"), t.text("baseline"));
     let (mean, low, high) = (
         t.opt_real("diff_mean"),
@@ -392,8 +394,7 @@ fn compare_figures(
                                             && strategy[i] == series.strategy
                                             && keep_recent[i] == series.keep_recent
                                             && budget[i] == b
-                                            && fneg[i] == level.false_negative
-                                            && fpos[i] == level.false_positive
+                                            && noise[i] == level.model
                                     })?;
                                     Some(Point {
                                         x: b + dodge(grid, s, &x_axis),
@@ -517,15 +518,12 @@ fn rate_axis(label: String, rates: &[f64]) -> Axis {
 }
 
 fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoice) -> Figure {
+    if !grid.one_noise_family() {
+        return retention_vs_noise_models(grid, manifest, noise);
+    }
     let axis = NoiseAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
-    let x_label = match axis {
-        NoiseAxis::FalseNegative => {
-            "false-negative rate FN (fraction of required records left unflagged)"
-        }
-        NoiseAxis::FalsePositive => "false-positive rate FP (fraction of other records flagged)",
-    };
-    let x_axis = rate_axis(x_label.into(), xs);
+    let x_axis = rate_axis(noise_x_label(axis).into(), xs);
     let b = noise.budget_index;
     let panels = panel_rates
         .iter()
@@ -550,14 +548,7 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
                 .collect(),
         })
         .collect();
-    let substituted = if noise.substituted {
-        format!(
-            " (the experiment sets no charts.noise_budget and {} % was not swept: nearest budget)",
-            numbers::budget(DEFAULT_NOISE_BUDGET)
-        )
-    } else {
-        String::new()
-    };
+    let substituted = substituted_budget(noise);
     let (legend_title, legend) = legend(grid);
     Figure {
         stem: "retention_vs_noise".into(),
@@ -579,6 +570,121 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
         legend_title,
         legend,
         legend_group: grid.keep_recents.len(),
+        band_label: MEAN_BAND.into(),
+    }
+}
+
+/// The x axis' label of the retention-against-noise chart.
+fn noise_x_label(axis: NoiseAxis) -> &'static str {
+    match axis {
+        NoiseAxis::FalseNegative => {
+            "false-negative rate FN (fraction of required records left unflagged)"
+        }
+        NoiseAxis::FalsePositive => "false-positive rate FP (fraction of other records flagged)",
+    }
+}
+
+/// What the budget of the noise chart rests on, when it stands in for 50 %.
+fn substituted_budget(noise: &NoiseChoice) -> String {
+    if noise.substituted {
+        format!(
+            " (the experiment sets no charts.noise_budget and {} % was not swept: nearest budget)",
+            numbers::budget(DEFAULT_NOISE_BUDGET)
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// The panels of [`retention_vs_noise_models`]: one per rate of the other axis and series,
+/// as (panel rate, series).
+pub(crate) fn model_panels(grid: &SummaryGrid) -> Vec<(f64, usize)> {
+    let (_, panel_rates) = NoiseAxis::choose(grid).rates(grid);
+    panel_rates
+        .iter()
+        .flat_map(|&p| (0..grid.series.len()).map(move |s| (p, s)))
+        .collect()
+}
+
+/// Retention against the nominal rate with noise models of several families: one panel per
+/// strategy (and rate of the other axis), one line per family, so a reader sees at one rate
+/// whether the pattern of the mistakes matters more than their number.
+fn retention_vs_noise_models(
+    grid: &SummaryGrid,
+    manifest: &Manifest,
+    noise: &NoiseChoice,
+) -> Figure {
+    let axis = NoiseAxis::choose(grid);
+    let (xs, panel_rates) = axis.rates(grid);
+    let x_axis = rate_axis(noise_x_label(axis).into(), xs);
+    let b = noise.budget_index;
+    let families = grid.noise_families.len();
+    let family_style = |f: usize| LineStyle {
+        colour: palette::colour(f),
+        marker: palette::marker(f, 0),
+        dash: None,
+    };
+    let panels = model_panels(grid)
+        .into_iter()
+        .map(|(p, s)| {
+            let mut title = grid.series_label(s);
+            if panel_rates.len() > 1 {
+                title = format!("{title} · {}", axis.panel_title(p));
+            }
+            Panel {
+                title,
+                lines: (0..families)
+                    .map(|f| Line {
+                        style: family_style(f),
+                        points: xs
+                            .iter()
+                            .map(|&x| {
+                                let (q, fp) = match axis {
+                                    NoiseAxis::FalseNegative => (x, p),
+                                    NoiseAxis::FalsePositive => (p, x),
+                                };
+                                let row = grid.get(s, grid.family_noise_index(f, q, fp)?, b)?;
+                                Some(Point {
+                                    x: x + dodge_offset(f, families, &x_axis),
+                                    y: row.required_retention_mean?,
+                                    band: retention_band(row),
+                                    hollow: row.feasible_share < 1.0,
+                                })
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect::<Vec<_>>();
+    let legend = (0..families)
+        .map(|f| LegendEntry {
+            label: grid.noise_families[f].clone(),
+            style: family_style(f),
+        })
+        .collect();
+    Figure {
+        stem: "retention_vs_noise".into(),
+        title: format!(
+            "Required retention against flag noise by noise model at a {} % budget",
+            numbers::budget(noise.budget)
+        ),
+        subtitle: format!(
+            "Budget {} % of each history's total cost{}. One line per noise model (its family: \
+             the model without its rates), at the model's nominal rates, so models at one rate \
+             sit side by side. {} Bands: {MEAN_BAND}. {DODGED} {FLAG_NOISE} {}",
+            numbers::budget(noise.budget),
+            substituted_budget(noise),
+            retention_note(manifest),
+            source(manifest)
+        ),
+        x: x_axis,
+        y: Axis::unit(RETENTION_LABEL),
+        columns: panels.len().clamp(1, 4),
+        panels,
+        legend_title: "noise model".into(),
+        legend,
+        legend_group: 1,
         band_label: MEAN_BAND.into(),
     }
 }

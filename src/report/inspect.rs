@@ -8,7 +8,7 @@
 
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
-use crate::noise::NoiseLevel;
+use crate::noise::NoiseModel;
 use crate::strategy::{Context, Item, Outcome, Rule, Strategy};
 use crate::tables::numbers::{budget, percent};
 use std::fmt::Write as _;
@@ -54,10 +54,10 @@ impl Fate {
 }
 
 /// The inputs that make a cell, besides the history.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CellSpec {
     pub budget_percent: f64,
-    pub noise: NoiseLevel,
+    pub noise: NoiseModel,
     pub seed: u64,
     pub replicate: u64,
 }
@@ -162,11 +162,18 @@ pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
     out.push('\n');
     if x.strategy.sees_truth() {
         out += "flags: the true labels (the oracle sees the truth)\n";
-    } else {
+    } else if x.cell.noise.is_uniform() {
+        let rates = x.cell.noise.nominal();
         let _ = writeln!(
             out,
             "flags: false negatives {}, false positives {}, seed {}, replicate {} (as the sweep's first history)",
-            x.cell.noise.false_negative, x.cell.noise.false_positive, x.cell.seed, x.cell.replicate
+            rates.false_negative, rates.false_positive, x.cell.seed, x.cell.replicate
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "flags: noise {}, seed {}, replicate {} (as the sweep's first history)",
+            x.cell.noise, x.cell.seed, x.cell.replicate
         );
     }
     out.push('\n');
@@ -280,7 +287,7 @@ mod tests {
             h,
             s,
             cell.budget_percent,
-            cell.noise,
+            cell.noise.clone(),
             cell.seed,
             cell.replicate,
         );
@@ -293,12 +300,13 @@ mod tests {
         let s = Strategy::parse("summary(keep_recent=0, summary_size=5)").unwrap();
         let cell = CellSpec {
             budget_percent: 10.0,
-            noise: NoiseLevel::new(0.3, 0.1),
+            noise: NoiseModel::uniform(crate::noise::NoiseLevel::new(0.3, 0.1)),
             seed: 42,
             replicate: 2,
         };
-        let x = inspect(&h, &s, cell);
-        assert_eq!(x.flags, crate::noise::flags(&h.truth, cell.noise, 42, 0, 2));
+        let x = inspect(&h, &s, cell.clone());
+        let level = crate::noise::NoiseLevel::new(0.3, 0.1);
+        assert_eq!(x.flags, crate::noise::flags(&h.truth, level, 42, 0, 2));
         let stream = crate::rng::key(&[42, crate::rng::tag::SUMMARY, 0, 2]);
         let summariser = s.summariser().unwrap();
         for i in 0..h.len() {
@@ -316,11 +324,11 @@ mod tests {
         let h = history();
         let cell = CellSpec {
             budget_percent: 10.0,
-            noise: NoiseLevel::NONE,
+            noise: NoiseModel::uniform(crate::noise::NoiseLevel::NONE),
             seed: 0,
             replicate: 0,
         };
-        let x = inspect(&h, &Strategy::parse("required").unwrap(), cell);
+        let x = inspect(&h, &Strategy::parse("required").unwrap(), cell.clone());
         assert_eq!(x.outcome, Outcome::Infeasible);
         assert!(x.fates.iter().all(Option::is_none));
         let x = inspect(&h, &Strategy::parse("recent").unwrap(), cell);

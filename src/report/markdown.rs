@@ -56,7 +56,9 @@ fn list<T>(values: &[T], show: impl Fn(&T) -> String) -> String {
 
 fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
     let g = &manifest.grid;
-    let noise_levels = g.false_negative.len() * g.false_positive.len();
+    let noise_labels = g.noise_labels();
+    let noise_levels = noise_labels.len();
+    let grid_levels = g.false_negative.len() * g.false_positive.len();
     let product = g.histories
         * g.replicates
         * noise_levels as u64
@@ -65,7 +67,7 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
         * g.budgets.len() as u64;
     let _ = writeln!(out, "## Experiment\n");
     let _ = writeln!(out, "| | |\n| --- | --- |");
-    let rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&str, String)> = vec![
         ("experiment", manifest.name.clone()),
         ("seed", manifest.seed.to_string()),
         ("histories", manifest.histories.to_string()),
@@ -106,6 +108,25 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
         ("run time", labels::duration(manifest.wall_seconds)),
         ("ctxlab version", manifest.version.clone()),
     ];
+    // Noise models beyond the shorthand's uniform grid are listed after its rates (and the
+    // rates of a grid left empty beside them are not listed).
+    if noise_levels > grid_levels {
+        let at = rows
+            .iter()
+            .position(|(key, _)| *key == "strategies")
+            .expect("listed above");
+        let models = list(&noise_labels[grid_levels..], |m| code(m));
+        rows.insert(
+            at,
+            (
+                "noise models (nominal rates in the FN / FP columns)",
+                models,
+            ),
+        );
+        if grid_levels == 0 {
+            rows.retain(|(key, _)| !key.starts_with("false-"));
+        }
+    }
     for (key, value) in rows {
         let _ = writeln!(out, "| {key} | {} |", escape(&value));
     }
@@ -233,11 +254,16 @@ fn retention_vs_noise_table(
     );
     let axis = NoiseAxis::choose(grid);
     let (xs, panels) = axis.rates(grid);
-    // Columns in the chart's order: panel by panel, along the x axis within each.
-    let levels: Vec<usize> = panels
-        .iter()
-        .flat_map(|&p| xs.iter().filter_map(move |&x| axis.level(grid, x, p)))
-        .collect();
+    // Columns in the chart's order: panel by panel, along the x axis within each (with models
+    // of several families, every level in the grid's order: family by family).
+    let levels: Vec<usize> = if grid.one_noise_family() {
+        panels
+            .iter()
+            .flat_map(|&p| xs.iter().filter_map(move |&x| axis.level(grid, x, p)))
+            .collect()
+    } else {
+        (0..grid.noise_levels.len()).collect()
+    };
     let mut header = series_header(grid);
     header.extend(levels.iter().map(|&n| grid.noise_levels[n].label()));
     let rows: Vec<Vec<String>> = (0..grid.series.len())

@@ -74,7 +74,7 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputEr
     let both = |a: Option<f64>, b: Option<f64>| Some((a?, b?));
     let (strategy, window) = (text("strategy"), whole("window"));
     let (ratio, note_rate) = (real("ratio"), real("note_rate"));
-    let (fneg, fpos) = (real("false_negative"), real("false_positive"));
+    let noise = text("noise");
     let billed = real("billed_tokens_mean");
     let (need, need_low, need_high) = (
         real("retention_at_need_mean"),
@@ -92,10 +92,7 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputEr
             window: window[i],
             ratio: ratio[i].unwrap_or_default(),
             note_rate: note_rate[i].unwrap_or_default(),
-            level: NoiseLevel {
-                false_negative: fneg[i].unwrap_or_default(),
-                false_positive: fpos[i].unwrap_or_default(),
-            },
+            level: NoiseLevel::from_label(&noise[i]),
             billed_tokens: billed[i],
             retention_at_need: need[i],
             retention_at_need_ci: both(need_low[i], need_high[i]),
@@ -238,12 +235,9 @@ pub fn figures(rows: &[GroupRow], manifest: &SessionManifest) -> Vec<Figure> {
         manifest,
         levels: manifest
             .grid
-            .levels()
-            .into_iter()
-            .map(|l| NoiseLevel {
-                false_negative: l.false_negative,
-                false_positive: l.false_positive,
-            })
+            .noise_labels()
+            .iter()
+            .map(|l| NoiseLevel::from_label(l))
             .collect(),
         rows,
     };
@@ -459,10 +453,7 @@ mod tests {
             window: 8000,
             ratio,
             note_rate: 0.1,
-            level: NoiseLevel {
-                false_negative: fneg,
-                false_positive: 0.0,
-            },
+            level: NoiseLevel::from_label(&format!("uniform(fn={fneg}, fp=0)")),
             billed_tokens: Some(billed),
             retention_at_need: Some(need),
             retention_at_need_ci: Some((need - 0.05, need + 0.05)),

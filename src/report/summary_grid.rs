@@ -9,21 +9,58 @@ use crate::tables::numbers;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// One noise level: the two flag error rates.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One noise level: a noise model, by its label, with its nominal flag error rates.
+#[derive(Debug, Clone, PartialEq)]
 pub struct NoiseLevel {
+    /// The model's label, as the `noise` column holds it.
+    pub model: String,
+    /// The label without the rates of 0 it may leave out, for titles.
+    pub short: String,
+    /// The model without its rates (see [`crate::noise::NoiseModel::family`]).
+    pub family: String,
+    /// A `uniform` model, labelled by its rates alone.
+    pub uniform: bool,
     pub false_negative: f64,
     pub false_positive: f64,
 }
 
 impl NoiseLevel {
-    /// A short label such as `FN 10 % · FP 5 %`.
+    /// The level of the model labelled `model`, with the rates its table reports (a label
+    /// that does not parse, from a newer ctxlab, stands as its own family).
+    pub fn of(model: &str, false_negative: f64, false_positive: f64) -> NoiseLevel {
+        let parsed = crate::noise::NoiseModel::parse(model).ok();
+        NoiseLevel {
+            model: model.to_string(),
+            short: parsed
+                .as_ref()
+                .map_or(model.to_string(), |m| m.short_label()),
+            family: parsed.as_ref().map_or(model.to_string(), |m| m.family()),
+            uniform: parsed.as_ref().is_some_and(|m| m.is_uniform()),
+            false_negative,
+            false_positive,
+        }
+    }
+
+    /// The level of the model labelled `model`, with its nominal rates.
+    pub fn from_label(model: &str) -> NoiseLevel {
+        let rates = crate::noise::NoiseModel::parse(model)
+            .map(|m| m.nominal())
+            .unwrap_or_default();
+        NoiseLevel::of(model, rates.false_negative, rates.false_positive)
+    }
+
+    /// A short label: `FN 10 % · FP 5 %` for a uniform model, the model's spec (without its
+    /// rates of 0) otherwise.
     pub fn label(&self) -> String {
-        format!(
-            "FN {} · FP {}",
-            labels::rate(self.false_negative),
-            labels::rate(self.false_positive)
-        )
+        if self.uniform {
+            format!(
+                "FN {} · FP {}",
+                labels::rate(self.false_negative),
+                labels::rate(self.false_positive)
+            )
+        } else {
+            self.short.clone()
+        }
     }
 }
 
@@ -48,8 +85,11 @@ pub struct SummaryGrid<'a> {
     pub keep_recents: Vec<u64>,
     /// Series: strategies in order, each with its keep_recent values ascending.
     pub series: Vec<Series>,
-    /// Noise levels ordered by false-positive rate, then false-negative rate.
+    /// Noise levels ordered by family (in the order the table lists them), then by
+    /// false-positive rate, then false-negative rate.
     pub noise_levels: Vec<NoiseLevel>,
+    /// The families of the noise models, in that order.
+    pub noise_families: Vec<String>,
     pub false_negatives: Vec<f64>,
     pub false_positives: Vec<f64>,
     /// Budgets, ascending.
@@ -82,18 +122,23 @@ impl<'a> SummaryGrid<'a> {
 
         let mut noise_levels: Vec<NoiseLevel> = Vec::new();
         for r in rows {
-            let level = NoiseLevel {
-                false_negative: r.false_negative,
-                false_positive: r.false_positive,
-            };
-            if !noise_levels.contains(&level) {
-                noise_levels.push(level);
+            if !noise_levels.iter().any(|n| n.model == r.noise) {
+                noise_levels.push(NoiseLevel::of(&r.noise, r.false_negative, r.false_positive));
             }
         }
+        let mut noise_families: Vec<String> = Vec::new();
+        for n in &noise_levels {
+            if !noise_families.contains(&n.family) {
+                noise_families.push(n.family.clone());
+            }
+        }
+        let family = |n: &NoiseLevel| noise_families.iter().position(|f| *f == n.family);
         noise_levels.sort_by(|a, b| {
-            a.false_positive
-                .total_cmp(&b.false_positive)
+            family(a)
+                .cmp(&family(b))
+                .then(a.false_positive.total_cmp(&b.false_positive))
                 .then(a.false_negative.total_cmp(&b.false_negative))
+                .then(a.model.cmp(&b.model))
         });
 
         let mut series = Vec::new();
@@ -119,6 +164,7 @@ impl<'a> SummaryGrid<'a> {
             keep_recents,
             series,
             noise_levels,
+            noise_families,
             false_negatives,
             false_positives,
             budgets,
@@ -137,11 +183,7 @@ impl<'a> SummaryGrid<'a> {
                         r.strategy,
                         r.keep_recent,
                         numbers::budget(r.budget_percent),
-                        NoiseLevel {
-                            false_negative: r.false_negative,
-                            false_positive: r.false_positive
-                        }
-                        .label()
+                        NoiseLevel::of(&r.noise, r.false_negative, r.false_positive).label()
                     ),
                 });
             }
@@ -158,9 +200,7 @@ impl<'a> SummaryGrid<'a> {
         let n = self
             .noise_levels
             .iter()
-            .position(|n| {
-                n.false_negative == r.false_negative && n.false_positive == r.false_positive
-            })
+            .position(|n| n.model == r.noise)
             .expect("every row's noise level is listed");
         let b = self
             .budgets
@@ -190,11 +230,32 @@ impl<'a> SummaryGrid<'a> {
         }
     }
 
-    /// The noise level with these rates, if the table has it.
+    /// The noise level with these rates, if the table has it (the first, should several
+    /// models share them: see [`SummaryGrid::family_noise_index`]).
     pub fn noise_index(&self, false_negative: f64, false_positive: f64) -> Option<usize> {
         self.noise_levels
             .iter()
             .position(|n| n.false_negative == false_negative && n.false_positive == false_positive)
+    }
+
+    /// Whether every noise model is of one family (as the uniform grid of the shorthand
+    /// axes is): the levels are then told apart by their rates alone.
+    pub fn one_noise_family(&self) -> bool {
+        self.noise_families.len() <= 1
+    }
+
+    /// The noise level of family `family` (an index into `noise_families`) at these rates.
+    pub fn family_noise_index(
+        &self,
+        family: usize,
+        false_negative: f64,
+        false_positive: f64,
+    ) -> Option<usize> {
+        self.noise_levels.iter().position(|n| {
+            n.family == self.noise_families[family]
+                && n.false_negative == false_negative
+                && n.false_positive == false_positive
+        })
     }
 }
 

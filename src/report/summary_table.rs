@@ -44,6 +44,9 @@ pub struct SummaryRow {
     pub strategy: String,
     pub keep_recent: u64,
     pub budget_percent: f64,
+    /// The noise model's label.
+    pub noise: String,
+    /// The model's nominal rates.
     pub false_negative: f64,
     pub false_positive: f64,
     pub n: u64,
@@ -106,6 +109,7 @@ fn rows_from(t: &Checked, retention: Retention) -> Vec<SummaryRow> {
     let strategy = t.text("strategy");
     let keep_recent = t.whole("keep_recent");
     let budget_percent = t.real("budget_percent");
+    let noise = t.text("noise");
     let false_negative = t.real("false_negative");
     let false_positive = t.real("false_positive");
     let n = t.whole("n");
@@ -130,6 +134,7 @@ fn rows_from(t: &Checked, retention: Retention) -> Vec<SummaryRow> {
             strategy: strategy[i].clone(),
             keep_recent: keep_recent[i],
             budget_percent: budget_percent[i],
+            noise: noise[i].clone(),
             false_negative: false_negative[i],
             false_positive: false_positive[i],
             n: n[i],

@@ -1,7 +1,7 @@
 //! Every session of one history, written into a reused row buffer.
 //!
 //! Random numbers are common across everything that is not random: the label noise of a
-//! history depends on (seed, history, replicate) only, through [`noise::draws`] (the very draws
+//! history depends on (seed, history, replicate) only, through [`noise::Draws`] (the very draws
 //! a cell sweep with the same seed uses), and so does the session stream that keys the notes
 //! and the summariser. Every strategy, window, ratio and note rate of a replicate therefore
 //! meets the same mislabelled records, the same note draws (a record noted at rate 0.1 is also
@@ -42,7 +42,7 @@ impl SessionRow {
 #[derive(Debug, Default)]
 pub struct Scratch {
     session: SessionScratch,
-    draws: Vec<f64>,
+    draws: noise::Draws,
     flags: Vec<bool>,
 }
 
@@ -62,17 +62,18 @@ pub fn evaluate_replicates(
     s: &mut Scratch,
     out: &mut Vec<SessionRow>,
 ) {
+    let records = noise::Records::of(history);
     for replicate in replicates {
-        noise::draws(
+        s.draws.fill(
             grid.seed,
             index as u64,
             u64::from(replicate),
             history.len(),
-            &mut s.draws,
+            grid.shares_draws,
         );
         let stream = session_stream(grid.seed, index as u64, u64::from(replicate));
-        for (level, &noise_level) in grid.levels.iter().enumerate() {
-            noise::apply(&history.flag_base, &s.draws, noise_level, &mut s.flags);
+        for (level, model) in grid.noise.iter().enumerate() {
+            model.apply(records, &s.draws, &mut s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
                 let flags = strategy.flags(&history.truth, &s.flags);
                 for window in 0..grid.windows.len() {

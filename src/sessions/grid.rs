@@ -1,11 +1,11 @@
 //! The grid of a session sweep: its axes, their order, and where each session and group sits.
 //!
-//! Sessions are ordered history, replicate, noise level (false-negative major, then
-//! false-positive), strategy, window, ratio, note rate — the order of the rows in the sessions
+//! Sessions are ordered history, replicate, noise level (the shorthand's uniform grid,
+//! false-negative major, then the models of `noise`), strategy, window, ratio, note rate — the order of the rows in the sessions
 //! table. Summary groups are ordered strategy, window, ratio, note rate, noise level.
 
 use crate::experiment::SessionExperiment;
-use crate::noise::NoiseLevel;
+use crate::noise::{NoiseLevel, NoiseModel};
 use crate::session::SessionConfig;
 use crate::strategy::Strategy;
 
@@ -16,8 +16,14 @@ pub struct SessionGrid {
     pub replicates: u32,
     pub false_negative: Vec<f64>,
     pub false_positive: Vec<f64>,
-    /// Every (false-negative, false-positive) pair, false-negative major.
+    /// The noise models, one per noise level.
+    pub noise: Vec<NoiseModel>,
+    /// Each model's label, what the `noise` column holds.
+    pub noise_labels: Vec<String>,
+    /// Each model's nominal rates, what the `false_negative` / `false_positive` columns hold.
     pub levels: Vec<NoiseLevel>,
+    /// Whether some model reads the draws shared across replicates.
+    pub shares_draws: bool,
     pub strategies: Vec<Strategy>,
     pub labels: Vec<String>,
     pub windows: Vec<u64>,
@@ -29,14 +35,16 @@ pub struct SessionGrid {
 
 impl SessionGrid {
     pub fn new(exp: &SessionExperiment, histories: usize) -> Self {
-        let levels = crate::noise::levels(&exp.false_negative, &exp.false_positive);
         SessionGrid {
             seed: exp.file.seed,
             histories,
             replicates: exp.file.replicates,
             false_negative: exp.false_negative.clone(),
             false_positive: exp.false_positive.clone(),
-            levels,
+            noise_labels: exp.noise.iter().map(NoiseModel::label).collect(),
+            levels: exp.noise.iter().map(NoiseModel::nominal).collect(),
+            shares_draws: exp.noise.iter().any(NoiseModel::shares_draws),
+            noise: exp.noise.clone(),
             labels: exp.strategies.iter().map(Strategy::label).collect(),
             strategies: exp.strategies.clone(),
             windows: exp.windows.clone(),

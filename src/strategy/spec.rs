@@ -37,12 +37,18 @@ pub struct Spec {
 impl Spec {
     /// Parses `name` or `name(key=value, ...)`.
     pub fn parse(text: &str) -> Result<Spec, ParseError> {
+        Spec::parse_as(text, "strategy")
+    }
+
+    /// [`Spec::parse`] for specs of another kind (`what`, e.g. "noise model"), which the
+    /// syntax errors name.
+    pub fn parse_as(text: &str, what: &str) -> Result<Spec, ParseError> {
         let text = text.trim();
         let (name, rest) = match text.find('(') {
             None => (text, None),
             Some(open) => {
                 let inner = text[open + 1..].strip_suffix(')').ok_or_else(|| {
-                    format!("strategy {text:?}: expected `name(key=value, ...)` with a closing `)`")
+                    format!("{what} {text:?}: expected `name(key=value, ...)` with a closing `)`")
                 })?;
                 (&text[..open], Some(inner))
             }
@@ -50,7 +56,7 @@ impl Spec {
         let name = name.trim();
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!(
-                "strategy {text:?}: expected a name of letters, digits and `_`, optionally followed by `(key=value, ...)`"
+                "{what} {text:?}: expected a name of letters, digits and `_`, optionally followed by `(key=value, ...)`"
             ).into());
         }
         let mut params = Vec::new();
@@ -61,7 +67,7 @@ impl Spec {
                     continue;
                 }
                 let (key, value) = part.split_once('=').ok_or_else(|| {
-                    format!("strategy {text:?}: parameter {part:?} should read `key=value`")
+                    format!("{what} {text:?}: parameter {part:?} should read `key=value`")
                 })?;
                 params.push((key.trim().to_string(), parse_value(value.trim())));
             }

@@ -102,6 +102,7 @@ impl SweepGrid for Grid {
             replicates: u64::from(self.replicates),
             false_negative: self.false_negatives(),
             false_positive: self.false_positives(),
+            noise: self.noise_labels.clone(),
             strategies: self.labels.clone(),
             keep_recent: self
                 .effective_keep_recent()
@@ -159,6 +160,7 @@ impl SweepGrid for SessionGrid {
             replicates: u64::from(self.replicates),
             false_negative: self.false_negatives(),
             false_positive: self.false_positives(),
+            noise: self.noise_labels.clone(),
             strategies: self.labels.clone(),
             windows: self.windows.clone(),
             ratios: self.ratios.clone(),

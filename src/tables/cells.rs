@@ -41,6 +41,7 @@ pub fn table() -> Table<Grid, CellRow> {
             names.get(r.history)
         })
         .whole("replicate", |_, r| u64::from(r.replicate))
+        .text("noise", |g, _, r| &g.noise_labels[r.level as usize])
         .real("false_negative", |g, r| {
             g.levels[r.level as usize].false_negative
         })
@@ -126,6 +127,9 @@ fn keys<R: Keyed + 'static>() -> Table<Grid, R> {
         })
         .percent("budget_percent", |g, r| {
             g.budgets[g.group_coordinates(r.group()).2]
+        })
+        .text("noise", |g, _, r| {
+            &g.noise_labels[g.group_coordinates(r.group()).3]
         })
         .real("false_negative", |g, r| {
             g.levels[g.group_coordinates(r.group()).3].false_negative

@@ -5,7 +5,7 @@
 
 use super::read::sweep_output_error;
 use crate::error::InputError;
-use crate::noise::NoiseLevel;
+use crate::noise::NoiseModel;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -56,8 +56,13 @@ pub struct Manifest {
 pub struct Axes {
     pub histories: u64,
     pub replicates: u64,
+    /// The shorthand's uniform grid (empty when `noise` stands alone).
     pub false_negative: Vec<f64>,
     pub false_positive: Vec<f64>,
+    /// Every noise model's label, in the sweep's order (absent from manifests written before
+    /// noise models: the uniform grid of the two rates).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub noise: Vec<String>,
     pub strategies: Vec<String>,
     /// The values in force: the axis, or each strategy's own default when it is absent.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -73,9 +78,15 @@ pub struct Axes {
 }
 
 impl Axes {
-    /// Noise levels in the sweep's order: false-negative major, then false-positive.
-    pub fn levels(&self) -> Vec<NoiseLevel> {
-        crate::noise::levels(&self.false_negative, &self.false_positive)
+    /// The noise models' labels in the sweep's order.
+    pub fn noise_labels(&self) -> Vec<String> {
+        if !self.noise.is_empty() {
+            return self.noise.clone();
+        }
+        crate::noise::models(&self.false_negative, &self.false_positive, &[])
+            .iter()
+            .map(NoiseModel::label)
+            .collect()
     }
 }
 

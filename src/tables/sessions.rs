@@ -44,6 +44,7 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
             names.get(r.history)
         })
         .whole("replicate", |_, r| u64::from(r.replicate))
+        .text("noise", |g, _, r| &g.noise_labels[r.level as usize])
         .real("false_negative", |g, r| {
             g.levels[r.level as usize].false_negative
         })
@@ -141,6 +142,9 @@ fn keys<R: Keyed + 'static>() -> Table<SessionGrid, R> {
         })
         .real("note_rate", |g, r| {
             g.note_rates[g.group_coordinates(r.group()).note_rate]
+        })
+        .text("noise", |g, _, r| {
+            &g.noise_labels[g.group_coordinates(r.group()).level]
         })
         .real("false_negative", |g, r| {
             g.levels[g.group_coordinates(r.group()).level].false_negative

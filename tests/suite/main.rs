@@ -21,6 +21,7 @@ mod invariants;
 mod llm_summaries;
 mod llm_sweep;
 mod memory;
+mod noise_models;
 mod presets_summary;
 mod presets_view;
 mod readme;

@@ -37,8 +37,8 @@ fn real_runs_replay_under_raw_mask_and_summary() {
             .unwrap_or_else(|| panic!("{name}"))
     };
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    // 12 strategies × 2 windows × 1 ratio.
-    assert_eq!(rows.len(), 24);
+    // 15 strategies × 2 windows × 1 ratio.
+    assert_eq!(rows.len(), 30);
     let get = |strategy: &str, window: &str, name: &str| -> f64 {
         let r = rows
             .iter()

@@ -112,6 +112,7 @@ const CASES: &[(&str, &str)] = &[
         "openhands_amortized(keep_first=4, max_size=120)",
     ),
     ("anthropic_clear_tool_uses", "anthropic_clear_tool_uses"),
+    ("recorded_compaction", "recorded_compaction"),
     (
         "anthropic_clear_tool_uses(trigger=100000, keep=3, clear_at_least=0, exclude_tools=[], clear_tool_inputs=false)",
         "anthropic_clear_tool_uses",
@@ -211,7 +212,7 @@ fn defaults_of_keep_recent_follow_the_field() {
 #[test]
 fn bad_specs_fail_with_a_clear_message() {
     let cases = [
-        ("newest", "unknown strategy `newest`, expected one of raw, recent, required, pinned, mask, clear_tool_uses, summary, amortized, openhands_llm_summarizing, codex_compact, claude_code_compact, gemini_cli_compress, complexity_trap_summary, complexity_trap_hybrid, oracle"),
+        ("newest", "unknown strategy `newest`, expected one of raw, recent, required, pinned, mask, clear_tool_uses, summary, amortized, openhands_llm_summarizing, codex_compact, claude_code_compact, recorded_compaction, gemini_cli_compress, complexity_trap_summary, complexity_trap_hybrid, oracle"),
         ("openhands_llm_summarizing(max_size=1)", "strategy `openhands_llm_summarizing`: parameter `max_size` expects a whole number ≥ 2, found `1`"),
         ("openhands_llm_summarizing(summary_size=10, summary_ratio=0.2)", "strategy `openhands_llm_summarizing`: give either `summary_size`"),
         ("codex_compact(threshold=0)", "strategy `codex_compact`: parameter `threshold` expects a number above 0 and at most 1, found `0`"),

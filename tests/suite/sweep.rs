@@ -76,9 +76,9 @@ fn small_sweep_writes_every_table_with_the_grid_size() {
         .clone();
     let strategy = df.column("strategy").unwrap().str().unwrap().clone();
     for (i, rec) in records.iter().enumerate() {
-        assert_eq!(rec[4], *strategy.get(i).unwrap());
-        assert_eq!(rec[9].parse::<u64>().ok(), used.get(i));
-        assert_eq!(rec[13].parse::<f64>().ok(), retention.get(i));
+        assert_eq!(rec[5], *strategy.get(i).unwrap());
+        assert_eq!(rec[10].parse::<u64>().ok(), used.get(i));
+        assert_eq!(rec[14].parse::<f64>().ok(), retention.get(i));
     }
 
     let summary = read_parquet(&out.join("summary.parquet"));
@@ -254,12 +254,12 @@ formats = ["csv"]
         "feasible",
     ]
     .map(at);
-    let rows: Vec<String> = cells
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            wanted.map(|i| f[i]).join(",")
+    // A CSV reader: the noise labels hold commas, so they are quoted.
+    let rows: Vec<String> = csv::Reader::from_reader(cells.as_bytes())
+        .records()
+        .map(|r| {
+            let f = r.unwrap();
+            wanted.map(|i| f[i].to_string()).join(",")
         })
         .collect();
     let table = stdout(&ctxlab(

@@ -65,6 +65,12 @@ pub fn write_summary(path: &Path, rows: &[Row], skip: Option<&str>, retype: Opti
                 n.into(),
                 rows.iter().map(|r| r.budget).collect::<Vec<f64>>(),
             ),
+            "noise" => Column::new(
+                n.into(),
+                rows.iter()
+                    .map(|r| format!("uniform(fn={}, fp={})", r.false_negative, r.false_positive))
+                    .collect::<Vec<_>>(),
+            ),
             "false_negative" => Column::new(
                 n.into(),
                 rows.iter().map(|r| r.false_negative).collect::<Vec<f64>>(),

@@ -1,0 +1,98 @@
+//! Reading a noise model's parameters from its spec (`name(key=value, ...)`, the strategies'
+//! syntax): every parameter is a number, each error names the model, the key and what was
+//! expected, and a key the model never asked for is an error (a typo never falls back to 0).
+
+use crate::error::ParseError;
+use crate::strategy::spec::{Spec, Value};
+
+/// Typed access to a noise spec's parameters, by name.
+pub struct Rates<'a> {
+    spec: &'a Spec,
+    used: Vec<bool>,
+    known: Vec<String>,
+}
+
+impl<'a> Rates<'a> {
+    pub fn new(spec: &'a Spec) -> Self {
+        Rates {
+            spec,
+            used: vec![false; spec.params.len()],
+            known: Vec::new(),
+        }
+    }
+
+    /// The value of `key`, when given; 0 and 1 may be written as whole numbers.
+    fn number(&mut self, key: &str) -> Result<Option<f64>, ParseError> {
+        if !self.known.iter().any(|k| k == key) {
+            self.known.push(key.to_string());
+        }
+        let mut found = None;
+        for (i, (k, v)) in self.spec.params.iter().enumerate() {
+            if k == key {
+                if found.is_some() {
+                    return Err(self.error(key, "one value, but it is given twice"));
+                }
+                self.used[i] = true;
+                found = Some(v);
+            }
+        }
+        match found {
+            None => Ok(None),
+            Some(Value::Float(x)) => Ok(Some(*x)),
+            Some(Value::Int(i)) => Ok(Some(*i as f64)),
+            Some(other) => Err(self.error(key, &format!("a number, found `{other}`"))),
+        }
+    }
+
+    /// A probability in `[0, 1]`, when given.
+    pub fn rate(&mut self, key: &str) -> Result<Option<f64>, ParseError> {
+        match self.number(key)? {
+            Some(x) if !(x.is_finite() && (0.0..=1.0).contains(&x)) => {
+                Err(self.error(key, &format!("a rate from 0 to 1, found `{x}`")))
+            }
+            // `-0` is `0`: one value, one label.
+            other => Ok(other.map(|x| x + 0.0)),
+        }
+    }
+
+    /// A probability in `[0, 1]`, 0 when absent.
+    pub fn rate_or_zero(&mut self, key: &str) -> Result<f64, ParseError> {
+        Ok(self.rate(key)?.unwrap_or(0.0))
+    }
+
+    /// A probability that must be given.
+    pub fn required_rate(&mut self, key: &str) -> Result<f64, ParseError> {
+        self.rate(key)?
+            .ok_or_else(|| self.error(key, "a rate from 0 to 1, but it is missing"))
+    }
+
+    fn error(&self, key: &str, expected: &str) -> ParseError {
+        ParseError(format!(
+            "noise model `{}`: parameter `{key}` expects {expected}",
+            self.spec.name
+        ))
+    }
+
+    /// Fails on any parameter that was never asked for, listing the known ones.
+    pub fn finish(self) -> Result<(), ParseError> {
+        match self.used.iter().position(|used| !used) {
+            None => Ok(()),
+            Some(i) => Err(ParseError(format!(
+                "noise model `{}`: unknown parameter `{}` (known: {})",
+                self.spec.name,
+                self.spec.params[i].0,
+                self.known.join(", ")
+            ))),
+        }
+    }
+}
+
+/// A canonical spec: `name(key=value, ...)` in the model's own order, numbers as Rust prints
+/// them (`0.05`, `0`), so two spellings of one model get one label.
+pub fn label<V: std::fmt::Display>(name: &str, params: &[(String, V)]) -> String {
+    if params.is_empty() {
+        return name.to_string();
+    }
+    let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{name}({})", params.join(", "))
+}
