@@ -355,6 +355,64 @@ fn retention_at_need_counts_every_later_call() {
     assert_eq!(t.calls[2].required_present, 1);
 }
 
+/// The history of `retention_at_need_counts_every_later_call`, with r0's text the fact
+/// `fix_bug_01` (10 chars, as before), and r4 repeating it when `repeated`.
+fn fact_history(repeated: bool) -> CostedHistory {
+    let texts = [
+        "fix_bug_01",
+        "xxxxxxxxxx",
+        "xxxxxxxxxx",
+        "xxxxxxxxxx",
+        if repeated { "fix_bug_01" } else { "xxxxxxxxxx" },
+        "xxxxxxxxxx",
+    ];
+    let kinds = [U, A, T, A, T, A];
+    let records = (0..6)
+        .map(|i| {
+            let r = Record::new(i as u64 + 1, texts[i])
+                .kind(kinds[i])
+                .required(i == 0);
+            if kinds[i] == T {
+                r.tool("bash")
+            } else {
+                r
+            }
+        })
+        .collect();
+    CostedHistory::new(&History::new("h", records), CostModel::Chars)
+}
+
+#[test]
+fn fact_retention_follows_the_text_verbatim_repeated_and_noted() {
+    let c = SessionConfig {
+        target: 0.25,
+        ..cfg(100, 0.5, true)
+    };
+    let recent = Strategy::parse("recent").unwrap();
+    // As for records: r0 and its one fact are gone before call 3: 2 of 3 calls at need.
+    let (m, _) = replay(&fact_history(false), &recent, &c, 0);
+    assert_eq!((m.facts_total, m.facts_kept), (1, 0));
+    assert_eq!(m.fact_retention_end, Some(0.0));
+    assert_eq!(m.fact_retention_at_need, Some(2.0 / 3.0));
+    // r4, which `recent` keeps, repeats the fact: the record is lost, its fact is not.
+    let (m, _) = replay(&fact_history(true), &recent, &c, 0);
+    assert_eq!(m.retention_end, Some(0.0));
+    assert_eq!(
+        (m.fact_retention_end, m.fact_retention_at_need),
+        (Some(1.0), Some(1.0))
+    );
+    // The notes read back hold r0's text, and with it the fact.
+    let noted = SessionConfig {
+        note_rate: 0.5,
+        ..c.clone()
+    };
+    let (m, _) = replay(&fact_history(false), &recent, &noted, 0);
+    assert_eq!(
+        (m.fact_retention_end, m.fact_retention_at_need),
+        (Some(1.0), Some(1.0))
+    );
+}
+
 #[test]
 fn forgotten_reset_storms_in_a_replay_and_the_guard_stops_it() {
     let h = three_calls(false);
