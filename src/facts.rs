@@ -11,7 +11,7 @@
 //! text. A stand-in (`[output omitted]`, `<MASKED>`) is the harness's fixed text and names no
 //! record's facts. `fact_retention` is the share of the required records' facts a context keeps.
 
-use crate::history::import::label::{distinctive_tokens, record_tokens};
+use crate::history::import::label::{distinctive_tokens, for_each_record_token};
 use crate::history::History;
 use std::collections::{HashMap, HashSet};
 
@@ -39,38 +39,47 @@ impl Facts {
     pub fn of(history: &History) -> Facts {
         let mut f = Facts::default();
         let mut holders: Vec<Vec<u32>> = Vec::new();
-        let mut in_record: HashSet<String> = HashSet::new();
-        let mut tokens: Vec<String> = Vec::new();
         let tools: HashSet<&str> = history
             .records
             .iter()
             .filter_map(|r| r.tool.as_deref())
             .collect();
+        // One record's tokens, owned only for the rare tool call whose JSON is parsed (its
+        // strings do not outlive the parse); otherwise borrowed from the text, so finding the
+        // facts of a history allocates for new facts alone.
+        let mut tokens: Vec<String> = Vec::new();
+        let mut ids: Vec<u32> = Vec::new();
         f.owned.push(0);
         f.holds_at.push(0);
         for (i, r) in history.records.iter().enumerate() {
-            record_tokens(r, &mut in_record);
+            ids.clear();
             tokens.clear();
-            tokens.extend(in_record.drain().filter(|t| !tools.contains(t.as_str())));
-            // Sorted, so fact ids do not depend on hashing.
+            for_each_record_token(r, |t| {
+                if tools.contains(t) {
+                    return;
+                }
+                match f.ids.get(t) {
+                    Some(&id) => ids.push(id),
+                    None => tokens.push(t.to_string()),
+                }
+            });
+            // New tokens become facts in sorted order, so fact ids do not depend on hashing.
             tokens.sort_unstable();
-            let start = f.holds.len();
+            tokens.dedup();
             for t in tokens.drain(..) {
-                let id = match f.ids.get(t.as_str()) {
-                    Some(&id) => id,
-                    None => {
-                        let id = f.names.len() as u32;
-                        let name: Box<str> = t.into();
-                        f.ids.insert(name.clone(), id);
-                        f.names.push(name);
-                        holders.push(Vec::new());
-                        id
-                    }
-                };
-                holders[id as usize].push(i as u32);
-                f.holds.push(id);
+                let id = f.names.len() as u32;
+                let name: Box<str> = t.into();
+                f.ids.insert(name.clone(), id);
+                f.names.push(name);
+                holders.push(Vec::new());
+                ids.push(id);
             }
-            f.holds[start..].sort_unstable();
+            ids.sort_unstable();
+            ids.dedup();
+            for &id in &ids {
+                holders[id as usize].push(i as u32);
+            }
+            f.holds.extend_from_slice(&ids);
             f.holds_at.push(f.holds.len() as u32);
             f.owned.push(f.names.len() as u32);
         }
@@ -80,6 +89,31 @@ impl Facts {
             f.held_at.push(f.held_by.len() as u32);
         }
         f
+    }
+
+    /// The facts the records marked in `truth` introduce, ascending: what `fact_retention`
+    /// scores (kept once per history, so scoring a cell does not walk every record).
+    pub fn required(&self, truth: &[bool]) -> Vec<u32> {
+        truth
+            .iter()
+            .enumerate()
+            .filter(|&(_, &t)| t)
+            .flat_map(|(i, _)| self.owned(i))
+            .collect()
+    }
+
+    /// How many of `facts` a context keeps, given which records it holds as text and which
+    /// facts summary texts hold beyond those.
+    pub fn kept_of(
+        &self,
+        facts: &[u32],
+        has_text: impl Fn(usize) -> bool,
+        in_summary: impl Fn(u32) -> bool,
+    ) -> u32 {
+        facts
+            .iter()
+            .filter(|&&f| in_summary(f) || self.held_by(f).iter().any(|&j| has_text(j as usize)))
+            .count() as u32
     }
 
     /// Number of facts in the history.
@@ -94,6 +128,12 @@ impl Facts {
     /// The facts record `i` introduces.
     pub fn owned(&self, i: usize) -> std::ops::Range<u32> {
         self.owned[i]..self.owned[i + 1]
+    }
+
+    /// How many facts the first `records` records introduce: facts are numbered in order of
+    /// first appearance, so theirs are exactly the ids below this.
+    pub fn introduced_by(&self, records: usize) -> u32 {
+        self.owned[records]
     }
 
     /// The records holding fact `f`, ascending.

@@ -55,7 +55,7 @@ pub fn score_with(
     scratch: &mut ScoreScratch,
 ) -> Metrics {
     let required_total = history.truth.iter().filter(|&&t| t).count() as u32;
-    let facts_total = history.facts.required_total(&history.truth);
+    let facts_total = history.required_facts.len() as u32;
     if outcome == Outcome::Infeasible {
         return Metrics {
             required_total,
@@ -124,8 +124,8 @@ pub fn score_with(
     m.facts_kept = if facts_total == 0 {
         0
     } else {
-        history.facts.kept(
-            &history.truth,
+        history.facts.kept_of(
+            &history.required_facts,
             |j| has_text[j],
             |f| in_summary.get(f as usize).copied().unwrap_or(false),
         )

@@ -100,6 +100,8 @@ pub struct CostedHistory {
     pub recorded: Vec<RecordedCall>,
     /// What each record says first: what `fact_retention` scores.
     pub facts: Facts,
+    /// The facts the required records introduce (`facts.required(&truth)`).
+    pub required_facts: Vec<u32>,
     /// Each record's text: only summarisers that write text read it (extractive, llm).
     pub texts: Vec<String>,
     /// The task statement (the first `user` record's text, or empty): what the extractive
@@ -121,6 +123,8 @@ impl CostedHistory {
             .iter()
             .map(|r| u32::try_from(r.text.lines().count()).unwrap_or(u32::MAX))
             .collect();
+        let truth = history.truth();
+        let facts = Facts::of(history);
         CostedHistory {
             name: history.name.clone(),
             model,
@@ -141,13 +145,14 @@ impl CostedHistory {
             omitted_costs: omitted_costs(&lines, model),
             masked_cost: model.cost(MASKED_PLACEHOLDER),
             lines,
-            truth: history.truth(),
+            required_facts: facts.required(&truth),
+            truth,
             flag_base: history.flag_base(),
             costs,
             separator,
             total,
             recorded: Vec::new(),
-            facts: Facts::of(history),
+            facts,
             texts: history.records.iter().map(|r| r.text.clone()).collect(),
             task: history
                 .records

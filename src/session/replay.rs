@@ -779,19 +779,23 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
     /// holds.
     fn facts_present(&mut self) -> (u32, u32) {
         let s = &mut *self.s;
-        let truth = &self.h.truth[..self.appeared];
-        let total = self.h.facts.required_total(truth);
+        let facts = &self.h.facts;
+        // The required facts of the records that appeared: those introduced before `appeared`.
+        let all = &self.h.required_facts;
+        let appeared = &all[..all.partition_point(|&f| f < facts.introduced_by(self.appeared))];
+        let total = appeared.len() as u32;
         if !self.text_summaries {
             let mark = &s.mark;
-            let kept =
-                self.h
-                    .facts
-                    .kept(truth, |j| mark.get(j).is_some_and(|&m| m != 0), |_| false);
+            let kept = facts.kept_of(
+                appeared,
+                |j| mark.get(j).is_some_and(|&m| m != 0),
+                |_| false,
+            );
             return (total, kept);
         }
         // A text summary holds the facts found in its text, not those of the records it carries.
         s.fact_mark.clear();
-        s.fact_mark.resize(self.h.facts.len(), false);
+        s.fact_mark.resize(facts.len(), false);
         for e in &s.entries {
             if let Origin::Summary(id) = e.origin {
                 for &f in &s.summary_facts[id as usize] {
@@ -800,8 +804,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             }
         }
         let (mark, fact_mark) = (&s.mark, &s.fact_mark);
-        let kept = self.h.facts.kept(
-            truth,
+        let kept = facts.kept_of(
+            appeared,
             |j| mark.get(j).is_some_and(|&m| m & VERBATIM != 0),
             |f| fact_mark[f as usize],
         );

@@ -445,17 +445,27 @@ fn hindsight(history: &History, min_gap: usize, own_tokens: bool) -> Vec<Option<
 /// of `hindsight` and of [`crate::facts`].
 pub fn record_tokens(r: &Record, out: &mut HashSet<String>) {
     out.clear();
-    if r.kind == Kind::ToolCall {
+    for_each_record_token(r, |t| {
+        if !out.contains(t) {
+            out.insert(t.to_string());
+        }
+    });
+}
+
+/// Calls `f` with each distinctive token of a record, as often as it occurs (the rule of
+/// [`record_tokens`], without collecting).
+pub fn for_each_record_token(r: &Record, mut f: impl FnMut(&str)) {
+    if r.kind == Kind::ToolCall && r.text.trim_start().starts_with(['{', '[']) {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(&r.text) {
             let mut strings = Vec::new();
             string_values(&v, &mut strings);
             for s in strings {
-                out.extend(distinctive_tokens(s).map(str::to_string));
+                distinctive_tokens(s).for_each(&mut f);
             }
             return;
         }
     }
-    out.extend(distinctive_tokens(&r.text).map(str::to_string));
+    distinctive_tokens(&r.text).for_each(f);
 }
 
 fn string_values<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
@@ -501,26 +511,27 @@ pub fn distinctive_tokens(text: &str) -> impl Iterator<Item = &str> {
         .flat_map(word_tokens)
 }
 
-fn word_tokens(word: &str) -> Vec<&str> {
-    let mut out = Vec::new();
+/// A word's tokens, in order: itself when it is a path, then its file name or its parts. An
+/// iterator, not a list: the facts of every history are found word by word, and an allocation
+/// per word was most of their cost.
+fn word_tokens(word: &str) -> impl Iterator<Item = &str> {
     let last = word.rsplit('/').next().unwrap_or(word);
     let file = is_file_name(last);
-    if word.contains('/') {
+    let path = word.contains('/') && {
         let segments = word.split('/').filter(|s| !s.is_empty()).count();
-        if segments >= 3 || (segments >= 2 && file) {
-            out.push(word);
-        }
-    }
-    if file {
-        out.push(last);
-        return out;
-    }
-    for part in word.split(['.', '/', '-']) {
-        if is_identifier(part) || is_error_code(part) || is_hex_id(part) {
-            out.push(part);
-        }
-    }
-    out
+        segments >= 3 || (segments >= 2 && file)
+    };
+    let parts = (!file)
+        .then(|| {
+            word.split(['.', '/', '-'])
+                .filter(|p| is_identifier(p) || is_error_code(p) || is_hex_id(p))
+        })
+        .into_iter()
+        .flatten();
+    path.then_some(word)
+        .into_iter()
+        .chain(file.then_some(last))
+        .chain(parts)
 }
 
 fn is_file_name(s: &str) -> bool {
