@@ -569,3 +569,71 @@ fn summaries_fill_refuses_a_missing_key_and_another_model_before_asking() {
     // Nothing was made: not even the cache folder.
     assert!(!into.exists());
 }
+
+/// The history and experiment of `llm_sweep`, with the summariser asking an endpoint itself.
+const SWEEP_HISTORY: &str = r#"{"id": 1, "kind": "user", "text": "fix parse_args in src/cli.rs", "required": true}
+{"id": 2, "kind": "tool_result", "tool": "bash", "text": "saw E0308 in build", "required": true}
+{"id": 3, "kind": "assistant", "text": "looking at config_loader now", "required": false}
+{"id": 4, "kind": "assistant", "text": "done", "required": false}
+"#;
+
+fn sweep_experiment(url: &str) -> String {
+    format!(
+        r#"
+name = "llm"
+seed = 1
+[histories]
+files = ["h.jsonl"]
+cost = "chars"
+[sweep]
+strategies = ["summary(summariser=llm, cache=answers, model=m, url={url}, keep_recent=1)"]
+budgets = [100, 50]
+false_negative = [0.0]
+false_positive = [0.0]
+[output]
+dir = "out"
+formats = ["csv"]
+"#
+    )
+}
+
+#[test]
+fn a_sweep_asks_its_endpoint_for_what_the_cache_lacks_then_reads_the_cache() {
+    let server = serve(vec![Reply::Status(200)]);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("h.jsonl"), SWEEP_HISTORY).unwrap();
+    std::fs::write(d.join("llm.toml"), sweep_experiment(&server.url)).unwrap();
+    let o = crate::common::ctxlab(d, &["sweep", "llm.toml", "-q"]);
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    // One compaction (at 50 %; at 100 % the history fits): one request, one answer stored.
+    assert_eq!(server.seen.lock().unwrap().len(), 1);
+    assert_eq!(entries(&d.join("answers")), 1);
+    let first = std::fs::read(d.join("out/cells.csv")).unwrap();
+    // The server is gone (it served its one reply): the same sweep reads the cache alone and
+    // writes the very same rows.
+    std::fs::remove_dir_all(d.join("out")).unwrap();
+    let o = crate::common::ctxlab(d, &["sweep", "llm.toml", "-q"]);
+    assert!(o.status.success(), "{}", crate::common::stderr(&o));
+    assert_eq!(std::fs::read(d.join("out/cells.csv")).unwrap(), first);
+}
+
+#[test]
+fn a_sweep_whose_endpoint_is_absent_stops_naming_it_and_writes_nothing() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("h.jsonl"), SWEEP_HISTORY).unwrap();
+    std::fs::write(d.join("llm.toml"), sweep_experiment(&url)).unwrap();
+    crate::common::assert_fails_with(
+        &crate::common::ctxlab(d, &["sweep", "llm.toml", "-q"]),
+        &["the `llm` summariser could not get its summaries", &url],
+    );
+    assert!(!d.join("out/cells.csv").exists());
+    assert!(!d.join("answers").exists());
+}

@@ -507,7 +507,9 @@ pub const MIN_IDENTIFIER: usize = 6;
 pub fn distinctive_tokens(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-')))
         .map(|w| w.trim_matches(|c| matches!(c, '.' | '/' | '-')))
-        .filter(|w| !w.is_empty())
+        // A word of lowercase letters alone is no token of any kind (each needs a `/`, a `.`,
+        // an `_`, a digit or a capital), and most words are such: skip them at once.
+        .filter(|w| !w.is_empty() && !w.bytes().all(|b| b.is_ascii_lowercase()))
         .flat_map(word_tokens)
 }
 
