@@ -37,7 +37,7 @@ fn kind_index(kind: Kind) -> usize {
 
 impl Model for ByKind {
     fn read(r: &mut Rates) -> Result<Self, ParseError> {
-        let default = NoiseLevel::new(r.rate_or_zero("fn")?, r.rate_or_zero("fp")?);
+        let default = r.level()?;
         let mut m = ByKind {
             default,
             false_negative: [None; Kind::ALL.len()],

@@ -32,17 +32,11 @@ impl ByLength {
 
 impl Model for ByLength {
     fn read(r: &mut Rates) -> Result<Self, ParseError> {
-        Ok(ByLength(NoiseLevel::new(
-            r.rate_or_zero("fn")?,
-            r.rate_or_zero("fp")?,
-        )))
+        Ok(ByLength(r.level()?))
     }
 
     fn params(&self) -> Vec<(String, f64)> {
-        vec![
-            ("fn".into(), self.0.false_negative),
-            ("fp".into(), self.0.false_positive),
-        ]
+        super::spec::level_params(self.0)
     }
 
     /// The miss chance of a record of the mean cost, and the uniform `fp`.

@@ -22,7 +22,7 @@ impl Model for Correlated {
     fn read(r: &mut Rates) -> Result<Self, ParseError> {
         Ok(Correlated {
             rho: r.required_rate("rho")?,
-            rates: NoiseLevel::new(r.rate_or_zero("fn")?, r.rate_or_zero("fp")?),
+            rates: r.level()?,
         })
     }
 

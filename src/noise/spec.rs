@@ -2,6 +2,7 @@
 //! syntax): every parameter is a number, each error names the model, the key and what was
 //! expected, and a key the model never asked for is an error (a typo never falls back to 0).
 
+use super::NoiseLevel;
 use crate::error::ParseError;
 use crate::strategy::spec::{Spec, Value};
 
@@ -60,6 +61,15 @@ impl<'a> Rates<'a> {
         Ok(self.rate(key)?.unwrap_or(0.0))
     }
 
+    /// The pair `fn`, `fp` (each 0 when absent): the rates of every model but `by_kind`'s
+    /// overrides and `by_position`'s ends.
+    pub fn level(&mut self) -> Result<NoiseLevel, ParseError> {
+        Ok(NoiseLevel::new(
+            self.rate_or_zero("fn")?,
+            self.rate_or_zero("fp")?,
+        ))
+    }
+
     /// A probability that must be given.
     pub fn required_rate(&mut self, key: &str) -> Result<f64, ParseError> {
         self.rate(key)?
@@ -95,4 +105,12 @@ pub fn label<V: std::fmt::Display>(name: &str, params: &[(String, V)]) -> String
     }
     let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{name}({})", params.join(", "))
+}
+
+/// `fn` and `fp` as a model's label writes them.
+pub fn level_params(level: NoiseLevel) -> Vec<(String, f64)> {
+    vec![
+        ("fn".into(), level.false_negative),
+        ("fp".into(), level.false_positive),
+    ]
 }

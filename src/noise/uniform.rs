@@ -11,17 +11,11 @@ pub struct Uniform(pub NoiseLevel);
 
 impl Model for Uniform {
     fn read(r: &mut Rates) -> Result<Self, ParseError> {
-        Ok(Uniform(NoiseLevel::new(
-            r.rate_or_zero("fn")?,
-            r.rate_or_zero("fp")?,
-        )))
+        Ok(Uniform(r.level()?))
     }
 
     fn params(&self) -> Vec<(String, f64)> {
-        vec![
-            ("fn".into(), self.0.false_negative),
-            ("fp".into(), self.0.false_positive),
-        ]
+        super::spec::level_params(self.0)
     }
 
     fn nominal(&self) -> NoiseLevel {
