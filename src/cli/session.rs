@@ -4,7 +4,7 @@ use crate::cost::CostModel;
 use crate::experiment::DEFAULT_TRANSCRIPT_LABELS;
 use crate::history::{load_jsonl, CostedHistory, History, Kind, RecordedCall};
 use crate::import::{self, LabelRules};
-use crate::noise::{self, NoiseLevel};
+use crate::noise::{NoiseLevel, NoiseModel, Records};
 use crate::report::session as out;
 use crate::rng;
 use crate::session::{
@@ -73,6 +73,10 @@ pub struct SessionArgs {
     /// Replay: P(flag on | not required).
     #[arg(long, allow_hyphen_values = true)]
     pub false_positive: Option<String>,
+    /// Replay: a noise model, as `session.noise` spells it (`by_kind(fn=0.1, fn_tool_result=0.4)`),
+    /// instead of --false-negative / --false-positive.
+    #[arg(long)]
+    pub noise: Option<String>,
     /// Replay: whose prompt cache bills the calls: anthropic, openai, gemini, none or recorded
     /// (a `raw` replay of a transcript given with --format, billed as it records; default:
     /// the model's provider, else anthropic).
@@ -171,6 +175,7 @@ fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
         ("--seed", a.seed.is_some()),
         ("--false-negative", a.false_negative.is_some()),
         ("--false-positive", a.false_positive.is_some()),
+        ("--noise", a.noise.is_some()),
         ("--price-input", a.price_input.is_some()),
         ("--price-output", a.price_output.is_some()),
         ("--cache-read-factor", a.cache_read_factor.is_some()),
@@ -221,10 +226,16 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     }
     cfg.keep_recent = a.keep_recent;
     cfg.note_rate = probability("--note-rate", &a.note_rate)?;
-    let level = NoiseLevel::new(
-        probability("--false-negative", &a.false_negative)?,
-        probability("--false-positive", &a.false_positive)?,
-    );
+    let model = match &a.noise {
+        Some(_) if a.false_negative.is_some() || a.false_positive.is_some() => bail!(
+            "--noise: give a noise model or the rates --false-negative / --false-positive, not both"
+        ),
+        Some(spec) => NoiseModel::parse(spec).map_err(|e| anyhow!("--noise: {e}"))?,
+        None => NoiseModel::uniform(NoiseLevel::new(
+            probability("--false-negative", &a.false_negative)?,
+            probability("--false-positive", &a.false_positive)?,
+        )),
+    };
     let cache = a
         .cache
         .as_deref()
@@ -319,7 +330,7 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     let costed = CostedHistory::new(history, a.cost.unwrap_or(CostModel::ApproxTokens))
         .with_recorded(usage[index].clone());
     let seed = a.seed.unwrap_or(0);
-    let flags = noise::flags(&costed.flag_base, level, seed, 0, 0);
+    let flags = model.flags(Records::of(&costed), seed, 0, 0);
     let mut trace = Trace::default();
     let metrics = session::simulate_with(
         &costed,

@@ -396,3 +396,51 @@ fn bad_arguments_fail_with_one_clear_message() {
         &["no history named \"nope\""],
     );
 }
+
+#[test]
+fn replay_takes_a_noise_model() {
+    let base = [
+        "session",
+        "data/article12.jsonl",
+        "--strategy",
+        "required",
+        "--window",
+        "200",
+        "--ratio",
+        "0.7",
+        "--cost",
+        "chars",
+        "--format",
+        "metrics",
+    ];
+    let run = |extra: &[&str]| {
+        let o = ctxlab(&root(), &[&base[..], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    // The uniform model is the rates' shorthand, draw for draw.
+    assert_eq!(
+        run(&["--noise", "uniform(fn=0.5, fp=0.1)"]),
+        run(&["--false-negative", "0.5", "--false-positive", "0.1"])
+    );
+    // Every flag missed: `required` then keeps what fits of the newest, as `recent` would.
+    assert_ne!(run(&["--noise", "by_kind(fn=1)"]), run(&[]));
+    assert_fails_with(
+        &ctxlab(
+            &root(),
+            &[
+                &base[..],
+                &["--noise", "uniform(fn=0.1)", "--false-negative", "0.1"],
+            ]
+            .concat(),
+        ),
+        &["--noise: give a noise model or the rates"],
+    );
+    assert_fails_with(
+        &ctxlab(
+            &root(),
+            &[&base[..], &["--noise", "sometimes(fn=2)"]].concat(),
+        ),
+        &["--noise", "unknown noise model `sometimes`"],
+    );
+}
