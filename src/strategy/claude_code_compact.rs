@@ -21,7 +21,7 @@
 //!   here; re-read files would be fresh reads, not records of the history), microcompact and the
 //!   circuit breaker after 3 failures. The summary is one model call with the whole context as
 //!   input and the summary as output.
-//! - **Summary size and recall**: the project's simulated summariser ([`Summary`] parameters);
+//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`);
 //!   Claude Code caps its summary at `MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20 000` (reported), which
 //!   `summary_max=20000` expresses.
 

@@ -27,7 +27,7 @@
 //!   — so its range `first..end` encloses the kept user messages it does not carry
 //!   (`summary_kept` is false for them). It is one model call with the whole context as input.
 //!   Nothing to summarise (only user messages left) leaves the context unchanged.
-//! - **Summary size and recall**: the project's simulated summariser ([`Summary`] parameters).
+//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{
     fits, joined, leading_systems, push_if, push_summary, reached, share, unchanged,

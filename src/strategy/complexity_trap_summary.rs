@@ -21,7 +21,7 @@
 //!   checkpoint too; with static checkpointing the trigger step shows only the newest
 //!   checkpoint, which is what the context keeps. The source's later non-trigger steps show
 //!   every checkpoint so far again (`cache + …`, a quirk of the code as written): not modelled.
-//! - **Summary size and recall**: the project's simulated summariser ([`Summary`] parameters).
+//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{at_least, fits, push_if, summarise_span, unchanged};
 use super::{spec, Context, Item, Outcome, Summary, View, When};

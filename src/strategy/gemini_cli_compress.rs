@@ -38,7 +38,7 @@
 //!   (`COMPRESSION_FAILED_INFLATED_TOKEN_COUNT`): the context is left unchanged, truncation
 //!   included (infeasible when that does not fit). The failure memory that makes Gemini try only
 //!   the truncation afterwards is not modelled: a session tries again at the next call.
-//! - **Summary size and recall**: the project's simulated summariser ([`Summary`] parameters).
+//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{
     fits, joined, leading_systems, push_if, push_summary, reached, share, unchanged, whole_cost,

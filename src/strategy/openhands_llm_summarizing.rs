@@ -27,8 +27,8 @@
 //!   count, as in `openhands_recent`; it counts towards the target (`events_from_tail` is one
 //!   fewer), so the context is condensed when OpenHands' is. `max_event_length` (10 000 chars per event in the
 //!   summariser's prompt) does not change what the simulated summariser keeps.
-//! - **Summary**: the project's simulated summariser ([`Summary`] parameters: `summary_size` or
-//!   `summary_ratio`/`summary_max`, `recall_flagged`, `recall_other`).
+//! - **Summary**: [`Summary`] parameters, `summariser=NAME` included (`summary_size` or
+//!   `summary_ratio`/`summary_max`, then the summariser's own).
 
 use super::summary_preset::{at_least, fits, push_if, reached, summarise_span, unchanged};
 use super::{spec, Context, Head, Item, Outcome, Summary, View, When};

@@ -6,11 +6,12 @@
 //!   summary costs `ceil(summary_ratio × R)` capped at `summary_max`, where R is the cost of
 //!   what it replaces (separators included); defaults `summary_ratio=0.1`, `summary_max=2000`.
 //!   `summary_size` and `summary_ratio`/`summary_max` exclude each other.
-//! - **What it keeps.** The simulated [`Summariser`] decides, for each replaced record, whether
-//!   its information survives (`recall_flagged`, default 0.9, for flagged records, `recall_other`,
-//!   default 0.2, for the rest), drawn from the cell's `stream` at the record's position: the
-//!   same cell always keeps the same records, and every strategy and budget of a cell draws the
-//!   same numbers. What survives is paraphrased: it counts for `retention_any`, not for `exact`.
+//! - **What it keeps.** Its [`Summariser`] (`summariser=NAME`, see [`crate::summariser`])
+//!   writes the summary within that size. The default, `simulated`, keeps each replaced record
+//!   with a measured recall by its flag, drawn from the cell's `stream` at the record's
+//!   position: the same cell always keeps the same records, and every strategy and budget of a
+//!   cell draws the same numbers. What a summary holds counts for `retention_any` and
+//!   `fact_retention`, not for `exact`.
 //! - **When summary and tail do not fit.** The oldest records of the verbatim tail are folded into
 //!   the summary one by one until summary and tail fit (a harness that cannot keep its tail
 //!   summarises more, it does not forget). If even a summary of the whole history exceeds the
