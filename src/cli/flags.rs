@@ -86,7 +86,7 @@ fn audit(a: AuditArgs) -> Result<()> {
         (None, "jsonl") => "the records' `flag` fields".to_string(),
         (None, _) => format!("the flag rules `{DEFAULT_TRANSCRIPT_FLAGS}`"),
     };
-    let audit = crate::flags::audit::audit(all.iter().map(|(h, _)| h));
+    let audit = crate::flags::audit::audit(all.iter().map(|(h, _)| &**h));
     crate::say!(
         "{}",
         crate::report::flagger::audit_text(&audit, &flags_from)

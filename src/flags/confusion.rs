@@ -97,7 +97,7 @@ impl Confusion {
     pub fn of_source(source: &HistorySource) -> Option<Confusion> {
         match source {
             HistorySource::Loaded(all) if all.iter().any(|(h, _)| h.flags.is_some()) => {
-                Some(Confusion::of(all.iter().map(|(h, _)| h)))
+                Some(Confusion::of(all.iter().map(|(h, _)| &**h)))
             }
             _ => None,
         }

@@ -5,6 +5,7 @@
 use super::record::{History, Kind};
 use crate::cost::CostModel;
 use crate::facts::Facts;
+use std::sync::Arc;
 
 /// The text that stands for a masked tool result, naming its tool.
 pub fn mask_placeholder(tool: Option<&str>) -> String {
@@ -102,15 +103,23 @@ pub struct CostedHistory {
     pub facts: Facts,
     /// The facts the required records introduce (`facts.required(&truth)`).
     pub required_facts: Vec<u32>,
-    /// Each record's text: only summarisers that write text read it (extractive, llm).
-    pub texts: Vec<String>,
-    /// The task statement (the first `user` record's text, or empty): what the extractive
-    /// summariser ranks lines against.
-    pub task: String,
+    /// The history itself, shared rather than copied: only summarisers that write text read
+    /// its records' texts (extractive, llm, recorded).
+    pub source: Arc<History>,
+    /// The task statement: the first `user` record, if any (what the extractive summariser
+    /// ranks lines against).
+    pub task: Option<usize>,
 }
 
 impl CostedHistory {
+    /// Costs a copy of `history` (see [`CostedHistory::shared`] to cost one without copying).
     pub fn new(history: &History, model: CostModel) -> Self {
+        CostedHistory::shared(Arc::new(history.clone()), model)
+    }
+
+    /// Costs `history`, keeping it shared for the summarisers that read texts.
+    pub fn shared(source: Arc<History>, model: CostModel) -> Self {
+        let history = &*source;
         let costs: Vec<u64> = history
             .records
             .iter()
@@ -153,14 +162,19 @@ impl CostedHistory {
             total,
             recorded: Vec::new(),
             facts,
-            texts: history.records.iter().map(|r| r.text.clone()).collect(),
-            task: history
-                .records
-                .iter()
-                .find(|r| r.kind == Kind::User)
-                .map(|r| r.text.clone())
-                .unwrap_or_default(),
+            task: history.records.iter().position(|r| r.kind == Kind::User),
+            source: source.clone(),
         }
+    }
+
+    /// Each record's text, in order.
+    pub fn records(&self) -> &[super::Record] {
+        &self.source.records
+    }
+
+    /// The task statement's text (empty without a `user` record).
+    pub fn task_text(&self) -> &str {
+        self.task.map_or("", |t| &self.source.records[t].text)
     }
 
     /// The history with the usage its transcript records.

@@ -5,6 +5,7 @@ use super::{generate, CostedHistory, History, RecordedCall};
 use crate::error::InputError;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where the histories come from, checked.
 #[derive(Debug, Clone)]
@@ -26,8 +27,9 @@ pub enum Source {
 /// so memory does not grow with their number; loaded ones are read (and checked) up front.
 pub enum HistorySource {
     Generated(generate::GenerateConfig),
-    /// Each history with the usage its transcript records (empty for JSONL files).
-    Loaded(Vec<(History, Vec<RecordedCall>)>),
+    /// Each history with the usage its transcript records (empty for JSONL files), shared with
+    /// its costed form rather than copied into it.
+    Loaded(Vec<(Arc<History>, Vec<RecordedCall>)>),
 }
 
 impl HistorySource {
@@ -40,7 +42,7 @@ impl HistorySource {
         let mut all = match HistorySource::open_unflagged(source)? {
             HistorySource::Generated(cfg) => generate::generate(&cfg)
                 .into_iter()
-                .map(|h| (h, Vec::new()))
+                .map(|h| (Arc::new(h), Vec::new()))
                 .collect(),
             HistorySource::Loaded(all) => all,
         };
@@ -55,10 +57,11 @@ impl HistorySource {
                 ),
             });
         }
-        let loaded: Vec<&History> = all.iter().map(|(h, _)| h).collect();
+        let loaded: Vec<&History> = all.iter().map(|(h, _)| &**h).collect();
         let flags = super::flags_file::read(flags_file, &loaded)?;
         for ((h, _), f) in all.iter_mut().zip(flags) {
-            h.flags = Some(f);
+            // Held once here, so this sets the flags in place.
+            Arc::make_mut(h).flags = Some(f);
         }
         Ok(HistorySource::Loaded(all))
     }
@@ -71,16 +74,16 @@ impl HistorySource {
                 format,
                 labels,
                 flags,
-            } => HistorySource::Loaded(super::import::load_files_recorded(
-                paths,
-                *format,
-                labels,
-                Some(flags),
-            )?),
+            } => HistorySource::Loaded(
+                super::import::load_files_recorded(paths, *format, labels, Some(flags))?
+                    .into_iter()
+                    .map(|(h, recorded)| (Arc::new(h), recorded))
+                    .collect(),
+            ),
             Source::Files(_) => HistorySource::Loaded(
                 load_source(source)?
                     .into_iter()
-                    .map(|h| (h, Vec::new()))
+                    .map(|h| (Arc::new(h), Vec::new()))
                     .collect(),
             ),
         })
@@ -133,16 +136,17 @@ impl HistorySource {
             .collect()
     }
 
-    /// History `i`'s name and costs (its texts are dropped once costed).
+    /// History `i`'s name and costs (sharing its records, whose texts only the summarisers that
+    /// write text read).
     pub fn costed(&self, i: usize, cost: crate::cost::CostModel) -> (String, CostedHistory) {
         match self {
             HistorySource::Generated(cfg) => {
                 let h = generate::generate_one(cfg, i as u32);
-                (h.name.clone(), CostedHistory::new(&h, cost))
+                (h.name.clone(), CostedHistory::shared(Arc::new(h), cost))
             }
             HistorySource::Loaded(all) => {
                 let (h, recorded) = &all[i];
-                let costed = CostedHistory::new(h, cost).with_recorded(recorded.clone());
+                let costed = CostedHistory::shared(h.clone(), cost).with_recorded(recorded.clone());
                 (h.name.clone(), costed)
             }
         }

@@ -491,11 +491,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 flags: &s.view_flags,
                 model: self.h.model,
                 texts: Texts::Entries {
-                    records: &self.h.texts,
+                    records: self.h.records(),
                     summaries: &s.summary_texts,
                     entries: &s.view_texts,
                 },
-                task: &self.h.task,
+                task: self.h.task_text(),
                 facts: &self.h.facts,
             };
             let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);

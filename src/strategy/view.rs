@@ -3,7 +3,7 @@
 
 use crate::cost::CostModel;
 use crate::facts::Facts;
-use crate::history::{CostedHistory, Kind};
+use crate::history::{CostedHistory, Kind, Record};
 
 /// Where the text of a view's entry is, for summarisers that write text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,10 +20,10 @@ pub enum TextRef {
 #[derive(Debug, Clone, Copy)]
 pub enum Texts<'a> {
     /// A cell: entry `i` is record `i` of these.
-    Records(&'a [String]),
+    Records(&'a [Record]),
     /// A session's context: entries refer to records or to summaries written so far.
     Entries {
-        records: &'a [String],
+        records: &'a [Record],
         summaries: &'a [String],
         entries: &'a [TextRef],
     },
@@ -33,13 +33,13 @@ impl<'a> Texts<'a> {
     /// Entry `i`'s text ("" for a stand-in).
     pub fn get(&self, i: usize) -> &'a str {
         match *self {
-            Texts::Records(r) => &r[i],
+            Texts::Records(r) => &r[i].text,
             Texts::Entries {
                 records,
                 summaries,
                 entries,
             } => match entries[i] {
-                TextRef::Record(r) => &records[r as usize],
+                TextRef::Record(r) => &records[r as usize].text,
                 TextRef::Summary(id) => &summaries[id as usize],
                 TextRef::Stand => "",
             },
@@ -114,8 +114,8 @@ impl<'a> View<'a> {
             separator: history.separator,
             flags,
             model: history.model,
-            texts: Texts::Records(&history.texts),
-            task: &history.task,
+            texts: Texts::Records(history.records()),
+            task: history.task_text(),
             facts: &history.facts,
         }
     }
