@@ -102,9 +102,10 @@ impl Facts {
             .collect()
     }
 
-    /// How many of `facts` a context keeps, given which records it holds as text and which
-    /// facts summary texts hold beyond those.
-    pub fn kept_of(
+    /// How many of `facts` a context keeps, given which records it holds as text
+    /// (`has_text(j)`: verbatim, or carried by a summary that writes the record's facts) and
+    /// which facts summary texts hold beyond those (`in_summary(f)`).
+    pub fn kept(
         &self,
         facts: &[u32],
         has_text: impl Fn(usize) -> bool,
@@ -165,37 +166,6 @@ impl Facts {
             }
         }
     }
-
-    /// The number of facts the records marked in `truth` introduce: `fact_retention`'s
-    /// denominator.
-    pub fn required_total(&self, truth: &[bool]) -> u32 {
-        truth
-            .iter()
-            .enumerate()
-            .filter(|&(_, &t)| t)
-            .map(|(i, _)| self.owned(i).len() as u32)
-            .sum()
-    }
-
-    /// How many facts of the records marked in `truth` a context keeps, given which records it
-    /// holds as text (`has_text(j)`: verbatim, or carried by a summary that writes the record's
-    /// facts) and which facts summary texts hold beyond those (`in_summary(f)`).
-    pub fn kept(
-        &self,
-        truth: &[bool],
-        has_text: impl Fn(usize) -> bool,
-        in_summary: impl Fn(u32) -> bool,
-    ) -> u32 {
-        let mut kept = 0;
-        for (i, _) in truth.iter().enumerate().filter(|&(_, &t)| t) {
-            for f in self.owned(i) {
-                if in_summary(f) || self.held_by(f).iter().any(|&j| has_text(j as usize)) {
-                    kept += 1;
-                }
-            }
-        }
-        kept
-    }
 }
 
 #[cfg(test)]
@@ -229,16 +199,23 @@ mod tests {
             [f.id("lib.rs").unwrap(), f.id("parse_args").unwrap()]
         );
         // Required 0 and 1: 3 facts.
-        assert_eq!(f.required_total(&[true, true, false]), 3);
+        assert_eq!(f.required(&[true, true, false]).len(), 3);
         // Only record 1 kept: lib.rs (repeated there) and parse_args survive, src/lib.rs not.
-        assert_eq!(f.kept(&[true, true, false], |j| j == 1, |_| false), 2);
+        assert_eq!(
+            f.kept(&f.required(&[true, true, false]), |j| j == 1, |_| false),
+            2
+        );
         // Nothing kept but a summary naming src/lib.rs, which gives lib.rs too.
         let mut in_text = vec![false; f.len()];
         f.find_in("the summary: see src/lib.rs", |x| {
             in_text[x as usize] = true
         });
         assert_eq!(
-            f.kept(&[true, true, false], |_| false, |x| in_text[x as usize]),
+            f.kept(
+                &f.required(&[true, true, false]),
+                |_| false,
+                |x| in_text[x as usize]
+            ),
             2
         );
     }

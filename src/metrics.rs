@@ -124,7 +124,7 @@ pub fn score_with(
     m.facts_kept = if facts_total == 0 {
         0
     } else {
-        history.facts.kept_of(
+        history.facts.kept(
             &history.required_facts,
             |j| has_text[j],
             |f| in_summary.get(f as usize).copied().unwrap_or(false),

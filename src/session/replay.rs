@@ -786,7 +786,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         let total = appeared.len() as u32;
         if !self.text_summaries {
             let mark = &s.mark;
-            let kept = facts.kept_of(
+            let kept = facts.kept(
                 appeared,
                 |j| mark.get(j).is_some_and(|&m| m != 0),
                 |_| false,
@@ -804,7 +804,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             }
         }
         let (mark, fact_mark) = (&s.mark, &s.fact_mark);
-        let kept = facts.kept_of(
+        let kept = facts.kept(
             appeared,
             |j| mark.get(j).is_some_and(|&m| m & VERBATIM != 0),
             |f| fact_mark[f as usize],
