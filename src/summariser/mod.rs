@@ -140,35 +140,28 @@ impl Summariser {
         stream: u64,
         out: &mut Context,
     ) -> u64 {
-        match self {
+        let text = &mut out.summary_text;
+        let cost = match self {
             Summariser::Simulated(s) => {
                 for i in first..end {
                     out.summary_kept[i] = carried(i) && s.keeps(view.flags[i], stream, i as u64);
                 }
-                budget
+                return budget;
             }
-            Summariser::Extractive(_) | Summariser::Llm(_) | Summariser::Recorded => {
-                let cost = match self {
-                    Summariser::Recorded => {
-                        out.summary_text.clear();
-                        out.summary_text.push_str(view.texts.get(end - 1));
-                        view.costs[end - 1]
-                    }
-                    Summariser::Extractive(e) => {
-                        e.write(view, (first, end), &carried, budget, &mut out.summary_text)
-                    }
-                    Summariser::Llm(l) => {
-                        l.write(view, (first, end), &carried, &mut out.summary_text)
-                    }
-                    Summariser::Simulated(_) => unreachable!(),
-                };
-                out.summary_from_text = true;
-                let facts = &mut out.summary_facts;
-                view.facts.find_in(&out.summary_text, |f| facts.push(f));
-                facts.sort_unstable();
-                facts.dedup();
-                cost
+            Summariser::Extractive(e) => e.write(view, (first, end), &carried, budget, text),
+            Summariser::Llm(l) => l.write(view, (first, end), &carried, text),
+            Summariser::Recorded => {
+                text.clear();
+                text.push_str(view.texts.get(end - 1));
+                view.costs[end - 1]
             }
-        }
+        };
+        // A text summariser: what the text holds is found in it.
+        out.summary_from_text = true;
+        let facts = &mut out.summary_facts;
+        view.facts.find_in(&out.summary_text, |f| facts.push(f));
+        facts.sort_unstable();
+        facts.dedup();
+        cost
     }
 }
