@@ -258,6 +258,15 @@ impl Params<'_> {
         }
     }
 
+    /// A word or a path, as written (`cache=answers/`, `model=gpt-5-mini`).
+    pub fn text(&mut self, key: &'static str) -> Result<Option<String>, ParseError> {
+        match self.take(key).cloned() {
+            None => Ok(None),
+            Some(Value::Str(s)) => Ok(Some(s)),
+            Some(v) => Err(self.bad(key, "a text", &v)),
+        }
+    }
+
     pub fn list(&mut self, key: &'static str) -> Result<Option<Vec<String>>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),

@@ -85,29 +85,22 @@ fn default_prompt(strategy: &str) -> &'static str {
 
 impl Llm {
     pub fn from_params(p: &mut Params) -> Result<Self, ParseError> {
-        let text = |p: &mut Params, key: &'static str| -> Result<Option<String>, ParseError> {
-            match p.value(key) {
-                None => Ok(None),
-                Some(crate::strategy::spec::Value::Str(s)) => Ok(Some(s)),
-                Some(v) => Err(p.bad(key, "a text", &v)),
-            }
-        };
-        let cache = text(p, "cache")?.ok_or_else(|| {
+        let cache = p.text("cache")?.ok_or_else(|| {
             ParseError(format!(
                 "strategy `{}`: the `llm` summariser needs `cache=DIR`, the folder of answers by request hash (`ctxlab summaries import`)",
                 p.strategy()
             ))
         })?;
-        let model = text(p, "model")?.ok_or_else(|| {
+        let model = p.text("model")?.ok_or_else(|| {
             ParseError(format!(
                 "strategy `{}`: the `llm` summariser needs `model=NAME`, the model that answers (part of every request)",
                 p.strategy()
             ))
         })?;
         let own = default_prompt(p.strategy());
-        let prompt = text(p, "prompt")?.unwrap_or_else(|| own.into());
-        let url = text(p, "url")?;
-        let key_env = text(p, "key_env")?;
+        let prompt = p.text("prompt")?.unwrap_or_else(|| own.into());
+        let url = p.text("url")?;
+        let key_env = p.text("key_env")?;
         let prompt_text = crate::llm::prompts::by_name(&prompt)
             .map_err(|e| ParseError(format!("strategy `{}`: {e}", p.strategy())))?;
         let cache_dir = PathBuf::from(&cache);
