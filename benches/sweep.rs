@@ -106,6 +106,8 @@ fn hot_loop() -> Result<()> {
         required_share: 0.2,
         required_position: Position::Early,
         seed: 1,
+        reuse_required: 0.8,
+        reuse_other: 0.15,
     };
     let costed: Vec<CostedHistory> = generate(&cfg)
         .iter()
@@ -303,6 +305,8 @@ fn write_histories(tmp: &Path, count: u32) -> Result<PathBuf> {
         required_share: 0.2,
         required_position: Position::Early,
         seed: 1,
+        reuse_required: 0.8,
+        reuse_other: 0.15,
     };
     let path = tmp.join("h.jsonl");
     let mut w = BufWriter::new(File::create(&path)?);

@@ -10,8 +10,17 @@
 //! verbatim (the record that introduced it or a later one that repeats it), or in a summary's
 //! text. A stand-in (`[output omitted]`, `<MASKED>`) is the harness's fixed text and names no
 //! record's facts. `fact_retention` is the share of the required records' facts a context keeps.
+//!
+//! **Needed facts.** Most distinctive tokens are never used again (a directory listing's names
+//! above all), so a fact is *needed* when a record written by the model (`assistant` or
+//! `tool_call`) more than `min_gap` records after the record that introduced it holds it again:
+//! the agent came back for it, as the `hindsight` label rule decides (default `min_gap = 2`: the
+//! next two records hold the turn's results verbatim under every strategy, so a use there says
+//! nothing about what compaction must keep). Unlike `hindsight`, a token the model introduced
+//! itself can be needed: a fact is about information, not about who wrote it.
+//! `needed_fact_retention` is the share of the required records' needed facts a context keeps.
 
-use crate::history::import::label::{distinctive_tokens, for_each_record_token};
+use crate::history::import::label::{distinctive_tokens, for_each_record_token, DEFAULT_MIN_GAP};
 use crate::history::History;
 use std::collections::{HashMap, HashSet};
 
@@ -32,11 +41,32 @@ pub struct Facts {
     /// Each fact's token.
     names: Vec<Box<str>>,
     ids: HashMap<Box<str>, u32>,
+    /// Per fact: whether a later record uses it again (see the module documentation).
+    needed: Vec<bool>,
+    /// Per fact: the first record using it again, if it is needed.
+    used_by: Vec<Option<u32>>,
+    /// Per record: written by the model (its facts are uses); and the gap a use must clear.
+    model_written: Vec<bool>,
+    min_gap: usize,
+}
+
+/// Whether a record of this kind is written by the model (its uses of a fact are uses).
+fn written_by_model(kind: crate::history::Kind) -> bool {
+    matches!(
+        kind,
+        crate::history::Kind::Assistant | crate::history::Kind::ToolCall
+    )
 }
 
 impl Facts {
-    /// The facts of `history`.
+    /// The facts of `history`, needed under the default `min_gap`.
     pub fn of(history: &History) -> Facts {
+        Facts::with_min_gap(history, DEFAULT_MIN_GAP)
+    }
+
+    /// The facts of `history`; a fact is needed when a model-written record more than
+    /// `min_gap` records after its owner holds it.
+    pub fn with_min_gap(history: &History, min_gap: usize) -> Facts {
         let mut f = Facts::default();
         let mut holders: Vec<Vec<u32>> = Vec::new();
         let tools: HashSet<&str> = history
@@ -83,12 +113,80 @@ impl Facts {
             f.holds_at.push(f.holds.len() as u32);
             f.owned.push(f.names.len() as u32);
         }
+        f.min_gap = min_gap;
+        f.model_written = history
+            .records
+            .iter()
+            .map(|r| written_by_model(r.kind))
+            .collect();
         f.held_at.push(0);
         for h in holders {
+            // The owner comes first; a use is a model-written holder beyond the gap.
+            let owner = h[0] as usize;
+            let use_ = h
+                .iter()
+                .copied()
+                .find(|&j| j as usize > owner + min_gap && f.model_written[j as usize]);
+            f.used_by.push(use_);
+            f.needed.push(use_.is_some());
             f.held_by.extend(h);
             f.held_at.push(f.held_by.len() as u32);
         }
         f
+    }
+
+    /// Whether record `r`'s holding fact `f` is a use of it: `r` is written by the model and
+    /// more than `min_gap` records after the fact's owner.
+    pub fn is_use(&self, f: u32, r: usize) -> bool {
+        self.model_written[r] && r > self.held_by(f)[0] as usize + self.min_gap
+    }
+
+    /// The `min_gap` the needed facts were found with.
+    pub fn min_gap(&self) -> usize {
+        self.min_gap
+    }
+
+    /// Whether fact `f` is needed: a later record uses it again.
+    pub fn is_needed(&self, f: u32) -> bool {
+        self.needed[f as usize]
+    }
+
+    /// The first record that uses fact `f` again (`None`: never used again).
+    pub fn used_by(&self, f: u32) -> Option<u32> {
+        self.used_by[f as usize]
+    }
+
+    /// The needed ones among `facts` (ascending stays ascending).
+    pub fn needed_of(&self, facts: &[u32]) -> Vec<u32> {
+        facts
+            .iter()
+            .copied()
+            .filter(|&f| self.is_needed(f))
+            .collect()
+    }
+
+    /// The facts record `i` introduces that are needed; when it introduces none that is
+    /// needed, all it introduces (what a summary must hold to carry the record).
+    pub fn carried_by(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        let any_needed = self.owned(i).any(|f| self.is_needed(f));
+        self.owned(i)
+            .filter(move |&f| !any_needed || self.is_needed(f))
+    }
+
+    /// The share of record `i` a summary holding the facts `in_summary` tells carries: the
+    /// share of its needed facts it holds (of all its facts when none is needed; 0 for a
+    /// record without facts, of which a text says nothing checkable).
+    pub fn carried_share(&self, i: usize, in_summary: impl Fn(u32) -> bool) -> f64 {
+        let (mut held, mut of) = (0u32, 0u32);
+        for f in self.carried_by(i) {
+            of += 1;
+            held += u32::from(in_summary(f));
+        }
+        if of == 0 {
+            0.0
+        } else {
+            f64::from(held) / f64::from(of)
+        }
     }
 
     /// The facts the records marked in `truth` introduce, ascending: what `fact_retention`

@@ -17,8 +17,11 @@ pub struct Metrics {
     pub required_kept: u32,
     /// `required_kept / required_total`.
     pub required_retention: Option<f64>,
-    /// Required records whose information is present verbatim or inside a summary.
-    pub required_any: u32,
+    /// Required records whose information is present verbatim or inside a summary: a record
+    /// kept verbatim counts 1, one a text summary carries the share of its needed facts the
+    /// summary holds ([`crate::facts::Facts::carried_share`]), one the simulated summariser
+    /// kept 1 (it writes every fact of a record it keeps, none of one it drops).
+    pub required_any: f64,
     pub retention_any: Option<f64>,
     /// Share of the context's items that are original text verbatim (1 when nothing is kept).
     pub exact: Option<f64>,
@@ -31,6 +34,11 @@ pub struct Metrics {
     pub facts_kept: u32,
     /// `facts_kept / facts_total`; `None` when the required records hold no fact.
     pub fact_retention: Option<f64>,
+    /// The needed facts of the required records (a later record uses them again).
+    pub needed_facts_total: u32,
+    pub needed_facts_kept: u32,
+    /// `needed_facts_kept / needed_facts_total`; `None` without needed facts.
+    pub needed_fact_retention: Option<f64>,
 }
 
 /// Buffers scoring reuses from cell to cell.
@@ -56,10 +64,12 @@ pub fn score_with(
 ) -> Metrics {
     let required_total = history.truth.iter().filter(|&&t| t).count() as u32;
     let facts_total = history.required_facts.len() as u32;
+    let needed_facts_total = history.needed_facts.len() as u32;
     if outcome == Outcome::Infeasible {
         return Metrics {
             required_total,
             facts_total,
+            needed_facts_total,
             ..Metrics::default()
         };
     }
@@ -68,6 +78,7 @@ pub fn score_with(
         used: context.cost,
         required_total,
         facts_total,
+        needed_facts_total,
         ..Metrics::default()
     };
     let has_text = &mut scratch.has_text;
@@ -81,28 +92,26 @@ pub fn score_with(
                 has_text[i] = true;
                 if history.truth[i] {
                     m.required_kept += 1;
-                    m.required_any += 1;
+                    m.required_any += 1.0;
                 }
             }
             Item::Placeholder(_) => m.placeholders += 1,
             Item::Summary { first, end, .. } if context.summary_from_text => {
-                // A text carries a record when it holds one of the facts the record introduced.
+                // A text carries a record by the share of its needed facts it holds.
                 m.summarised += (end - first) as u32;
                 let facts = &history.facts;
                 m.required_any += (first..end)
-                    .filter(|&i| {
-                        history.truth[i]
-                            && facts
-                                .owned(i)
-                                .any(|f| context.summary_facts.binary_search(&f).is_ok())
+                    .filter(|&i| history.truth[i])
+                    .map(|i| {
+                        facts.carried_share(i, |f| context.summary_facts.binary_search(&f).is_ok())
                     })
-                    .count() as u32;
+                    .sum::<f64>();
             }
             Item::Summary { first, end, .. } => {
                 m.summarised += (end - first) as u32;
                 m.required_any += (first..end)
                     .filter(|&i| history.truth[i] && context.summary_kept[i])
-                    .count() as u32;
+                    .count() as f64;
                 // The simulated summariser writes the facts of every record it keeps.
                 for (has, &kept) in has_text[first..end]
                     .iter_mut()
@@ -131,13 +140,24 @@ pub fn score_with(
         )
     };
     m.fact_retention = (facts_total > 0).then(|| f64::from(m.facts_kept) / f64::from(facts_total));
+    m.needed_facts_kept = if needed_facts_total == 0 {
+        0
+    } else {
+        history.facts.kept(
+            &history.needed_facts,
+            |j| has_text[j],
+            |f| in_summary.get(f as usize).copied().unwrap_or(false),
+        )
+    };
+    m.needed_fact_retention = (needed_facts_total > 0)
+        .then(|| f64::from(m.needed_facts_kept) / f64::from(needed_facts_total));
     m.reduction = Some(if history.total == 0 {
         0.0
     } else {
         1.0 - m.used as f64 / history.total as f64
     });
-    let share = |part: u32| (required_total > 0).then(|| part as f64 / required_total as f64);
-    m.required_retention = share(m.required_kept);
+    let share = |part: f64| (required_total > 0).then(|| part / f64::from(required_total));
+    m.required_retention = share(f64::from(m.required_kept));
     m.retention_any = share(m.required_any);
     m.exact = Some(if context.items.is_empty() {
         1.0
@@ -187,7 +207,7 @@ mod tests {
         // Required 0, 1, 4, 5: verbatim 5 only; any form also 1 (carried by the summary).
         assert_eq!(
             (m.required_total, m.required_kept, m.required_any),
-            (4, 1, 2)
+            (4, 1, 2.0)
         );
         assert_eq!(m.required_retention, Some(0.25));
         assert_eq!(m.retention_any, Some(0.5));

@@ -265,6 +265,9 @@ pub struct PairAcc {
     pub diff: Acc,
     pub better: u64,
     pub worse: u64,
+    /// Pairs of rows left out (a cost measure where a run did not complete).
+    #[serde(default)]
+    pub excluded: u64,
 }
 
 /// The running summary of a sweep: one [`GroupAcc`] per group, in group order, and the paired
@@ -288,6 +291,8 @@ pub struct HistoryPartials {
     touched: Vec<usize>,
     pairs: Vec<Partial>,
     pairs_touched: Vec<usize>,
+    /// Per pair: row pairs left out (see [`PairAcc::excluded`]).
+    pairs_excluded: Vec<u64>,
 }
 
 impl HistoryPartials {
@@ -317,6 +322,7 @@ impl Summary {
                 diff: Acc::new(w),
                 better: 0,
                 worse: 0,
+                excluded: 0,
             })
             .collect();
         Summary {
@@ -325,12 +331,13 @@ impl Summary {
         }
     }
 
-    /// Adds one history's differences: `(pair index, strategy − baseline)` per pair of cells.
-    /// Call it once per history, after [`Summary::add_history`] with the same scratch.
+    /// Adds one history's differences: `(pair index, strategy − baseline)` per pair of cells
+    /// (`None`: a pair left out). Call it once per history, after [`Summary::add_history`] with
+    /// the same scratch.
     pub fn add_pairs(
         &mut self,
         scratch: &mut HistoryPartials,
-        diffs: impl IntoIterator<Item = (usize, f64)>,
+        diffs: impl IntoIterator<Item = (usize, Option<f64>)>,
     ) {
         self.gather_pairs(scratch, diffs);
         self.close_pairs(scratch);
@@ -342,14 +349,17 @@ impl Summary {
     pub fn gather_pairs(
         &self,
         scratch: &mut HistoryPartials,
-        diffs: impl IntoIterator<Item = (usize, f64)>,
+        diffs: impl IntoIterator<Item = (usize, Option<f64>)>,
     ) {
         for (pair, d) in diffs {
             let p = &mut scratch.pairs[pair];
-            if p.n == 0 {
+            if p.n == 0 && scratch.pairs_excluded[pair] == 0 {
                 scratch.pairs_touched.push(pair);
             }
-            p.push(self.pairs[pair].diff.quantise(d));
+            match d {
+                Some(d) => p.push(self.pairs[pair].diff.quantise(d)),
+                None => scratch.pairs_excluded[pair] += 1,
+            }
         }
     }
 
@@ -358,6 +368,10 @@ impl Summary {
         for &i in &scratch.pairs_touched {
             let p = std::mem::take(&mut scratch.pairs[i]);
             let acc = &mut self.pairs[i];
+            acc.excluded += std::mem::take(&mut scratch.pairs_excluded[i]);
+            if p.n == 0 {
+                continue;
+            }
             acc.diff.add_history(&p);
             match p.sum.cmp(&0) {
                 std::cmp::Ordering::Greater => acc.better += 1,
@@ -378,6 +392,7 @@ impl Summary {
             touched: Vec::new(),
             pairs: vec![Partial::default(); self.pairs.len()],
             pairs_touched: Vec::new(),
+            pairs_excluded: vec![0; self.pairs.len()],
         }
     }
 
@@ -488,6 +503,7 @@ impl Summary {
         for (i, pair) in self.pairs.iter().enumerate() {
             pair.diff.check().map_err(|e| format!("pair {i}: {e}"))?;
             if pair.diff.n > rows
+                || pair.excluded > rows
                 || pair
                     .better
                     .checked_add(pair.worse)
@@ -515,6 +531,7 @@ impl Summary {
             a.diff.merge(&b.diff);
             a.better += b.better;
             a.worse += b.worse;
+            a.excluded += b.excluded;
         }
     }
 }

@@ -22,6 +22,8 @@ pub struct CellRow {
     pub keep_recent: u32,
     pub capacity: u64,
     pub total: u64,
+    /// What the noise model's flags got wrong on this history and replicate.
+    pub realised: noise::Realised,
     pub metrics: Metrics,
 }
 
@@ -85,6 +87,7 @@ pub fn evaluate_replicates(
         let stream = summary_stream(grid.seed, index, replicate);
         for (level_index, model) in grid.noise.iter().enumerate() {
             model.apply(records, &s.draws, &mut s.flags);
+            let realised = noise::Realised::of(&history.truth, &s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
                 let flags = strategy.flags(&history.truth, &s.flags);
                 let view = View::new(history, flags);
@@ -103,6 +106,7 @@ pub fn evaluate_replicates(
                             keep_recent: keep_recent as u32,
                             capacity,
                             total: history.total,
+                            realised,
                             metrics: score_with(history, outcome, &s.context, &mut s.score),
                         });
                     }
@@ -154,6 +158,7 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
         keep_recent: keep_recent as u32,
         capacity,
         total: history.total,
+        realised: noise::Realised::of(&history.truth, &noisy),
         metrics: score(history, outcome, &context),
     };
     (row, flags, outcome, context)

@@ -4,6 +4,7 @@
 pub mod args;
 pub mod calibrate;
 pub mod compare;
+pub mod facts;
 pub mod flags;
 pub mod generate;
 pub mod import;
@@ -51,6 +52,9 @@ pub enum Command {
     Import(import::ImportArgs),
     /// What the label rules mark on real transcripts, rule by rule (`--explain`: each mark's reason).
     Labels(labels::LabelsArgs),
+    /// The facts of real transcripts: how many a later record uses again (needed) and how many
+    /// never (listings among them); `--explain`: each needed fact with the record that uses it.
+    Facts(facts::FactsArgs),
     /// A flagger's flags against the truth (`flags audit`: its error rates and the noise specs
     /// that would mimic it).
     Flags(flags::FlagsArgs),
@@ -75,6 +79,7 @@ impl Command {
             Command::Plot(a) => plot::run(a),
             Command::Import(a) => import::run(a),
             Command::Labels(a) => labels::run(a),
+            Command::Facts(a) => facts::run(a),
             Command::Flags(a) => flags::run(a),
             Command::Calibrate(a) => calibrate::run(a),
             Command::Compare(a) => compare::run(a),

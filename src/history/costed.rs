@@ -103,6 +103,9 @@ pub struct CostedHistory {
     pub facts: Facts,
     /// The facts the required records introduce (`facts.required(&truth)`).
     pub required_facts: Vec<u32>,
+    /// The needed ones among them (`facts.needed_of(&required_facts)`): what
+    /// `needed_fact_retention` scores.
+    pub needed_facts: Vec<u32>,
     /// The history itself, shared rather than copied: only summarisers that write text read
     /// its records' texts (extractive, llm, recorded).
     pub source: Arc<History>,
@@ -154,6 +157,7 @@ impl CostedHistory {
             omitted_costs: omitted_costs(&lines, model),
             masked_cost: model.cost(MASKED_PLACEHOLDER),
             lines,
+            needed_facts: facts.needed_of(&facts.required(&truth)),
             required_facts: facts.required(&truth),
             truth,
             flag_base: history.flag_base(),

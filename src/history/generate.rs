@@ -7,8 +7,20 @@
 //! (mostly among the first records, like constraints stated at the start), `uniform` or `late`.
 //! History `i` depends only on (seed, i), so histories can be generated in parallel and a
 //! larger `count` extends a smaller one.
+//!
+//! **Facts and their reuse.** Every record long enough holds its own fact `fact_<i>`. A later
+//! record written by the model uses an earlier record's fact again with probability
+//! `reuse_required` (0.8) for a required record and `reuse_other` (0.15) for any other: the
+//! required records are the ones the agent comes back for, which is why they are required.
+//! The reuse goes to one `assistant` or `tool_call` record chosen uniformly among those more
+//! than [`DEFAULT_MIN_GAP`] records later that have room for it, written over as many
+//! characters (no length, line count or cost changes). So a synthetic fact is *needed*
+//! ([`crate::facts`]) exactly when a later record repeats it. The reuse draws come from a
+//! stream of their own, so the records, their lengths and their labels are those of a
+//! generator without reuse.
 
 use super::record::{History, Kind, Record};
+use crate::history::import::label::DEFAULT_MIN_GAP;
 use crate::rng;
 use rand::rngs::ChaCha8Rng;
 use rand::Rng;
@@ -37,6 +49,20 @@ pub struct GenerateConfig {
     pub required_position: Position,
     #[serde(default = "default_seed")]
     pub seed: u64,
+    /// P(a later record uses a required record's fact again).
+    #[serde(default = "default_reuse_required")]
+    pub reuse_required: f64,
+    /// P(a later record uses another record's fact again).
+    #[serde(default = "default_reuse_other")]
+    pub reuse_other: f64,
+}
+
+fn default_reuse_required() -> f64 {
+    0.8
+}
+
+fn default_reuse_other() -> f64 {
+    0.15
 }
 
 /// Generated histories at most (README, "Limits").
@@ -83,6 +109,17 @@ impl GenerateConfig {
                     self.count
                 ),
             ));
+        }
+        for (key, p) in [
+            ("reuse_required", self.reuse_required),
+            ("reuse_other", self.reuse_other),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err((
+                    key.into(),
+                    format!("expected a probability from 0 to 1, found {p}"),
+                ));
+            }
         }
         if !(0.0..=1.0).contains(&self.required_share) {
             return Err((
@@ -161,8 +198,76 @@ pub fn generate_one(cfg: &GenerateConfig, index: u32) -> History {
         records.push(record);
     }
     place_required(&mut r, cfg, &mut records);
+    reuse_facts(cfg, index, &mut records);
     History::new(format!("synthetic-{index:05}"), records)
 }
+
+/// The token [`plant_fact`] writes for record `i`.
+fn fact_token(i: usize) -> String {
+    format!("fact_{i}")
+}
+
+/// Has later model-written records use earlier records' facts again (see the module
+/// documentation). Each reuse is written at the end of its record, before any written there
+/// already, after the record's own fact.
+fn reuse_facts(cfg: &GenerateConfig, index: u32, records: &mut [Record]) {
+    if cfg.reuse_required <= 0.0 && cfg.reuse_other <= 0.0 {
+        return;
+    }
+    let mut r = rng::stream(&[cfg.seed, rng::tag::GENERATE, u64::from(index), REUSE]);
+    // Per record, where free text ends (reuses fill it from the end) and starts (after its
+    // own fact, which sits in the first stretch after the opening words).
+    let mut room_end: Vec<usize> = records.iter().map(|x| x.text.len()).collect();
+    let room_start: Vec<usize> = records
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let own = fact_token(i);
+            x.text
+                .find(&format!("{own} "))
+                .map_or(0, |p| p + own.len() + 1)
+        })
+        .collect();
+    let model = |k: Kind| matches!(k, Kind::Assistant | Kind::ToolCall);
+    let n = records.len();
+    for i in 0..n {
+        let token = fact_token(i);
+        let has_fact = room_start[i] > 0;
+        let p = if records[i].required {
+            cfg.reuse_required
+        } else {
+            cfg.reuse_other
+        };
+        // One draw per record, made whether or not it holds a fact, so a record's reuse does
+        // not depend on the lengths of the records before it.
+        let u = rng::next_unit(&mut r);
+        let pick = r.next_u64();
+        if !has_fact || u >= p {
+            continue;
+        }
+        // ` fact_<i> ` with a space each side, so it reads as a token of its own.
+        let width = token.len() + 2;
+        let fits = |j: usize, room_end: &[usize]| {
+            room_end[j] >= room_start[j] + width
+                && !records[j].text[room_end[j] - width..room_end[j]].contains('\n')
+        };
+        let candidates: Vec<usize> = (i + DEFAULT_MIN_GAP + 1..n)
+            .filter(|&j| model(records[j].kind) && fits(j, &room_end))
+            .collect();
+        if candidates.is_empty() {
+            continue;
+        }
+        let j = candidates[(pick % candidates.len() as u64) as usize];
+        let end = room_end[j];
+        records[j]
+            .text
+            .replace_range(end - width..end, &format!(" {token} "));
+        room_end[j] = end - width;
+    }
+}
+
+/// The reuse stream's tag (beside the history's own stream).
+const REUSE: u64 = 0x7265757365;
 
 /// Generates every history of the configuration, in order.
 pub fn generate(cfg: &GenerateConfig) -> Vec<History> {
@@ -230,7 +335,7 @@ fn fill_text(
 /// of earlier versions stand. A record too short to hold it holds no fact. Generated words are
 /// plain lowercase, so nothing else in the text is distinctive: the fact is the record's only one.
 fn plant_fact(text: &mut String, prefix: usize, i: u32) {
-    let fact = format!("fact_{i} ");
+    let fact = format!("{} ", fact_token(i as usize));
     let mut start = prefix;
     while start + fact.len() <= text.len() {
         match text[start..start + fact.len()].rfind('\n') {
@@ -294,6 +399,8 @@ mod tests {
             required_share: 0.2,
             required_position: position,
             seed: 1,
+            reuse_required: 0.8,
+            reuse_other: 0.15,
         }
     }
 

@@ -44,6 +44,46 @@ impl NoiseLevel {
     }
 }
 
+/// The rates a flagger realised on one history: what its flags got wrong against the truth
+/// (the base flags a history carries and the noise on top alike). Two noise models compare
+/// fairly at the same realised rate, not at the same nominal one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Realised {
+    pub required: u32,
+    /// Required records left unflagged.
+    pub missed: u32,
+    pub others: u32,
+    /// Records not required but flagged.
+    pub false_flags: u32,
+}
+
+impl Realised {
+    /// Counts the mistakes of `flags` against `truth`.
+    pub fn of(truth: &[bool], flags: &[bool]) -> Realised {
+        let mut r = Realised::default();
+        for (&t, &f) in truth.iter().zip(flags) {
+            if t {
+                r.required += 1;
+                r.missed += u32::from(!f);
+            } else {
+                r.others += 1;
+                r.false_flags += u32::from(f);
+            }
+        }
+        r
+    }
+
+    /// `missed / required`; `None` without required records.
+    pub fn false_negative(&self) -> Option<f64> {
+        (self.required > 0).then(|| f64::from(self.missed) / f64::from(self.required))
+    }
+
+    /// `false_flags / others`; `None` when every record is required.
+    pub fn false_positive(&self) -> Option<f64> {
+        (self.others > 0).then(|| f64::from(self.false_flags) / f64::from(self.others))
+    }
+}
+
 /// Every (false_negative, false_positive) pair, false-negative major: a sweep's noise axis.
 pub fn levels(false_negative: &[f64], false_positive: &[f64]) -> Vec<NoiseLevel> {
     false_negative

@@ -252,7 +252,7 @@ pub fn metrics_line(m: &Metrics, capacity: u64) -> String {
         return "metrics: INFEASIBLE: what the strategy must keep does not fit the capacity\n"
             .into();
     }
-    let share = |part: u32, of: Option<f64>| match of {
+    let share = |part: f64, of: Option<f64>| match of {
         Some(x) => format!("{part}/{} ({})", m.required_total, percent(x)),
         None => "no required records".into(),
     };
@@ -260,7 +260,7 @@ pub fn metrics_line(m: &Metrics, capacity: u64) -> String {
         "metrics: used {} of {capacity}, reduction {}, required kept {}, any form {}, exact {}, placeholders {}, summarised {}\n",
         m.used,
         m.reduction.map(percent).unwrap_or_default(),
-        share(m.required_kept, m.required_retention),
+        share(f64::from(m.required_kept), m.required_retention),
         share(m.required_any, m.retention_any),
         m.exact.map(percent).unwrap_or_default(),
         m.placeholders,

@@ -101,6 +101,11 @@ pub trait Compactor {
     fn compacts(&self) -> bool {
         true
     }
+
+    /// Whether a session under it ignores the window (the agent as it ran, never refused).
+    fn unbounded(&self) -> bool {
+        false
+    }
 }
 
 impl Compactor for Strategy {
@@ -125,6 +130,10 @@ impl Compactor for Strategy {
 
     fn compacts(&self) -> bool {
         Strategy::compacts(self)
+    }
+
+    fn unbounded(&self) -> bool {
+        Strategy::unbounded(self)
     }
 
     fn when(&self) -> Option<When> {
@@ -152,6 +161,10 @@ pub struct SessionMetrics {
     /// Whether the session ran out of context: an agent call whose input + output exceeded the
     /// window, refused as a provider's context-length error refuses it, ended the run there.
     pub exit_context: bool,
+    /// Whether the session reached its last call (it did not run out of context). The calls
+    /// it never made needed what had appeared before them and got nothing: retention at need
+    /// counts them as lost.
+    pub completed: bool,
     /// That call (1-based); measures cover the calls before it.
     pub exit_call: Option<u32>,
     /// Input units of every model call (`cache_read + cache_write + uncached_input`); under
@@ -172,18 +185,20 @@ pub struct SessionMetrics {
     pub final_usage: u64,
     /// Records written to notes.
     pub noted: u32,
-    /// Required records that appeared (all of them, unless the session ran out of context).
+    /// Required records of the history. A session that ran out of context never saw some of
+    /// them: it lost them (an ended run is a failure, not a saving).
     pub required_total: u32,
     /// Required records present verbatim at the end (their own entry or the notes).
     pub required_verbatim: u32,
-    /// Required records present in any form at the end.
-    pub required_any: u32,
+    /// Required records present in any form at the end: 1 each verbatim or kept by the
+    /// simulated summariser, the carried share of each a text summary holds.
+    pub required_any: f64,
     pub retention_end: Option<f64>,
     pub retention_any_end: Option<f64>,
     /// Present-in-any-form over (required record, later agent call) pairs; see the module
     /// documentation.
     pub retention_at_need: Option<f64>,
-    /// Facts ([`crate::facts`]) of the required records that appeared.
+    /// Facts ([`crate::facts`]) of the required records.
     pub facts_total: u32,
     /// Of those, the facts the context's text holds at the end.
     pub facts_kept: u32,
@@ -191,10 +206,20 @@ pub struct SessionMetrics {
     /// Retention at need by facts: over (fact of a required record, later agent call) pairs,
     /// the share whose token was in that call's input.
     pub fact_retention_at_need: Option<f64>,
+    /// Needed facts of the required records (a later model-written record uses them again),
+    /// and of those the ones the context's text holds at the end.
+    pub needed_facts_total: u32,
+    pub needed_facts_kept: u32,
+    pub needed_fact_retention_end: Option<f64>,
+    /// The uses of those facts: agent calls whose output holds one beyond the gap.
+    pub needed_uses: u64,
+    /// Over those uses, the share whose call's input held the fact (uses after a run ended
+    /// count as unmet).
+    pub needed_fact_retention_at_need: Option<f64>,
 }
 
 /// One agent call of a replay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CallRow {
     /// 1-based agent call number.
     pub call: u32,
@@ -209,7 +234,7 @@ pub struct CallRow {
     /// Input billed at the plain input price.
     pub uncached: u64,
     /// Required records present in any form in this call's input, of those appeared so far.
-    pub required_present: u32,
+    pub required_present: f64,
     pub required_appeared: u32,
 }
 
@@ -221,7 +246,7 @@ impl CallRow {
 }
 
 /// One compaction of a replay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CompactionRow {
     /// The agent call it ran before (1-based).
     pub before_call: u32,
@@ -239,7 +264,7 @@ pub struct CompactionRow {
     pub fruitless: bool,
     pub storm: bool,
     /// Required records present in any form after the compaction.
-    pub required_present: u32,
+    pub required_present: f64,
 }
 
 /// What happened call by call, for people reading one session.

@@ -55,6 +55,8 @@ pub struct SessionScratch {
     summary_facts: Vec<Vec<u32>>,
     /// Per fact: held by a summary text in the context (scratch of the fact counts).
     fact_mark: Vec<bool>,
+    /// The needed facts one agent call uses (scratch).
+    uses: Vec<u32>,
     /// Tool-name buffers not in use by `view_tools`, so a slot that goes from no tool to a
     /// tool does not allocate.
     spare_tools: Vec<String>,
@@ -78,10 +80,13 @@ fn store_text(texts: &mut Vec<String>, all_facts: &mut Vec<Vec<u32>>, ctx: &Cont
     facts.dedup();
 }
 
-/// Whether a summary's facts (sorted) hold one of the facts record `r` introduced: a text
-/// summary carries a record only through what it says.
+/// Whether a summary's facts (sorted) hold one of the facts that carry record `r` (its needed
+/// facts, or all it introduced when none is needed): a text summary carries a record only
+/// through what it says.
 fn holds_own_fact(facts: &crate::facts::Facts, summary: &[u32], r: usize) -> bool {
-    facts.owned(r).any(|f| summary.binary_search(&f).is_ok())
+    facts
+        .carried_by(r)
+        .any(|f| summary.binary_search(&f).is_ok())
 }
 
 /// Copies `tool` into `slot`, reusing buffers (the slot's own, or one from `spare`).
@@ -176,11 +181,13 @@ pub(super) fn run<C: Compactor + ?Sized>(
         unchanged: false,
         peak_input: 0,
         appeared_required: 0,
-        present_required: 0,
+        present_required: 0.0,
         need_pairs: 0,
-        need_hits: 0,
+        need_hits: 0.0,
         need_facts: 0,
         need_facts_kept: 0,
+        need_uses: 0,
+        need_uses_met: 0,
         text_summaries: compactor.summariser().is_some_and(|x| x.writes_text()),
     };
     let kinds = &history.kinds;
@@ -195,7 +202,9 @@ pub(super) fn run<C: Compactor + ?Sized>(
                 run.check(run.calls + 1);
             }
             if !run.agent_call(r, end) {
-                // The provider refuses a context over the window: the run ends here.
+                // The provider refuses a context over the window: the run ends here, and every
+                // later call's needs go unmet.
+                run.lost_after_exit(r);
                 break;
             }
             r = end;
@@ -243,13 +252,19 @@ struct Run<'a, C: ?Sized> {
     unchanged: bool,
     peak_input: u64,
     appeared_required: u32,
-    present_required: u32,
+    /// Required records present in the context: 1 each verbatim, the carried share of each a
+    /// text summary holds (see [`crate::facts::Facts::carried_share`]).
+    present_required: f64,
     need_pairs: u64,
-    need_hits: u64,
+    need_hits: f64,
     /// Facts of the required records that appeared, over later agent calls, and of those the
     /// ones the context's text held (retention at need, by facts).
     need_facts: u64,
     need_facts_kept: u64,
+    /// Uses of a needed fact of a required record (an agent call whose output holds it, beyond
+    /// the gap), and of those the ones whose call's input held it (needed facts at need).
+    need_uses: u64,
+    need_uses_met: u64,
     /// The compactor's summaries are text whose facts are read from it (not the simulated
     /// summariser's draws).
     text_summaries: bool,
@@ -297,7 +312,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         self.s.mark.push(VERBATIM);
         if self.h.truth[r] {
             self.appeared_required += 1;
-            self.present_required += 1;
+            self.present_required += 1.0;
         }
         if notes::noted(self.cfg.note_rate, self.flags[r], self.notes_stream, r) {
             self.s.noted[r] = true;
@@ -317,7 +332,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         let call = self.calls + 1;
         let input = self.context_cost();
         let output = self.h.costs[a..b].iter().sum::<u64>() + self.h.separator * (b - a - 1) as u64;
-        if input + output > self.cfg.window {
+        if !self.compactor.unbounded() && input + output > self.cfg.window {
             self.exit_call = Some(call);
             return false;
         }
@@ -325,11 +340,12 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         self.trigger.add_call(input + output);
         self.peak_input = self.peak_input.max(input);
         self.need_pairs += u64::from(self.appeared_required);
-        self.need_hits += u64::from(self.present_required);
+        self.need_hits += self.present_required;
         if !self.h.facts.is_empty() {
             let (total, kept) = self.facts_present();
             self.need_facts += u64::from(total);
             self.need_facts_kept += u64::from(kept);
+            self.needed_uses(a, b);
         }
         self.calls = call;
         let compaction_before = std::mem::take(&mut self.compacted);
@@ -733,16 +749,95 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 _ => {}
             }
         }
-        let mut present = 0;
         for r in 0..self.appeared {
             if s.in_summary[r] != NONE && s.kept[r] {
                 s.mark[r] |= PARAPHRASED;
             }
-            if self.h.truth[r] && s.mark[r] != 0 {
-                present += 1;
+        }
+        self.present_required = (0..self.appeared)
+            .filter(|&r| self.h.truth[r])
+            .map(|r| self.presence(r))
+            .sum();
+    }
+
+    /// How much of record `r` the context holds: 1 verbatim (its entry or the notes); carried
+    /// by a summary, 1 for the simulated summariser (it writes every fact of a record it keeps)
+    /// and the share of its needed facts a text summary holds; 0 otherwise.
+    fn presence(&self, r: usize) -> f64 {
+        let s = &*self.s;
+        let mark = s.mark.get(r).copied().unwrap_or(0);
+        if mark & VERBATIM != 0 {
+            1.0
+        } else if mark & PARAPHRASED == 0 {
+            0.0
+        } else if self.text_summaries {
+            let facts = &s.summary_facts[s.in_summary[r] as usize];
+            self.h
+                .facts
+                .carried_share(r, |f| facts.binary_search(&f).is_ok())
+        } else {
+            1.0
+        }
+    }
+
+    /// Counts the uses of needed facts of required records by the agent call whose output is
+    /// records `a..b`, and those the call's input (the context now) holds.
+    fn needed_uses(&mut self, a: usize, b: usize) {
+        let facts = &self.h.facts;
+        let needed = &self.h.needed_facts;
+        let mut uses = std::mem::take(&mut self.s.uses);
+        uses.clear();
+        for r in a..b {
+            uses.extend(
+                facts
+                    .holds(r)
+                    .iter()
+                    .copied()
+                    .filter(|&f| facts.is_use(f, r) && needed.binary_search(&f).is_ok()),
+            );
+        }
+        uses.sort_unstable();
+        uses.dedup();
+        if !uses.is_empty() {
+            self.need_uses += uses.len() as u64;
+            self.need_uses_met += u64::from(self.facts_kept_of(&uses));
+        }
+        self.s.uses = uses;
+    }
+
+    /// A run that ran out of context at the agent call starting at record `from`: that call
+    /// and every later one would have needed what had appeared before it, and got nothing.
+    fn lost_after_exit(&mut self, from: usize) {
+        let h = self.h;
+        let (kinds, n) = (&h.kinds, h.len());
+        let mut required = self.appeared_required;
+        let mut r = from;
+        while r < n {
+            if starts_call(kinds, r) {
+                let mut end = r + 1;
+                while end < n && kinds[end] == Kind::ToolCall {
+                    end += 1;
+                }
+                self.need_pairs += u64::from(required);
+                let introduced = h.facts.introduced_by(r);
+                self.need_facts += h.required_facts.partition_point(|&f| f < introduced) as u64;
+                for j in r..end {
+                    self.need_uses += h
+                        .facts
+                        .holds(j)
+                        .iter()
+                        .filter(|&&f| {
+                            h.facts.is_use(f, j) && h.needed_facts.binary_search(&f).is_ok()
+                        })
+                        .count() as u64;
+                    required += u32::from(h.truth[j]);
+                }
+                r = end;
+            } else {
+                required += u32::from(h.truth[r]);
+                r += 1;
             }
         }
-        self.present_required = present;
     }
 
     /// Bills a model call on the current context (`output_end`: an agent call's output records
@@ -778,20 +873,24 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
     /// notes, or a summary that still carries it and so writes its facts) holds every fact it
     /// holds.
     fn facts_present(&mut self) -> (u32, u32) {
-        let s = &mut *self.s;
-        let facts = &self.h.facts;
         // The required facts of the records that appeared: those introduced before `appeared`.
         let all = &self.h.required_facts;
-        let appeared = &all[..all.partition_point(|&f| f < facts.introduced_by(self.appeared))];
-        let total = appeared.len() as u32;
+        let introduced = self.h.facts.introduced_by(self.appeared);
+        let appeared = &all[..all.partition_point(|&f| f < introduced)];
+        (appeared.len() as u32, self.facts_kept_of(appeared))
+    }
+
+    /// How many of `facts` (ascending) the context's text holds now.
+    fn facts_kept_of(&mut self, appeared: &[u32]) -> u32 {
+        let s = &mut *self.s;
+        let facts = &self.h.facts;
         if !self.text_summaries {
             let mark = &s.mark;
-            let kept = facts.kept(
+            return facts.kept(
                 appeared,
                 |j| mark.get(j).is_some_and(|&m| m != 0),
                 |_| false,
             );
-            return (total, kept);
         }
         // A text summary holds the facts found in its text, not those of the records it carries.
         s.fact_mark.clear();
@@ -804,12 +903,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             }
         }
         let (mark, fact_mark) = (&s.mark, &s.fact_mark);
-        let kept = facts.kept(
+        facts.kept(
             appeared,
             |j| mark.get(j).is_some_and(|&m| m & VERBATIM != 0),
             |f| fact_mark[f as usize],
-        );
-        (total, kept)
+        )
     }
 
     fn finish(mut self) -> SessionMetrics {
@@ -818,19 +916,27 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             self.billing.add(rest);
         }
         self.recount();
-        let (facts_total, facts_kept) = self.facts_present();
+        // Over every required record and fact of the history: a run that ended early lost what
+        // it never saw (the records that appeared are all of them when it completed).
+        let (_, facts_kept) = self.facts_present();
+        let facts_total = self.h.required_facts.len() as u32;
+        let needed = &self.h.needed_facts;
+        let introduced = self.h.facts.introduced_by(self.appeared);
+        let needed_appeared = needed[..needed.partition_point(|&f| f < introduced)].to_vec();
+        let needed_facts_kept = self.facts_kept_of(&needed_appeared);
+        let needed_facts_total = needed.len() as u32;
         let s = &*self.s;
         let mut verbatim = 0u32;
-        let mut any = 0u32;
+        let mut any = 0.0;
         for r in 0..self.appeared {
             if self.h.truth[r] {
                 verbatim += u32::from(s.mark[r] & VERBATIM != 0);
-                any += u32::from(s.mark[r] != 0);
+                any += self.presence(r);
             }
         }
-        // Over the records that appeared: a session that ran out of context never saw the rest.
-        let required_total = self.h.truth[..self.appeared].iter().filter(|&&t| t).count() as u32;
-        let share = |part: u32| (required_total > 0).then(|| part as f64 / required_total as f64);
+        let required_total = self.h.required_total() as u32;
+        let share = |part: f64| (required_total > 0).then(|| part / f64::from(required_total));
+        let of = |kept: u32, total: u32| (total > 0).then(|| f64::from(kept) / f64::from(total));
         SessionMetrics {
             records: self.h.len() as u32,
             calls: self.calls,
@@ -841,6 +947,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             storms: self.trigger.storms,
             guard_tripped: self.trigger.guard_tripped,
             exit_context: self.exit_call.is_some(),
+            completed: self.exit_call.is_none(),
             exit_call: self.exit_call,
             input_tokens: self.billing.input,
             cache_read_tokens: self.billing.cache_read,
@@ -855,16 +962,21 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             required_total,
             required_verbatim: verbatim,
             required_any: any,
-            retention_end: share(verbatim),
+            retention_end: share(f64::from(verbatim)),
             retention_any_end: share(any),
             retention_at_need: (self.need_pairs > 0)
-                .then(|| self.need_hits as f64 / self.need_pairs as f64),
+                .then(|| self.need_hits / self.need_pairs as f64),
             facts_total,
             facts_kept,
-            fact_retention_end: (facts_total > 0)
-                .then(|| f64::from(facts_kept) / f64::from(facts_total)),
+            fact_retention_end: of(facts_kept, facts_total),
             fact_retention_at_need: (self.need_facts > 0)
                 .then(|| self.need_facts_kept as f64 / self.need_facts as f64),
+            needed_facts_total,
+            needed_facts_kept,
+            needed_fact_retention_end: of(needed_facts_kept, needed_facts_total),
+            needed_uses: self.need_uses,
+            needed_fact_retention_at_need: (self.need_uses > 0)
+                .then(|| self.need_uses_met as f64 / self.need_uses as f64),
         }
     }
 }

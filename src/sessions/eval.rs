@@ -23,6 +23,8 @@ pub struct SessionRow {
     pub window: u16,
     pub ratio: u16,
     pub note_rate: u16,
+    /// What the noise model's flags got wrong on this history and replicate.
+    pub realised: noise::Realised,
     pub metrics: SessionMetrics,
 }
 
@@ -74,6 +76,7 @@ pub fn evaluate_replicates(
         let stream = session_stream(grid.seed, index as u64, u64::from(replicate));
         for (level, model) in grid.noise.iter().enumerate() {
             model.apply(records, &s.draws, &mut s.flags);
+            let realised = noise::Realised::of(&history.truth, &s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
                 let flags = strategy.flags(&history.truth, &s.flags);
                 for window in 0..grid.windows.len() {
@@ -96,6 +99,7 @@ pub fn evaluate_replicates(
                                 window: window as u16,
                                 ratio: ratio as u16,
                                 note_rate: note_rate as u16,
+                                realised,
                                 metrics,
                             });
                         }

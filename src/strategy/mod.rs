@@ -104,11 +104,12 @@ macro_rules! strategies {
                 None
             }
 
-            /// Why a strategy takes no parameters at all, when it takes none.
-            fn no_parameters(name: &str) -> Option<&'static str> {
+            /// Why a strategy takes no shared parameters, when it takes none, and the
+            /// parameters of its own it still takes.
+            fn no_parameters(name: &str) -> Option<(&'static str, &'static [&'static str])> {
                 $(if name == <$ty as RuleSpec>::NAME {
                     if let Tail::None(why) = <$ty as RuleSpec>::TAIL {
-                        return Some(why);
+                        return Some((why, <$ty as RuleSpec>::OWN_PARAMS));
                     }
                 })*
                 None
@@ -155,6 +156,10 @@ macro_rules! strategies {
 
             fn compacts(&self) -> bool {
                 match self { $(Rule::$variant(r) => RuleSpec::compacts(r),)* }
+            }
+
+            fn unbounded(&self) -> bool {
+                match self { $(Rule::$variant(r) => RuleSpec::unbounded(r),)* }
             }
 
             fn summariser(&self) -> Option<&Summariser> {
@@ -209,8 +214,10 @@ impl Strategy {
 
     pub fn from_spec(spec: &Spec) -> Result<Strategy, ParseError> {
         let name = spec.name.as_str();
-        if let (Some(why), Some((key, _))) = (Rule::no_parameters(name), spec.params.first()) {
-            return Err(format!("strategy `{name}`: unknown parameter `{key}` ({why})").into());
+        if let Some((why, own)) = Rule::no_parameters(name) {
+            if let Some((key, _)) = spec.params.iter().find(|(k, _)| !own.contains(&k.as_str())) {
+                return Err(format!("strategy `{name}`: unknown parameter `{key}` ({why})").into());
+            }
         }
         let mut p = spec.reader();
         let keep_recent = p.usize("keep_recent")?;
@@ -287,6 +294,12 @@ impl Strategy {
     /// compacts.
     pub fn compacts(&self) -> bool {
         self.rule.compacts()
+    }
+
+    /// Whether a session under it ignores the window (`raw(window=none)`: the agent as it ran,
+    /// which no context-length error ever stopped).
+    pub fn unbounded(&self) -> bool {
+        self.rule.unbounded()
     }
 
     /// The simulated summariser of a summarising strategy, so a session can apply recall again

@@ -1,17 +1,33 @@
 //! `raw`: no compaction. The whole history verbatim, infeasible when it does not fit; in a
-//! session it never compacts (the baseline a harness without compaction pays).
+//! session it never compacts (the baseline a harness without compaction pays) and ends with
+//! the provider's context-length error when the context outgrows the window.
+//!
+//! `raw(window=none)` is the agent as it ran: no window, so it never ends early. It is the
+//! baseline a cost comparison needs, since a run that ended early stopped billing (a saving
+//! that is a failure); in a cell sweep it is `raw`.
 
 use super::{Context, Item, Outcome, View};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Raw;
+pub struct Raw {
+    /// `window=none`: a session ignores the window.
+    pub unbounded: bool,
+}
 
 impl super::rule::RuleSpec for Raw {
     const NAME: &'static str = "raw";
     const TAIL: super::rule::Tail =
-        super::rule::Tail::None("it takes no parameters: it keeps everything");
-    fn parse(_: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
-        Ok(Raw)
+        super::rule::Tail::None("it takes no parameters but `window=none`: it keeps everything");
+    const OWN_PARAMS: &'static [&'static str] = &["window"];
+    fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
+        Ok(Raw {
+            unbounded: p.choice("window", &["none"])?.is_some(),
+        })
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        if self.unbounded {
+            params.push("window=none".into());
+        }
     }
     fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
         if view.span_cost(0..view.len()) > capacity {
@@ -24,5 +40,8 @@ impl super::rule::RuleSpec for Raw {
     }
     fn compacts(&self) -> bool {
         false
+    }
+    fn unbounded(&self) -> bool {
+        self.unbounded
     }
 }

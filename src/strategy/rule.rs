@@ -29,6 +29,8 @@ pub trait RuleSpec: Sized {
     const DEFAULT_KEEP_RECENT: usize = 0;
     /// The head kept verbatim when the spec does not set `keep_first`.
     const DEFAULT_HEAD: Head = Head::Task;
+    /// With [`Tail::None`], the parameters of its own it still takes (`raw`'s `window`).
+    const OWN_PARAMS: &'static [&'static str] = &[];
 
     /// Reads the strategy's own parameters (every key it does not take is an error later).
     fn parse(p: &mut Params) -> Result<Self, ParseError>;
@@ -55,6 +57,11 @@ pub trait RuleSpec: Sized {
     /// Whether it ever changes a context (`raw` does not).
     fn compacts(&self) -> bool {
         true
+    }
+
+    /// Whether a session under it ignores the window (`raw(window=none)`).
+    fn unbounded(&self) -> bool {
+        false
     }
 
     /// Its harness's own trigger, for a preset (`None`: the session's threshold decides).

@@ -48,6 +48,11 @@ pub fn table() -> Table<Grid, CellRow> {
         .real("false_positive", |g, r| {
             g.levels[r.level as usize].false_positive
         })
+        // The rates the flags realised on this history (nominal rates above, see `noise`).
+        .opt_real("fn_realised", |_, r| r.realised.false_negative())
+        .measure()
+        .opt_real("fp_realised", |_, r| r.realised.false_positive())
+        .measure()
         .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
         .whole("keep_recent", |_, r| u64::from(r.keep_recent))
         .percent("budget_percent", |g, r| g.budgets[r.budget as usize])
@@ -91,6 +96,26 @@ pub fn table() -> Table<Grid, CellRow> {
             }
         })
         .measure()
+        // The facts a later record uses again (`crate::facts`): the information that matters.
+        .whole("needed_facts_total", |_, r| {
+            u64::from(r.metrics.needed_facts_total)
+        })
+        .opt_whole("needed_facts_kept", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.needed_facts_kept))
+        })
+        .opt_real("needed_fact_retention", |_, r| {
+            r.metrics.needed_fact_retention
+        })
+        .measure_as("needed_fact_retention_feasible")
+        .opt_real("needed_fact_retention_all", |_, r| {
+            if r.metrics.needed_facts_total == 0 {
+                None
+            } else {
+                all_cells(r, r.metrics.needed_fact_retention)
+            }
+        })
+        .measure()
+        .paired()
         .opt_real("exact", |_, r| r.metrics.exact)
         .measure_as("exact_feasible")
         .opt_whole("placeholders", move |_, r| {

@@ -88,6 +88,9 @@ pub struct Column<G, R> {
     pub summary_name: Option<String>,
     /// Compared strategy against strategy, cell by cell, in the pairs table.
     pub paired: bool,
+    /// Compared only where both rows completed (a cost of a session that ran out of context
+    /// is a cost of less work); the pairs table counts the pairs left out.
+    pub completed_only: bool,
 }
 
 impl<G, R> Column<G, R> {
@@ -148,6 +151,7 @@ impl<G, R> Table<G, R> {
             measure: false,
             summary_name: None,
             paired: false,
+            completed_only: false,
         });
         self
     }
@@ -216,6 +220,17 @@ impl<G, R> Table<G, R> {
     /// the mean difference (strategy − baseline) over the cells both define, by history.
     pub fn paired(mut self) -> Self {
         self.columns.last_mut().expect("follows a column").paired = true;
+        self
+    }
+
+    /// [`Table::paired`], compared only between rows that both completed (sessions that
+    /// reached their last call): a cost measure of a run that ended early is not the same work.
+    pub fn paired_completed(mut self) -> Self {
+        self = self.paired();
+        self.columns
+            .last_mut()
+            .expect("follows a column")
+            .completed_only = true;
         self
     }
 

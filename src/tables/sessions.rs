@@ -35,6 +35,9 @@ impl Grouping<SessionRow> for SessionGrid {
     fn group_strategy(&self, group: usize) -> usize {
         self.group_coordinates(group).strategy
     }
+    fn completed(&self, r: &SessionRow) -> bool {
+        r.metrics.completed
+    }
 }
 
 /// The sessions table, column by column. Measures (`.measure()`) are summarised per group.
@@ -51,6 +54,11 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .real("false_positive", |g, r| {
             g.levels[r.level as usize].false_positive
         })
+        // The rates the flags realised on this history (nominal rates above, see `noise`).
+        .opt_real("fn_realised", |_, r| r.realised.false_negative())
+        .measure()
+        .opt_real("fp_realised", |_, r| r.realised.false_positive())
+        .measure()
         .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
         .whole("window", |g, r| g.windows[r.window as usize])
         .real("ratio", |g, r| g.ratios[r.ratio as usize])
@@ -75,6 +83,9 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .flag("exit_context", |_, r| r.metrics.exit_context)
         .measure()
         .opt_whole("exit_call", |_, r| r.metrics.exit_call.map(u64::from))
+        // Reached its last call: the cost measures compare only sessions that both did.
+        .flag("completed", |_, r| r.metrics.completed)
+        .measure()
         .whole("input_tokens", |_, r| r.metrics.input_tokens)
         .measure()
         .whole("cache_read_tokens", |_, r| r.metrics.cache_read_tokens)
@@ -89,10 +100,10 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .whole("billed_tokens", |_, r| billed_tokens(&r.metrics))
         .measure()
-        .paired()
+        .paired_completed()
         .real("cost", |_, r| r.metrics.cost)
         .measure()
-        .paired()
+        .paired_completed()
         .whole("peak_input", |_, r| r.metrics.peak_input)
         .measure()
         .whole("final_context", |_, r| r.metrics.final_context)
@@ -102,7 +113,7 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .whole("required_verbatim", |_, r| {
             u64::from(r.metrics.required_verbatim)
         })
-        .whole("required_any", |_, r| u64::from(r.metrics.required_any))
+        .real("required_any", |_, r| r.metrics.required_any)
         .opt_real("retention_end", |_, r| r.metrics.retention_end)
         .measure()
         .paired()
@@ -119,6 +130,23 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .paired()
         .opt_real("fact_retention_at_need", |_, r| {
             r.metrics.fact_retention_at_need
+        })
+        .measure()
+        .paired()
+        .whole("needed_facts_total", |_, r| {
+            u64::from(r.metrics.needed_facts_total)
+        })
+        .whole("needed_facts_kept", |_, r| {
+            u64::from(r.metrics.needed_facts_kept)
+        })
+        .opt_real("needed_fact_retention_end", |_, r| {
+            r.metrics.needed_fact_retention_end
+        })
+        .measure()
+        .paired()
+        .whole("needed_uses", |_, r| r.metrics.needed_uses)
+        .opt_real("needed_fact_retention_at_need", |_, r| {
+            r.metrics.needed_fact_retention_at_need
         })
         .measure()
         .paired()

@@ -91,6 +91,8 @@ pub fn pairs_table<G: 'static>(keys: Table<G, PairRow>) -> Table<G, PairRow> {
         .text("measure", |_, _, r: &PairRow| &r.measure)
         .whole("n", |_, r| r.acc.diff.n)
         .whole("n_histories", |_, r| r.acc.diff.histories)
+        // Pairs left out: a cost measure compares only sessions that both completed.
+        .whole("n_excluded", |_, r| r.acc.excluded)
         .opt_real("diff_mean", |_, r| r.acc.diff.mean())
         .opt_real("diff_ci_low", |_, r| r.acc.diff.interval().map(|i| i.0))
         .opt_real("diff_ci_high", |_, r| r.acc.diff.interval().map(|i| i.1))
@@ -125,6 +127,10 @@ pub trait Grouping<R> {
     /// strategies at the same other coordinates.
     fn strategy_stride(&self) -> usize;
     fn group_strategy(&self, group: usize) -> usize;
+    /// Whether the row's run completed (a cell always does).
+    fn completed(&self, _row: &R) -> bool {
+        true
+    }
 }
 
 /// An empty summary for `rows`' measures and pairs over `grid`'s groups.
@@ -190,9 +196,13 @@ pub fn gather<G: Grouping<R>, R>(
             // The baseline's row: same history, replicate and other axes, strategy b.
             let other = &rows[i + b * stride - s * stride];
             paired.iter().enumerate().filter_map(move |(m, c)| {
+                let pair = ((g * strategies) + b) * p + m;
+                if c.completed_only && !(grid.completed(r) && grid.completed(other)) {
+                    return Some((pair, None));
+                }
                 let x = number(c.value(grid, r))?;
                 let y = number(c.value(grid, other))?;
-                Some((((g * strategies) + b) * p + m, x - y))
+                Some((pair, Some(x - y)))
             })
         })
     });

@@ -122,6 +122,8 @@ fn generated_histories_plant_one_fact_per_record() {
         required_share: 0.2,
         required_position: Position::Early,
         seed: 1,
+        reuse_required: 0.8,
+        reuse_other: 0.15,
     };
     for index in 0..3 {
         let h = generate_one(&cfg, index);

@@ -37,8 +37,8 @@ fn real_runs_replay_under_raw_mask_and_summary() {
             .unwrap_or_else(|| panic!("{name}"))
     };
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    // 15 strategies × 2 windows × 1 ratio.
-    assert_eq!(rows.len(), 30);
+    // 16 strategies × 2 windows × 1 ratio.
+    assert_eq!(rows.len(), 32);
     let get = |strategy: &str, window: &str, name: &str| -> f64 {
         let r = rows
             .iter()
@@ -48,8 +48,20 @@ fn real_runs_replay_under_raw_mask_and_summary() {
     };
     for window in ["16000", "32000"] {
         assert_eq!(get("raw", window, "compactions_mean"), 0.0);
-        assert_eq!(get("raw", window, "retention_at_need_mean"), 1.0);
+        // The agent as it ran never ends early and keeps everything.
+        assert_eq!(get("raw(window=none)", window, "completed_mean"), 1.0);
+        assert_eq!(
+            get("raw(window=none)", window, "retention_at_need_mean"),
+            1.0
+        );
     }
+    // A raw run that ran out of the window lost what its later calls would have needed.
+    assert_eq!(get("raw", "32000", "retention_at_need_mean"), 1.0);
+    assert!(get("raw", "16000", "retention_at_need_mean") < 0.8);
+    assert_eq!(
+        get("raw", "16000", "completed_mean"),
+        1.0 - get("raw", "16000", "exit_context_mean")
+    );
     // At 16 000 Gemini tokens most raw runs outgrow the window and end with the provider's
     // context-length error; the harnesses that compact on a share of the window keep nearly
     // all of them going. At 32 000 none of the django runs runs out.

@@ -143,17 +143,19 @@ fn small_session_sweep_writes_every_table_with_the_grid_size() {
     }
     assert_csv_equals_parquet(&out.join("sessions.csv"), &sessions);
 
-    // Rows in grid order: the first rows are history 0, replicate 0, no noise, `recent`,
-    // window 1500, ratio 0.6, note rates 0 then 0.2.
+    // Rows in grid order: the first rows are history 0, replicate 0, no noise (realised rates
+    // 0 too), `recent`, window 1500, ratio 0.6, note rates 0 then 0.2.
     let mut reader = csv::Reader::from_path(out.join("sessions.csv")).unwrap();
     let second = reader.records().nth(1).unwrap().unwrap();
     let second: Vec<&str> = second.iter().collect();
     assert_eq!(
-        &second[..10],
+        &second[..12],
         &[
             "synthetic-00000",
             "0",
             "uniform(fn=0, fp=0)",
+            "0.000000",
+            "0.000000",
             "0.000000",
             "0.000000",
             "recent",
@@ -216,7 +218,7 @@ fn small_session_sweep_writes_every_table_with_the_grid_size() {
     let first_group: Vec<f64> = rows
         .iter()
         .filter(|r| {
-            (&r[3], &r[5], &r[6], &r[7], &r[9])
+            (&r[3], &r[7], &r[8], &r[9], &r[11])
                 == ("0.000000", "recent", "1500", "0.600000", "0.000000")
         })
         .map(|r| r[compactions].parse::<f64>().unwrap())

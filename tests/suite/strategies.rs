@@ -350,7 +350,7 @@ fn summary_replaces_all_but_the_tail_with_one_summary() {
     assert_eq!(m.summarised, 8);
     assert_eq!(m.placeholders, 0);
     // Recall 1: 0 and 3 survive paraphrased, 9 verbatim.
-    assert_eq!((m.required_kept, m.required_any), (1, 3));
+    assert_eq!((m.required_kept, m.required_any), (1, 3.0));
     assert!(close(m.required_retention, 1.0 / 3.0));
     assert!(close(m.retention_any, 1.0));
     assert!(close(m.exact, 2.0 / 3.0));
@@ -358,7 +358,7 @@ fn summary_replaces_all_but_the_tail_with_one_summary() {
     let spec = "summary(keep_recent=2, summary_size=50, recall_flagged=0, recall_other=0)";
     let (_, ctx, m) = run(&h, spec, 400);
     assert!(ctx.summary_kept.iter().all(|&k| !k));
-    assert_eq!((m.required_kept, m.required_any), (1, 1));
+    assert_eq!((m.required_kept, m.required_any), (1, 1.0));
     assert!(close(m.retention_any, 1.0 / 3.0));
 }
 

@@ -76,9 +76,9 @@ fn small_sweep_writes_every_table_with_the_grid_size() {
         .clone();
     let strategy = df.column("strategy").unwrap().str().unwrap().clone();
     for (i, rec) in records.iter().enumerate() {
-        assert_eq!(rec[5], *strategy.get(i).unwrap());
-        assert_eq!(rec[10].parse::<u64>().ok(), used.get(i));
-        assert_eq!(rec[14].parse::<f64>().ok(), retention.get(i));
+        assert_eq!(rec[7], *strategy.get(i).unwrap());
+        assert_eq!(rec[12].parse::<u64>().ok(), used.get(i));
+        assert_eq!(rec[16].parse::<f64>().ok(), retention.get(i));
     }
 
     let summary = read_parquet(&out.join("summary.parquet"));
