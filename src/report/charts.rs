@@ -213,7 +213,42 @@ impl NoiseAxis {
             NoiseAxis::FalsePositive => format!("FN {}", labels::rate(panel)),
         }
     }
+
+    /// The rate a group's flags realised along this axis (`None`: the summary has none).
+    pub fn realised(&self, row: &SummaryRow) -> Option<f64> {
+        match self {
+            NoiseAxis::FalseNegative => row.fn_realised_mean,
+            NoiseAxis::FalsePositive => row.fp_realised_mean,
+        }
+    }
+
+    /// The rate a group's flags realised along the panels' axis.
+    pub fn panel_realised(&self, row: &SummaryRow) -> Option<f64> {
+        match self {
+            NoiseAxis::FalseNegative => row.fp_realised_mean,
+            NoiseAxis::FalsePositive => row.fn_realised_mean,
+        }
+    }
+
+    /// The panel title with the rate the panel's flags realised, e.g. `FP 5 % (realised 4.9 %)`.
+    pub fn panel_title_realised(&self, panel: f64, row: Option<&SummaryRow>) -> String {
+        let nominal = self.panel_title(panel);
+        match row.and_then(|r| self.panel_realised(r)) {
+            Some(r) => format!("{nominal} (realised {})", labels::rate_precise(r)),
+            None => nominal,
+        }
+    }
 }
+
+/// The x axis of a retention-against-noise chart: wide enough for the nominal rates and the
+/// realised ones drawn.
+fn realised_axis(axis: NoiseAxis, xs: &[f64], rows: impl Iterator<Item = f64>) -> Axis {
+    let all: Vec<f64> = xs.iter().copied().chain(rows).collect();
+    rate_axis(noise_x_label(axis).into(), &all)
+}
+
+/// What the x axis of the noise charts is.
+const REALISED_NOTE: &str = "x: the rate the flags realised on these histories (the share of required records left unflagged, or of other records flagged), not the model's nominal rate: models compare fairly at the same realised rate. The report lists both.";
 
 pub(crate) const FLAG_NOISE: &str = "FN = P(flag off | required), FP = P(flag on | not required).";
 const RETENTION_LABEL: &str = "required retention (fraction of required records kept)";
@@ -225,7 +260,10 @@ fn retention_note(manifest: &Manifest) -> String {
     )
 }
 const REDUCTION_LABEL: &str =
-    "reduction = 1 − used / total (fraction of the history's cost removed)";
+    "reduction = 1 − used / total (fraction of the history's cost removed), over feasible cells";
+/// What a reduction rests on, for the subtitles of the charts that draw it.
+const REDUCTION_NOTE: &str = "Reduction is over feasible cells only (an infeasible cell removed \
+     nothing it could report); circled marks rest on fewer than 10 % of their histories.";
 const BUDGET_LABEL: &str = "budget (% of each history's total cost)";
 const FEASIBLE_LABEL: &str = "feasible share (fraction of cells whose context fits the budget)";
 pub(crate) const MEAN_BAND: &str = "95 % interval of the mean, by history";
@@ -317,7 +355,7 @@ fn retention_vs_reduction(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
         stem: "retention_vs_reduction".into(),
         title: "Required retention against reduction, by flag noise".into(),
         subtitle: format!(
-            "One point per budget ({} %): reduction over feasible cells. {} Bands: {MEAN_BAND}. \
+            "One point per budget ({} %). {REDUCTION_NOTE} {} Bands: {MEAN_BAND}. \
              {FLAG_NOISE} {}",
             budget_list(&grid.budgets),
             retention_note(manifest),
@@ -359,6 +397,7 @@ fn compare_figures(
         t.opt_real("diff_ci_low"),
         t.opt_real("diff_ci_high"),
     );
+    let pair_histories = t.whole("n_histories");
     let mut measures: Vec<String> = Vec::new();
     for m in &measure {
         if !measures.contains(m) {
@@ -396,11 +435,19 @@ fn compare_figures(
                                             && budget[i] == b
                                             && noise[i] == level.model
                                     })?;
+                                    // The pairs of both strategies' defined cells, against
+                                    // the histories of the group.
+                                    let group = grid.budgets.iter().position(|&x| x == b).and_then(
+                                        |bi| grid.get(s, n, bi),
+                                    );
                                     Some(Point {
                                         x: b + dodge(grid, s, &x_axis),
                                         y: mean[i]?,
                                         band: Some((low[i]?, high[i]?)),
                                         hollow: false,
+                                        sparse: group.is_some_and(|g| {
+                                            rests_on_few(pair_histories[i], g.n_histories)
+                                        }),
                                     })
                                 })
                                 .collect();
@@ -419,12 +466,14 @@ fn compare_figures(
                                 y: 0.0,
                                 band: None,
                                 hollow: false,
+                                sparse: false,
                             }),
                             Some(Point {
                                 x: 100.0,
                                 y: 0.0,
                                 band: None,
                                 hollow: false,
+                                sparse: false,
                             }),
                         ],
                     });
@@ -444,8 +493,14 @@ fn compare_figures(
                 stem: format!("compare_{m}").into(),
                 title: format!("{m}: each strategy minus {against}, by budget"),
                 subtitle: format!(
-                    "Paired on the same cells (history, replicate, budget, noise). Bands: 95 % \
-                     interval of the mean difference, by history. {DODGED} {FLAG_NOISE} {}",
+                    "Paired on the same cells (history, replicate, budget, noise){}. Bands: 95 % \
+                     interval of the mean difference, by history; circled marks rest on fewer \
+                     than 10 % of their histories. {DODGED} {FLAG_NOISE} {}",
+                    if m.starts_with("reduction") {
+                        ", over the cells both strategies could build (feasible)"
+                    } else {
+                        ""
+                    },
                     source(manifest)
                 ),
                 x: x_axis.clone(),
@@ -474,8 +529,18 @@ fn retention_point(row: &SummaryRow) -> Option<Point> {
         y: row.required_retention_mean?,
         band: retention_band(row),
         hollow: row.feasible_share < 1.0,
+        sparse: rests_on_few(row.n_feasible_histories, row.n_histories),
     })
 }
+
+/// Whether a value over some of a group's histories rests on fewer than a tenth of them
+/// (`SPARSE`): the chart circles it, since its mean speaks for few runs.
+pub(crate) fn rests_on_few(histories: u64, of: u64) -> bool {
+    of > 0 && (histories as f64) < SPARSE * of as f64
+}
+
+/// The share of a group's histories below which a value is circled as resting on few.
+const SPARSE: f64 = 0.1;
 
 fn retention_band(row: &SummaryRow) -> Option<(f64, f64)> {
     Some((
@@ -523,12 +588,20 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
     }
     let axis = NoiseAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
-    let x_axis = rate_axis(noise_x_label(axis).into(), xs);
     let b = noise.budget_index;
+    let x_axis = realised_axis(
+        axis,
+        xs,
+        grid.rows.iter().filter_map(|r| axis.realised(r)),
+    );
     let panels = panel_rates
         .iter()
         .map(|&panel| Panel {
-            title: axis.panel_title(panel),
+            title: axis.panel_title_realised(
+                panel,
+                xs.iter()
+                    .find_map(|&x| grid.get(0, axis.level(grid, x, panel)?, b)),
+            ),
             lines: (0..grid.series.len())
                 .map(|s| Line {
                     style: style(grid, s),
@@ -536,11 +609,13 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
                         .iter()
                         .map(|&x| {
                             let row = grid.get(s, axis.level(grid, x, panel)?, b)?;
+                            let x = axis.realised(row).unwrap_or(x);
                             Some(Point {
                                 x: x + dodge(grid, s, &x_axis),
                                 y: row.required_retention_mean?,
                                 band: retention_band(row),
                                 hollow: row.feasible_share < 1.0,
+                                sparse: false,
                             })
                         })
                         .collect(),
@@ -557,8 +632,8 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
             numbers::budget(noise.budget)
         ),
         subtitle: format!(
-            "Budget {} % of each history's total cost{substituted}. {} Bands: {MEAN_BAND}. \
-             {DODGED} {FLAG_NOISE} {}",
+            "Budget {} % of each history's total cost{substituted}. {REALISED_NOTE} {} Bands: \
+             {MEAN_BAND}. {DODGED} {FLAG_NOISE} {}",
             numbers::budget(noise.budget),
             retention_note(manifest),
             source(manifest)
@@ -616,8 +691,12 @@ fn retention_vs_noise_models(
 ) -> Figure {
     let axis = NoiseAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
-    let x_axis = rate_axis(noise_x_label(axis).into(), xs);
     let b = noise.budget_index;
+    let x_axis = realised_axis(
+        axis,
+        xs,
+        grid.rows.iter().filter_map(|r| axis.realised(r)),
+    );
     let families = grid.noise_families.len();
     let family_style = |f: usize| LineStyle {
         colour: palette::colour(f),
@@ -644,11 +723,13 @@ fn retention_vs_noise_models(
                                     NoiseAxis::FalsePositive => (p, x),
                                 };
                                 let row = grid.get(s, grid.family_noise_index(f, q, fp)?, b)?;
+                                let x = axis.realised(row).unwrap_or(x);
                                 Some(Point {
                                     x: x + dodge_offset(f, families, &x_axis),
                                     y: row.required_retention_mean?,
                                     band: retention_band(row),
                                     hollow: row.feasible_share < 1.0,
+                                    sparse: false,
                                 })
                             })
                             .collect(),
@@ -671,8 +752,9 @@ fn retention_vs_noise_models(
         ),
         subtitle: format!(
             "Budget {} % of each history's total cost{}. One line per noise model (its family: \
-             the model without its rates), at the model's nominal rates, so models at one rate \
-             sit side by side. {} Bands: {MEAN_BAND}. {DODGED} {FLAG_NOISE} {}",
+             the model without its rates), at the rates the model realised, so models that made \
+             as many mistakes sit side by side. {REALISED_NOTE} {} Bands: {MEAN_BAND}. {DODGED} \
+             {FLAG_NOISE} {}",
             numbers::budget(noise.budget),
             substituted_budget(noise),
             retention_note(manifest),
@@ -702,6 +784,7 @@ fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
             y: row.feasible_share,
             band: Some((row.feasible_ci_low?, row.feasible_ci_high?)),
             hollow: false,
+            sparse: false,
         })
     });
     let (legend_title, legend) = legend(grid);

@@ -124,6 +124,8 @@ pub struct Point {
     /// Drawn as a ring instead of a filled mark: the value rests on part of its cells only
     /// (e.g. some were infeasible).
     pub hollow: bool,
+    /// Circled: the value rests on fewer than a tenth of its histories.
+    pub sparse: bool,
 }
 
 /// A series in one panel; `None` points are gaps (no value there), where the line breaks.
@@ -462,6 +464,14 @@ impl Figure {
                     };
                     draw_marker(plot, at, inner, MARKER_SIZE - 3)?;
                 }
+                if p.sparse {
+                    plot.draw(&Circle::new(
+                        at,
+                        MARKER_SIZE + 5,
+                        line.style.colour.stroke_width(2),
+                    ))
+                    .map_err(|e| DrawError(e.to_string()))?;
+                }
             }
         }
         Ok(())
@@ -648,6 +658,7 @@ mod tests {
             y: x,
             band: band.then_some((x - 0.1, x + 0.1)),
             hollow: false,
+            sparse: false,
         })
     }
 

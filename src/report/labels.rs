@@ -6,6 +6,11 @@ pub fn rate(x: f64) -> String {
     format!("{} %", trim(x * 100.0))
 }
 
+/// A measured rate in 0–1 as a percentage with one decimal: `0.1333` → `13.3 %`.
+pub fn rate_precise(x: f64) -> String {
+    format!("{:.1} %", x * 100.0)
+}
+
 /// A fraction with three decimals, as the report's tables print means and intervals.
 pub fn fraction3(x: f64) -> String {
     format!("{x:.3}")

@@ -266,8 +266,23 @@ fn retention_vs_noise_table(
     };
     let mut header = series_header(grid);
     header.extend(levels.iter().map(|&n| grid.noise_levels[n].label()));
-    let rows: Vec<Vec<String>> = (0..grid.series.len())
-        .map(|s| {
+    // First the rates each level's flags realised (the chart's x), beside the nominal ones
+    // the header names.
+    let mut realised = vec!["realised FN · FP".to_string()];
+    realised.resize(header.len() - levels.len(), String::new());
+    realised.extend(levels.iter().map(|&n| {
+        let row = (0..grid.series.len()).find_map(|s| grid.get(s, n, noise.budget_index));
+        match row {
+            Some(r) => format!(
+                "{} · {}",
+                r.fn_realised_mean.map_or("—".into(), labels::rate_precise),
+                r.fp_realised_mean.map_or("—".into(), labels::rate_precise)
+            ),
+            None => "—".into(),
+        }
+    }));
+    let rows: Vec<Vec<String>> = std::iter::once(realised)
+        .chain((0..grid.series.len()).map(|s| {
             let mut row = series_cells(grid, s);
             row.extend(
                 levels
@@ -275,7 +290,7 @@ fn retention_vs_noise_table(
                     .map(|&n| retention(grid.get(s, n, noise.budget_index))),
             );
             row
-        })
+        }))
         .collect();
     table(out, &header, &rows);
 }

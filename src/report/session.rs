@@ -12,7 +12,7 @@ pub const SCRIPT_CSV_HEADER: &str = "call,usage,cumulative,compaction_before";
 pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared";
 
 /// The header of a replay's one-row metrics CSV.
-pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need,facts_total,facts_kept,fact_retention_end,fact_retention_at_need";
+pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need,facts_total,facts_kept,fact_retention_end,fact_retention_at_need,completed,needed_facts_total,needed_facts_kept,needed_fact_retention_end,needed_uses,needed_fact_retention_at_need";
 
 fn reset_words(cfg: &SessionConfig) -> &'static str {
     if cfg.reset {
@@ -166,6 +166,12 @@ pub fn metrics_csv(
         m.facts_kept.to_string(),
         opt_fraction(m.fact_retention_end),
         opt_fraction(m.fact_retention_at_need),
+        m.completed.to_string(),
+        m.needed_facts_total.to_string(),
+        m.needed_facts_kept.to_string(),
+        opt_fraction(m.needed_fact_retention_end),
+        m.needed_uses.to_string(),
+        opt_fraction(m.needed_fact_retention_at_need),
     ])
     .expect("in-memory write");
     String::from_utf8(w.into_inner().expect("in-memory write")).expect("utf-8")
@@ -327,7 +333,7 @@ pub fn replay_text(
     if let Some(call) = m.exit_call {
         let _ = writeln!(
             s,
-            "ran out of context: call {call}'s input and output exceed the window {}; the session ends there",
+            "ran out of context: call {call}'s input and output exceed the window {}; the session ends there, and what it and every later call needed counts as lost",
             cfg.window
         );
     }
@@ -349,6 +355,15 @@ pub fn replay_text(
         m.facts_total,
         opt(m.fact_retention_end),
         opt(m.fact_retention_at_need)
+    );
+    let _ = writeln!(
+        s,
+        "needed facts (a later call uses them again) at the end: {}/{} ({}); at need {} over {} uses",
+        m.needed_facts_kept,
+        m.needed_facts_total,
+        opt(m.needed_fact_retention_end),
+        opt(m.needed_fact_retention_at_need),
+        m.needed_uses
     );
     s
 }

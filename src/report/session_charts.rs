@@ -45,7 +45,21 @@ pub struct GroupRow {
     pub retention_at_need_ci: Option<(f64, f64)>,
     pub compactions: Option<f64>,
     pub compactions_ci: Option<(f64, f64)>,
+    /// The share of the group's sessions that reached their last call.
+    pub completed: Option<f64>,
 }
+
+impl GroupRow {
+    /// Whether some of the group's sessions ran out of context before their last call.
+    pub fn incomplete(&self) -> bool {
+        self.completed.is_some_and(|c| c < 1.0)
+    }
+}
+
+/// What a hollow mark says on the session charts.
+const INCOMPLETE_NOTE: &str = "Hollow marks: groups where some sessions ran out of the window \
+     before their last call (the completed share is the summary's `completed_mean`); their \
+     billed tokens are those of less work, and what their later calls needed counts as lost.";
 
 fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputError> {
     // Checked against the declaration the sweep wrote the table from.
@@ -86,6 +100,7 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputEr
         real("compactions_ci_low"),
         real("compactions_ci_high"),
     );
+    let completed = real("completed_mean");
     Ok((0..df.height())
         .map(|i| GroupRow {
             strategy: strategy[i].clone(),
@@ -98,6 +113,7 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputEr
             retention_at_need_ci: both(need_low[i], need_high[i]),
             compactions: comp[i],
             compactions_ci: both(comp_low[i], comp_high[i]),
+            completed: completed[i],
         })
         .collect())
 }
@@ -268,7 +284,8 @@ fn tokens_retention(g: &Groups) -> Figure {
                     x: row.billed_tokens? / scale,
                     y: row.retention_at_need?,
                     band: row.retention_at_need_ci,
-                    hollow: false,
+                    hollow: row.incomplete(),
+                    sparse: false,
                 })
             })
             .collect();
@@ -282,7 +299,7 @@ fn tokens_retention(g: &Groups) -> Figure {
         subtitle: format!(
             "One point per trigger ratio ({}), means over sessions; bands: {MEAN_BAND} \
              retention at need (the share of required records present, in any form, at each \
-             later call). {}",
+             later call, a call after the run ended counting as none). {INCOMPLETE_NOTE} {}",
             list(&grid.ratios),
             g.source()
         ),
@@ -326,7 +343,8 @@ fn compactions(g: &Groups) -> Figure {
                     x: grid.ratios[q] + dodge_offset(index, count, &x),
                     y: row.compactions?,
                     band: row.compactions_ci,
-                    hollow: false,
+                    hollow: row.incomplete(),
+                    sparse: false,
                 })
             })
             .collect();
@@ -342,7 +360,7 @@ fn compactions(g: &Groups) -> Figure {
         title: "Compactions per session against the trigger ratio".into(),
         subtitle: format!(
             "Means over sessions, failed and storm compactions included; bands: {MEAN_BAND}. \
-             {DODGED} {}",
+             {INCOMPLETE_NOTE} {DODGED} {}",
             g.source()
         ),
         x,

@@ -49,10 +49,15 @@ pub struct SummaryRow {
     /// The model's nominal rates.
     pub false_negative: f64,
     pub false_positive: f64,
+    /// The rates its flags realised on the group's histories (means over the group's cells).
+    pub fn_realised_mean: Option<f64>,
+    pub fp_realised_mean: Option<f64>,
     pub n: u64,
     /// Histories the group's cells come from: the unit of every interval.
     pub n_histories: u64,
     pub n_feasible: u64,
+    /// Histories with a feasible cell in the group: what a mean over feasible cells rests on.
+    pub n_feasible_histories: u64,
     pub feasible_share: f64,
     /// The feasible share's interval by history.
     pub feasible_ci_low: Option<f64>,
@@ -112,9 +117,12 @@ fn rows_from(t: &Checked, retention: Retention) -> Vec<SummaryRow> {
     let noise = t.text("noise");
     let false_negative = t.real("false_negative");
     let false_positive = t.real("false_positive");
+    let fn_realised = t.opt_real("fn_realised_mean");
+    let fp_realised = t.opt_real("fp_realised_mean");
     let n = t.whole("n");
     let n_histories = t.whole("n_histories");
     let n_feasible = t.whole("n_feasible");
+    let n_feasible_histories = t.whole("n_feasible_histories");
     let feasible_share = t.real("feasible_share");
     let feasible_low = t.opt_real("feasible_ci_low");
     let feasible_high = t.opt_real("feasible_ci_high");
@@ -137,9 +145,12 @@ fn rows_from(t: &Checked, retention: Retention) -> Vec<SummaryRow> {
             noise: noise[i].clone(),
             false_negative: false_negative[i],
             false_positive: false_positive[i],
+            fn_realised_mean: fn_realised[i],
+            fp_realised_mean: fp_realised[i],
             n: n[i],
             n_histories: n_histories[i],
             n_feasible: n_feasible[i],
+            n_feasible_histories: n_feasible_histories[i],
             feasible_share: feasible_share[i],
             feasible_ci_low: feasible_low[i],
             feasible_ci_high: feasible_high[i],

@@ -173,6 +173,10 @@ pub fn summary_table(cells: &Table<Grid, CellRow>) -> Table<Grid, GroupRow> {
         // The independent units the intervals rest on.
         .whole("n_histories", |_, r| r.acc.histories)
         .whole("n_feasible", move |_, r| r.count(feasible))
+        // The histories the means over feasible cells rest on.
+        .whole("n_feasible_histories", move |_, r| {
+            r.acc.measures[feasible].histories
+        })
         .real("feasible_share", move |_, r| {
             if r.acc.n == 0 {
                 0.0
