@@ -437,9 +437,11 @@ fn compare_figures(
                                     })?;
                                     // The pairs of both strategies' defined cells, against
                                     // the histories of the group.
-                                    let group = grid.budgets.iter().position(|&x| x == b).and_then(
-                                        |bi| grid.get(s, n, bi),
-                                    );
+                                    let group = grid
+                                        .budgets
+                                        .iter()
+                                        .position(|&x| x == b)
+                                        .and_then(|bi| grid.get(s, n, bi));
                                     Some(Point {
                                         x: b + dodge(grid, s, &x_axis),
                                         y: mean[i]?,
@@ -589,11 +591,7 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
     let axis = NoiseAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
     let b = noise.budget_index;
-    let x_axis = realised_axis(
-        axis,
-        xs,
-        grid.rows.iter().filter_map(|r| axis.realised(r)),
-    );
+    let x_axis = realised_axis(axis, xs, grid.rows.iter().filter_map(|r| axis.realised(r)));
     let panels = panel_rates
         .iter()
         .map(|&panel| Panel {
@@ -692,11 +690,7 @@ fn retention_vs_noise_models(
     let axis = NoiseAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
     let b = noise.budget_index;
-    let x_axis = realised_axis(
-        axis,
-        xs,
-        grid.rows.iter().filter_map(|r| axis.realised(r)),
-    );
+    let x_axis = realised_axis(axis, xs, grid.rows.iter().filter_map(|r| axis.realised(r)));
     let families = grid.noise_families.len();
     let family_style = |f: usize| LineStyle {
         colour: palette::colour(f),

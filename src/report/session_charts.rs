@@ -477,6 +477,7 @@ mod tests {
             retention_at_need_ci: Some((need - 0.05, need + 0.05)),
             compactions: Some(comp),
             compactions_ci: None,
+            completed: Some(1.0),
         }
     }
 

