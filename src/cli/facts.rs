@@ -78,10 +78,10 @@ pub fn run(a: FactsArgs) -> Result<()> {
         let h = &run.history;
         records += h.records.len();
         let facts = Facts::with_min_gap(h, a.min_gap);
-        for i in 0..h.records.len() {
+        for (i, &is_required) in truth.iter().enumerate() {
             let listing = is_listing(h, i);
             for f in facts.owned(i) {
-                let counts: &mut [&mut Counts] = if truth[i] {
+                let counts: &mut [&mut Counts] = if is_required {
                     &mut [&mut all, &mut required]
                 } else {
                     &mut [&mut all]
@@ -96,7 +96,7 @@ pub fn run(a: FactsArgs) -> Result<()> {
                         c.unused_listing += usize::from(listing);
                     }
                 }
-                if a.explain && truth[i] {
+                if a.explain && is_required {
                     if let Some(by) = facts.used_by(f) {
                         let later = &h.records[by as usize];
                         let row = [
