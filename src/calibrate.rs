@@ -356,6 +356,7 @@ mod tests {
                     usage: None,
                 },
             ],
+            continued: false,
         }
     }
 

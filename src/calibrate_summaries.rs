@@ -514,6 +514,7 @@ mod tests {
             history: History::new("h", records),
             failed: vec![false; 4],
             calls: Vec::new(),
+            continued: false,
         };
         let m = measure(&run, &"instructions".parse().unwrap());
         // One summary of 15 + 17 chars replacing records 1–2 (30 + 18 chars): parse_args of

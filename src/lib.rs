@@ -35,6 +35,7 @@ pub(crate) mod sessions;
 pub mod stats;
 pub mod strategy;
 pub(crate) mod strict_json;
+pub mod summaries_judge;
 pub mod summariser;
 pub mod sweep;
 pub mod tables;

@@ -16,6 +16,7 @@ pub mod plot;
 pub mod session;
 pub mod summaries;
 pub mod summaries_export;
+pub mod summaries_judge;
 pub mod sweep;
 pub mod table;
 

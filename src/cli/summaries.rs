@@ -23,6 +23,9 @@ pub enum SummariesCommand {
     /// Ask an OpenAI-compatible endpoint (vLLM, llama.cpp, ollama; plain http) for the answers
     /// a cache folder lacks.
     Fill(FillArgs),
+    /// Every offline summariser against the real compaction summaries of transcripts, on the
+    /// spans they replaced, at their size: the needed facts each keeps beside the real one's.
+    Judge(super::summaries_judge::JudgeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -78,6 +81,7 @@ pub fn run(a: SummariesArgs) -> Result<()> {
         SummariesCommand::Export(a) => super::summaries_export::export(a),
         SummariesCommand::Import(a) => import(a),
         SummariesCommand::Fill(a) => fill(a),
+        SummariesCommand::Judge(a) => super::summaries_judge::run(a),
     }
 }
 

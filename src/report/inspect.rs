@@ -310,7 +310,7 @@ mod tests {
         let stream = crate::rng::key(&[42, crate::rng::tag::SUMMARY, 0, 2]);
         let summariser = s.summariser().unwrap();
         for i in 0..h.len() {
-            let kept = summariser.keeps(x.flags[i], stream, i as u64);
+            let kept = summariser.keeps(x.flags[i], h.kinds[i], stream, i as u64);
             assert_eq!(x.context.summary_kept[i], kept);
             assert_eq!(x.fates[i], Some(Fate::Summarised { kept }));
         }

@@ -6,6 +6,7 @@ pub(crate) mod figure;
 pub mod flagger;
 pub(crate) mod fonts;
 pub mod inspect;
+pub mod judge_chart;
 pub(crate) mod labels;
 pub(crate) mod manifest;
 pub(crate) mod markdown;

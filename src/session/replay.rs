@@ -713,7 +713,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                         && if self.text_summaries {
                             holds_own_fact(&self.h.facts, &s.summary_facts[new as usize], r)
                         } else {
-                            summariser.keeps(self.flags[r], stream, r as u64)
+                            summariser.keeps(self.flags[r], self.h.kinds[r], stream, r as u64)
                         };
                     new
                 }

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 
 /// What a summary the cache lacks is written as in the context until the run stops: a
 /// request whose input holds it waits on that answer and is not asked for.
-const MISSING: &str = "\u{0}ctxlab: summary not answered yet\u{0}";
+pub(crate) const MISSING: &str = "\u{0}ctxlab: summary not answered yet\u{0}";
 
 #[derive(Debug, Clone)]
 pub struct Llm {

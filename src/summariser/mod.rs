@@ -23,6 +23,7 @@ pub use llm::{Llm, Missing};
 pub use simulated::Simulated;
 
 use crate::error::ParseError;
+use crate::history::Kind;
 use crate::strategy::spec::Params;
 use crate::strategy::{Context, View};
 
@@ -47,10 +48,87 @@ impl Default for Summariser {
 
 /// Each summariser's own parameters: a parameter of another one is refused by name.
 const OWN: [(&str, &[&str]); 3] = [
-    ("simulated", &["recall_flagged", "recall_other"]),
+    (
+        "simulated",
+        &[
+            "recall_flagged",
+            "recall_other",
+            "recall_system",
+            "recall_user",
+            "recall_assistant",
+            "recall_tool_call",
+            "recall_tool_result",
+            "recall_summary",
+            "recall_note",
+        ],
+    ),
     ("extractive", &["flagged_first"]),
     ("llm", &["cache", "model", "prompt", "url", "key_env"]),
 ];
+
+/// `recall_<kind>`, the parameter of a kind's recall.
+fn kind_key(kind: Kind) -> &'static str {
+    match kind {
+        Kind::System => "recall_system",
+        Kind::User => "recall_user",
+        Kind::Assistant => "recall_assistant",
+        Kind::ToolCall => "recall_tool_call",
+        Kind::ToolResult => "recall_tool_result",
+        Kind::Summary => "recall_summary",
+        Kind::Note => "recall_note",
+    }
+}
+
+/// The simulated summariser's parameters. With neither `recall_flagged` nor `recall_other`,
+/// recall goes by the measured kinds ([`simulated::MEASURED`]), each `recall_<kind>` given
+/// replacing its kind's; with either, recall goes by flag (the other at its default), every
+/// kind but those given a `recall_<kind>`: a spec written for flags keeps meaning flags.
+fn simulated_from_params(p: &mut Params) -> Result<Simulated, ParseError> {
+    let d = Simulated::default();
+    let flagged = p.fraction("recall_flagged", 0.0, 1.0)?;
+    let other = p.fraction("recall_other", 0.0, 1.0)?;
+    let mut s = if flagged.is_some() || other.is_some() {
+        Simulated::by_flag(
+            flagged.unwrap_or(d.recall_flagged),
+            other.unwrap_or(d.recall_other),
+        )
+    } else {
+        d
+    };
+    for kind in Kind::ALL {
+        if let Some(r) = p.fraction(kind_key(kind), 0.0, 1.0)? {
+            s.by_kind[simulated::kind_index(kind)] = Some(r);
+        }
+    }
+    Ok(s)
+}
+
+/// The canonical parameters of a simulated summariser: none at the defaults; a flag-based one
+/// names both flag recalls (so it reads back flag-based) and the kinds it sets; a kind-based
+/// one the kinds that differ from the measured ones.
+fn simulated_params(s: &Simulated, params: &mut Vec<String>) {
+    let d = Simulated::default();
+    let by_flag = s
+        .by_kind
+        .iter()
+        .zip(&d.by_kind)
+        .any(|(x, y)| y.is_some() && x.is_none());
+    if by_flag || s.recall_flagged != d.recall_flagged || s.recall_other != d.recall_other {
+        params.push(format!("recall_flagged={}", s.recall_flagged));
+        params.push(format!("recall_other={}", s.recall_other));
+    }
+    for kind in Kind::ALL {
+        let i = simulated::kind_index(kind);
+        let given = if by_flag {
+            s.by_kind[i]
+        } else {
+            s.by_kind[i].filter(|&r| Some(r) != d.by_kind[i])
+        };
+        if let Some(r) = given {
+            params.push(format!("{}={r}", kind_key(kind)));
+        }
+    }
+}
 
 impl Summariser {
     /// Reads `summariser` (default `simulated`) and that summariser's parameters.
@@ -74,17 +152,7 @@ impl Summariser {
             "extractive" => Summariser::Extractive(Extractive {
                 flagged_first: p.bool("flagged_first")?.unwrap_or(true),
             }),
-            _ => {
-                let d = Simulated::default();
-                Summariser::Simulated(Simulated {
-                    recall_flagged: p
-                        .fraction("recall_flagged", 0.0, 1.0)?
-                        .unwrap_or(d.recall_flagged),
-                    recall_other: p
-                        .fraction("recall_other", 0.0, 1.0)?
-                        .unwrap_or(d.recall_other),
-                })
-            }
+            _ => Summariser::Simulated(simulated_from_params(p)?),
         })
     }
 
@@ -93,15 +161,7 @@ impl Summariser {
         match self {
             Summariser::Llm(l) => l.push_params(params),
             Summariser::Recorded => {}
-            Summariser::Simulated(s) => {
-                let d = Simulated::default();
-                if s.recall_flagged != d.recall_flagged {
-                    params.push(format!("recall_flagged={}", s.recall_flagged));
-                }
-                if s.recall_other != d.recall_other {
-                    params.push(format!("recall_other={}", s.recall_other));
-                }
-            }
+            Summariser::Simulated(s) => simulated_params(s, params),
             Summariser::Extractive(e) => {
                 params.push("summariser=extractive".into());
                 if !e.flagged_first {
@@ -120,9 +180,9 @@ impl Summariser {
     /// For the simulated summariser: whether record `index`'s information survives a summary
     /// drawn from `stream` (a summary summarised again puts what it carries through this once
     /// more). Text summarisers decide by reading the new text instead.
-    pub fn keeps(&self, flagged: bool, stream: u64, index: u64) -> bool {
+    pub fn keeps(&self, flagged: bool, kind: Kind, stream: u64, index: u64) -> bool {
         match self {
-            Summariser::Simulated(s) => s.keeps(flagged, stream, index),
+            Summariser::Simulated(s) => s.keeps(flagged, kind, stream, index),
             Summariser::Extractive(_) | Summariser::Llm(_) | Summariser::Recorded => true,
         }
     }
@@ -144,7 +204,8 @@ impl Summariser {
         let cost = match self {
             Summariser::Simulated(s) => {
                 for i in first..end {
-                    out.summary_kept[i] = carried(i) && s.keeps(view.flags[i], stream, i as u64);
+                    out.summary_kept[i] =
+                        carried(i) && s.keeps(view.flags[i], view.kinds[i], stream, i as u64);
                 }
                 return budget;
             }

@@ -589,10 +589,7 @@ fn summarising_a_summary_compounds_loss() {
     let summary = SummariseOld {
         keep: 2,
         size: 50,
-        summariser: Summariser::Simulated(Simulated {
-            recall_flagged: p,
-            recall_other: 0.0,
-        }),
+        summariser: Summariser::Simulated(Simulated::by_flag(p, 0.0)),
     };
     let c = cfg(2000, 0.5, true);
     let runs = 4000;
@@ -622,10 +619,7 @@ fn notes_keep_required_records_a_summary_loses() {
     let summary = SummariseOld {
         keep: 4,
         size: 80,
-        summariser: Summariser::Simulated(Simulated {
-            recall_flagged: 0.6,
-            recall_other: 0.2,
-        }),
+        summariser: Summariser::Simulated(Simulated::by_flag(0.6, 0.2)),
     };
     let with = |c: &SessionConfig, rate: f64| SessionConfig {
         note_rate: rate,

@@ -442,10 +442,7 @@ fn summary_recall_is_drawn_from_the_cell_stream_per_record() {
     assert_eq!(
         s.summariser(),
         Some(&ctxlab::summariser::Summariser::Simulated(
-            ctxlab::summariser::Simulated {
-                recall_flagged: 0.9,
-                recall_other: 0.2
-            }
+            ctxlab::summariser::Simulated::by_flag(0.9, 0.2)
         ))
     );
     let mut a = Context::default();

@@ -105,6 +105,9 @@ struct Pending {
 
 pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, InputError> {
     let mut run = RunBuilder::new(run_name(path));
+    if continues_elsewhere(text) {
+        run.continues_elsewhere();
+    }
     let mut tools = ToolIds::default();
     let mut responses = SeenIds::default();
     for (n, raw) in text.lines().enumerate() {
@@ -299,4 +302,28 @@ fn str_field<'a>(block: &'a Value, key: &str) -> Result<&'a str, ParseError> {
             block.get("type").and_then(Value::as_str).unwrap_or("?")
         ))
     })
+}
+
+/// Whether the session goes on from a conversation the file does not hold: its first line
+/// that names a parent (`parentUuid`) names one no line of the file is (`uuid`). A session
+/// resumed from another file starts so; a session started fresh starts with no parent.
+pub(crate) fn continues_elsewhere(text: &str) -> bool {
+    let mut uuids = std::collections::HashSet::new();
+    let mut first_parent: Option<Option<String>> = None;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if let Some(u) = v.get("uuid").and_then(Value::as_str) {
+            uuids.insert(u.to_string());
+        }
+        if first_parent.is_none() && v.get("uuid").is_some() {
+            first_parent = Some(
+                v.get("parentUuid")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            );
+        }
+    }
+    matches!(first_parent, Some(Some(p)) if !uuids.contains(&p))
 }

@@ -98,6 +98,10 @@ pub struct Run {
     pub failed: Vec<bool>,
     /// Model calls with a recorded input size, oldest first.
     pub calls: Vec<Call>,
+    /// The transcript goes on from an earlier conversation it does not hold (a Claude Code
+    /// session whose first line answers a line of another file): what its first compaction
+    /// summary replaced is mostly missing.
+    pub continued: bool,
 }
 
 impl Run {
@@ -266,6 +270,7 @@ pub(crate) struct RunBuilder {
     failed: Vec<bool>,
     calls: Vec<Call>,
     context_start: usize,
+    continued: bool,
 }
 
 impl RunBuilder {
@@ -276,7 +281,13 @@ impl RunBuilder {
             failed: Vec::new(),
             calls: Vec::new(),
             context_start: 0,
+            continued: false,
         }
+    }
+
+    /// The transcript goes on from an earlier conversation it does not hold.
+    pub fn continues_elsewhere(&mut self) {
+        self.continued = true;
     }
 
     /// Appends a record; its id is its 1-based position.
@@ -340,6 +351,7 @@ impl RunBuilder {
             history: History::new(self.name, self.records),
             failed: self.failed,
             calls: self.calls,
+            continued: self.continued,
         })
     }
 }

@@ -1,0 +1,199 @@
+//! `ctxlab summaries judge FILE... [--format claude-code] [--summariser SPEC]... [--csv]
+//! [--chart DIR]`: every offline summariser against the real compaction summaries of
+//! transcripts, on the very spans they replaced, at their size (see [`crate::summaries_judge`]).
+
+use crate::import::{Format, LabelRules};
+use crate::report::text_table::{self, Align};
+use crate::strategy::spec::Spec;
+use crate::summaries_judge::{judge_run, verdicts, Candidate, Judgement, Verdict};
+use crate::summariser::Summariser;
+use anyhow::{bail, Context as _, Result};
+use clap::Args;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct JudgeArgs {
+    /// Transcript files holding compaction summaries (Claude Code sessions).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Transcript format (only Claude Code records its compaction summaries).
+    #[arg(long, default_value = "claude-code")]
+    pub format: Format,
+    /// A summariser to judge, as a strategy's `summariser=` takes it with its parameters:
+    /// `simulated`, `extractive(flagged_first=false)`, `llm(cache=DIR, model=M)` (repeatable;
+    /// default: `simulated` at its defaults and `extractive`). An `llm` summariser is judged on
+    /// the summaries whose answers its cache holds.
+    #[arg(long = "summariser")]
+    pub summarisers: Vec<String>,
+    /// The flag rules the summarisers see (as `histories.flags` takes them).
+    #[arg(long, default_value = crate::experiment::DEFAULT_TRANSCRIPT_FLAGS)]
+    pub flags: LabelRules,
+    /// A fact is needed when a model-written record after the summary, and more than this many
+    /// records after the record that introduced it, uses it again.
+    #[arg(long, default_value_t = crate::import::label::DEFAULT_MIN_GAP)]
+    pub min_gap: usize,
+    /// Draws of the simulated summariser averaged per summary.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub draws: u32,
+    /// Print one CSV row per summariser instead of the text report.
+    #[arg(long)]
+    pub csv: bool,
+    /// Also draw `judge.png` and `judge.svg` (each summariser's share against the real
+    /// summary's, one point per summary) into this folder.
+    #[arg(long)]
+    pub chart: Option<PathBuf>,
+}
+
+/// The CSV columns, one row per summariser.
+pub const CSV_HEADER: &str =
+    "summariser,summaries,real_kept,kept,diff_mean,diff_ci_low,diff_ci_high,correlation,jaccard";
+
+fn candidate(text: &str, draws: u32) -> Result<Candidate> {
+    let (name, rest) = match text.split_once('(') {
+        Some((name, rest)) => (
+            name.trim(),
+            rest.strip_suffix(')')
+                .with_context(|| format!("--summariser {text:?}: no closing `)`"))?,
+        ),
+        None => (text.trim(), ""),
+    };
+    let params = if rest.trim().is_empty() {
+        format!("judge(summariser={name})")
+    } else {
+        format!("judge(summariser={name}, {rest})")
+    };
+    let spec = Spec::parse(&params).map_err(|e| anyhow::anyhow!("--summariser {text:?}: {e}"))?;
+    let mut p = spec.reader();
+    let summariser = Summariser::from_params(&mut p)
+        .map_err(|e| anyhow::anyhow!("--summariser {text:?}: {e}"))?;
+    p.finish()
+        .map_err(|e| anyhow::anyhow!("--summariser {text:?}: {e}"))?;
+    let draws = if summariser.writes_text() { 1 } else { draws };
+    Ok(Candidate {
+        label: text.to_string(),
+        summariser,
+        draws,
+    })
+}
+
+pub fn run(a: JudgeArgs) -> Result<()> {
+    let asked = if a.summarisers.is_empty() {
+        vec!["simulated".to_string(), "extractive".to_string()]
+    } else {
+        a.summarisers.clone()
+    };
+    let candidates = asked
+        .iter()
+        .map(|s| candidate(s, a.draws))
+        .collect::<Result<Vec<_>>>()?;
+    let runs = super::import::read_all(&a.files, a.format, false)?;
+    let mut judgement = Judgement::default();
+    for (i, (run, path)) in runs.iter().zip(&a.files).enumerate() {
+        let before = judgement.summaries.len() + judgement.partial + judgement.without_needs;
+        judge_run(run, i, &a.flags, a.min_gap, &candidates, &mut judgement);
+        if judgement.summaries.len() + judgement.partial + judgement.without_needs == before {
+            bail!(
+                "{}: holds no compaction summary (Claude Code writes one as a `user` line with `isCompactSummary: true`); nothing to judge",
+                path.display()
+            );
+        }
+    }
+    if judgement.summaries.is_empty() {
+        bail!(
+            "no summary to judge in {} transcript(s): {} replaced a span the file does not hold, {} a span without needed facts",
+            runs.len(),
+            judgement.partial,
+            judgement.without_needs
+        );
+    }
+    let verdicts = verdicts(&judgement, &candidates);
+    if let Some(dir) = &a.chart {
+        let written = crate::report::judge_chart::render(dir, &judgement, &verdicts)?;
+        for path in written {
+            crate::sayln!("wrote {}", path.display());
+        }
+    }
+    if a.csv {
+        crate::say!("{}", to_csv(&verdicts));
+    } else {
+        crate::say!("{}", to_text(&judgement, &verdicts, &a));
+    }
+    Ok(())
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.3}")).unwrap_or_default()
+}
+
+fn to_csv(verdicts: &[Verdict]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(CSV_HEADER.split(',')).expect("in memory");
+    for v in verdicts {
+        w.write_record([
+            v.label.clone(),
+            v.summaries.to_string(),
+            format!("{:.6}", v.real_kept),
+            format!("{:.6}", v.kept),
+            format!("{:.6}", v.diff_mean),
+            v.diff_ci.map(|c| format!("{:.6}", c.0)).unwrap_or_default(),
+            v.diff_ci.map(|c| format!("{:.6}", c.1)).unwrap_or_default(),
+            v.correlation.map(|c| format!("{c:.6}")).unwrap_or_default(),
+            format!("{:.6}", v.jaccard),
+        ])
+        .expect("in memory");
+    }
+    String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
+}
+
+fn to_text(j: &Judgement, verdicts: &[Verdict], a: &JudgeArgs) -> String {
+    let mut out = format!(
+        "{} compaction summaries judged ({} left out: the span they replaced is not in the file; {} left out: no needed fact in their span); flags {}, min_gap {}\n",
+        j.summaries.len(),
+        j.partial,
+        j.without_needs,
+        a.flags,
+        a.min_gap
+    );
+    out += "needed facts: those the replaced records introduced that a model-written record after the summary uses again; kept: the share a summary's text holds (the simulated summariser: the facts of the records it keeps, mean of its draws)\n\n";
+    let rows: Vec<Vec<String>> = verdicts
+        .iter()
+        .map(|v| {
+            vec![
+                v.label.clone(),
+                v.summaries.to_string(),
+                format!("{:.3}", v.real_kept),
+                format!("{:.3}", v.kept),
+                format!("{:+.3}", v.diff_mean),
+                v.diff_ci
+                    .map(|(l, h)| format!("{l:+.3}..{h:+.3}"))
+                    .unwrap_or_default(),
+                opt(v.correlation),
+                format!("{:.3}", v.jaccard),
+            ]
+        })
+        .collect();
+    out += &text_table::render(
+        &[
+            "summariser",
+            "summaries",
+            "real kept",
+            "kept",
+            "difference",
+            "95 % by summary",
+            "correlation",
+            "jaccard",
+        ],
+        &rows,
+        &[
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+        ],
+    );
+    out
+}
