@@ -182,11 +182,14 @@ pub(super) fn run<C: Compactor + ?Sized>(
         need_facts: 0,
         need_facts_kept: 0,
         text_summaries: compactor.summariser().is_some_and(|x| x.writes_text()),
+        now: None,
     };
     let kinds = &history.kinds;
     let mut r = 0;
     while r < n {
         if starts_call(kinds, r) {
+            // The call (and a compaction just before it) is made when its output was written.
+            run.now = history.records()[r].time;
             let mut end = r + 1;
             while end < n && kinds[end] == Kind::ToolCall {
                 end += 1;
@@ -253,6 +256,8 @@ struct Run<'a, C: ?Sized> {
     /// The compactor's summaries are text whose facts are read from it (not the simulated
     /// summariser's draws).
     text_summaries: bool,
+    /// The time of the coming agent call, if the history has one (what the cache's TTL reads).
+    now: Option<crate::history::Time>,
 }
 
 impl<C: Compactor + ?Sized> Run<'_, C> {
@@ -768,6 +773,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             &self.h.recorded,
             output_end,
             output,
+            self.now,
         );
         self.billing.add(bill);
         bill
