@@ -15,6 +15,7 @@
 
 pub(crate) mod calibrate;
 pub(crate) mod calibrate_summaries;
+pub(crate) mod calibrate_cache;
 pub mod cells;
 #[doc(hidden)]
 pub mod cli;
