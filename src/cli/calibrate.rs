@@ -145,7 +145,9 @@ fn fit_cache(a: CalibrateArgs) -> Result<()> {
     if let Some(min) = a.cache_min_tokens {
         base.min_tokens = min;
     }
-    let format = a.format.expect("clap requires --format without --summaries");
+    let format = a
+        .format
+        .expect("clap requires --format without --summaries");
     let runs = read_all(&a.files, format, a.skip_bad)?;
     let billed = runs.iter().filter(|r| !r.recorded().is_empty()).count();
     if billed == 0 {

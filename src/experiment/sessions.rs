@@ -14,9 +14,7 @@ use super::cells::{
 use super::noise_axis::{NoiseAxis, NoiseKeys};
 use crate::cost::CostModel;
 use crate::error::InputError;
-use crate::session::{
-    CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig, TriggerMode,
-};
+use crate::session::{CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

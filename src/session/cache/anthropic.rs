@@ -51,7 +51,18 @@ fn insert(points: &mut Vec<usize>, p: usize) {
 
 /// Bills a call on `req`; `points` holds the cached breakpoints (prefix lengths in entries,
 /// sorted), to which this call's own are added.
-pub fn bill(req: &Request, rules: &CacheRules, points: &mut Vec<usize>, output: u64) -> Billing {
+pub fn bill(req: &Request, min_tokens: u64, points: &mut Vec<usize>, output: u64) -> Billing {
+    let rules = CacheRules::new(super::CacheKind::Anthropic, min_tokens);
+    bill_with(req, &rules, points, output)
+}
+
+/// [`bill`] under `rules` (their minimum and fitted parameters).
+pub fn bill_with(
+    req: &Request,
+    rules: &CacheRules,
+    points: &mut Vec<usize>,
+    output: u64,
+) -> Billing {
     let min_tokens = rules.min_tokens;
     let len = req.len();
     let input = req.cost(len);

@@ -428,7 +428,7 @@ impl Cache {
         let input = req.cost(req.len());
         let rules = &self.rules;
         match rules.kind {
-            CacheKind::Anthropic => anthropic::bill(req, rules, breakpoints, output),
+            CacheKind::Anthropic => anthropic::bill_with(req, rules, breakpoints, output),
             CacheKind::OpenAi => openai::bill(input, req.cost(shared), rules, output),
             CacheKind::Gemini => gemini::bill(input, req.cost(shared), rules, output),
             CacheKind::None => none::bill(input, output),
