@@ -83,6 +83,8 @@ fn every_claude_code_line_type_is_counted_and_read_as_documented() {
     assert_eq!(recs[0].time, Some(at("2026-02-07T10:00:00Z")));
     assert_eq!(recs[2].time, Some(at("2026-02-07T10:00:07Z")));
     assert_eq!(recs[6].time, Some(at("2026-02-07T10:06:20Z")));
+    // A caveat carries the time of the command it introduces, not its own: none is kept.
+    assert_eq!(recs[4].time, None);
     // Two calls (the split response m1 is one), the synthetic lines none; the summary restarts
     // the context, so the second call starts at it.
     assert_eq!(run.calls.len(), 2);
@@ -132,13 +134,13 @@ fn times_out_of_order_are_an_error_naming_the_file_and_line() {
         e.starts_with("h.jsonl:1:") && e.contains("expected RFC 3339"),
         "{e}"
     );
-    // A Claude Code session: the caveat line is timed before the response above it.
+    // A Claude Code session: the tool result is timed before the response above it.
     let dir = tempfile::tempdir().unwrap();
     let lines: Vec<&str> = EVERY_TYPE.lines().collect();
     let bad = [
         lines[1],
-        lines[4],
-        &lines[13].replace("10:00:14", "10:00:01"),
+        lines[5],
+        &lines[6].replace("10:00:08", "10:00:01"),
     ]
     .join("\n");
     let path = write(dir.path(), "late.jsonl", &bad);
@@ -157,7 +159,7 @@ fn times_out_of_order_are_an_error_naming_the_file_and_line() {
         &o,
         &[
             "late.jsonl:3:",
-            "earlier than 2026-02-07T10:00:06.000Z, that of the model response on line 2",
+            "earlier than 2026-02-07T10:00:07.000Z, that of the model response on line 2",
         ],
     );
     assert!(!dir.path().join("out.jsonl").exists());

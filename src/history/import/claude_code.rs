@@ -32,9 +32,11 @@
 //! occupy the context of later calls (a line holding only thinking gives no record, but its
 //! response is still a call).
 //!
-//! Each record keeps its line's `timestamp`. No line may be timed before an earlier model
-//! response (Claude Code writes the lines between two calls a few milliseconds out of order,
-//! never before the response they follow): such a file is an error naming the line.
+//! Each record keeps its line's `timestamp`, but for caveats (`isMeta: true`), which carry the
+//! time of the local command they introduce, written after the response before them. No other
+//! line may be timed before an earlier model response (Claude Code writes the lines between two
+//! calls a few milliseconds out of order, never before the response they follow): such a file
+//! is an error naming the line.
 //!
 use super::{
     image_marker, json_error, run_name, Problems, Run, RunBuilder, SeenIds, Tally, ToolIds,
@@ -194,6 +196,10 @@ pub fn parse(
             continue;
         };
         let time = match line.timestamp.as_deref().map(Time::parse).transpose() {
+            // A caveat (`isMeta`) carries the time of the local command it introduces, which
+            // Claude Code writes after the response before it (seconds to hours later): its
+            // record has no time, so it orders nothing.
+            Ok(_) if line.is_meta == Some(true) => None,
             Ok(t) => t,
             Err(msg) => {
                 bad(
