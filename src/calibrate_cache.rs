@@ -210,9 +210,19 @@ pub fn report(runs: &[FitRun], base: CacheRules) -> String {
             each.join(", ")
         );
     }
+    let (after_first, no_read) = runs.iter().fold((0, 0), |(n, z), r| {
+        let later = r.calls.len().saturating_sub(1);
+        let zero = r.calls.iter().skip(1).filter(|c| c.1 == 0).count();
+        (n + later, z + zero)
+    });
     let _ = writeln!(
         out,
-        "\nfitted on {} run(s): {} of {} calls that could read the cache by the rules read nothing (miss = {}); credit = {} scales what the model reads to bring the pooled modelled share to the recorded one (at most 1)",
+        "\nrecorded: {no_read} of the {after_first} calls after a run's first read nothing from cache ({:.1} %)",
+        100.0 * no_read as f64 / after_first.max(1) as f64
+    );
+    let _ = writeln!(
+        out,
+        "fitted on {} run(s): {} of {} calls that could read the cache by the rules read nothing (miss = {}); credit = {} scales what the model reads to bring the pooled modelled share to the recorded one (at most 1)",
         runs.len(),
         f.missed,
         f.could,
