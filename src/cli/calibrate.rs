@@ -45,7 +45,8 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub skip_bad: bool,
     /// The cache model whose share of the prompt read from cache is set beside the recorded
-    /// one: anthropic, openai, gemini or none (default: anthropic for claude-code sessions,
+    /// one: anthropic, openai, gemini or none, with fitted parameters if given
+    /// (`gemini(miss=0.056, credit=0.923)`) (default: anthropic for claude-code sessions,
     /// which are Claude's; gemini otherwise, the provider of the shared mini-swe-agent runs).
     #[arg(long)]
     pub cache: Option<String>,

@@ -64,8 +64,8 @@ pub fn run(a: ImportArgs) -> Result<()> {
     Ok(())
 }
 
-/// What every line type became, one line per type: `TYPE: N lines → R records (by kind)`,
-/// then the lines that gave none, by reason.
+/// What every line type became, one line per type: `TYPE: N lines: L gave R records (by
+/// kind)`, then the lines that gave none, by reason (whole-file formats: the records by kind).
 pub fn tally_text(tally: &Tally) -> String {
     let mut out = String::new();
     for (name, t) in &tally.types {
@@ -76,6 +76,10 @@ pub fn tally_text(tally: &Tally) -> String {
             .filter(|(_, n)| *n > 0)
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
+        if tally.whole_file {
+            out += &format!("{name}: {records} records ({})\n", by_kind.join(", "));
+            continue;
+        }
         out += &format!("{name}: {} lines", t.lines);
         if t.gave > 0 {
             out += &format!(

@@ -424,3 +424,22 @@ fn fit_cache_refuses_runs_without_usage_and_caches_without_parameters() {
     );
     assert!(stdout(&o).is_empty());
 }
+
+#[test]
+fn whole_file_formats_are_counted_by_record_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "a.traj.json", &fit_run("a"));
+    let mut tally = Tally::default();
+    import::read_tallied(
+        &path,
+        Format::MiniSweAgent,
+        &mut Problems::strict(),
+        &mut tally,
+    )
+    .unwrap();
+    // System, task, six thoughts and five observations; six calls record their usage.
+    assert_eq!(
+        tally_text(&tally),
+        "messages: 13 records (system 1, user 1, assistant 6, tool_result 5)\nmodel responses: 6\n"
+    );
+}

@@ -153,6 +153,9 @@ pub struct Tally {
     pub types: std::collections::BTreeMap<String, TypeTally>,
     /// Model responses (distinct `message.id`s, or messages without one).
     pub responses: u64,
+    /// Read from whole-file formats, whose every message or block is a record: `types` holds
+    /// one entry, `messages`, with its records by kind.
+    pub whole_file: bool,
 }
 
 /// The lines of one type.
@@ -207,6 +210,7 @@ impl Tally {
     /// Adds another tally (of another file).
     pub fn add(&mut self, other: &Tally) {
         self.responses += other.responses;
+        self.whole_file |= other.whole_file;
         for (name, t) in &other.types {
             let mine = self.of(name);
             mine.lines += t.lines;
@@ -223,6 +227,7 @@ impl Tally {
     /// The records of a run read from a whole-file format, counted as `messages` (one record
     /// per message or block; these formats leave nothing out).
     fn of_run(&mut self, run: &Run) {
+        self.whole_file = true;
         for r in &run.history.records {
             self.line("messages");
             self.gave_records("messages");
