@@ -443,3 +443,100 @@ fn whole_file_formats_are_counted_by_record_kind() {
         "messages: 13 records (system 1, user 1, assistant 6, tool_result 5)\nmodel responses: 6\n"
     );
 }
+
+/// A Claude Code session of three calls, the third `last` (a time of day) after the task.
+fn gap_session(last: Option<&str>) -> String {
+    let time = |t: &str| match last {
+        Some(_) => format!(",\"timestamp\":\"2026-02-07T{t}Z\""),
+        None => String::new(),
+    };
+    let call = |t: &str, id: &str, block: &str| {
+        format!(
+            "{{\"type\":\"assistant\"{},\"message\":{{\"id\":\"{id}\",\"content\":[{block}],\"usage\":{{\"input_tokens\":1,\"output_tokens\":5}}}}}}",
+            time(t)
+        )
+    };
+    let user = |t: &str, content: String| {
+        format!(
+            "{{\"type\":\"user\"{},\"message\":{{\"role\":\"user\",\"content\":{content}}}}}",
+            time(t)
+        )
+    };
+    let tool = |id: &str| {
+        format!("{{\"type\":\"tool_use\",\"id\":\"{id}\",\"name\":\"Bash\",\"input\":{{\"command\":\"ls\"}}}}")
+    };
+    let result = |id: &str, c: &str| {
+        format!(
+            "[{{\"type\":\"tool_result\",\"tool_use_id\":\"{id}\",\"content\":\"{}\"}}]",
+            c.repeat(3000)
+        )
+    };
+    [
+        user("10:00:00", format!("\"task {}\"", "x".repeat(3000))),
+        call("10:00:05", "m1", &tool("t1")),
+        user("10:00:06", result("t1", "y")),
+        call("10:01:00", "m2", &tool("t2")),
+        user("10:01:01", result("t2", "z")),
+        call(
+            last.unwrap_or("10:02:00"),
+            "m3",
+            "{\"type\":\"text\",\"text\":\"done\"}",
+        ),
+    ]
+    .join("\n")
+}
+
+/// (cache read, cache write) of each call of the session replayed under `raw`.
+fn session_reads(dir: &Path, text: &str) -> Vec<(u64, u64)> {
+    write(dir, "gap.jsonl", text);
+    let o = ctxlab(
+        dir,
+        &[
+            "session",
+            "gap.jsonl",
+            "--transcript",
+            "claude-code",
+            "--strategy",
+            "raw",
+            "--cost",
+            "chars",
+            "--window",
+            "100000",
+            "--ratio",
+            "1",
+            "--cache-min-tokens",
+            "0",
+            "--format",
+            "csv",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<u64> = l.split(',').filter_map(|x| x.parse().ok()).collect();
+            // call, usage, cumulative, input, output, cache_read, cache_write, …
+            (f[5], f[6])
+        })
+        .collect()
+}
+
+#[test]
+fn a_transcript_with_a_six_minute_gap_misses_the_cache_at_that_call() {
+    // Under `chars`: call 1 [task] = 3005; call 2 adds the tool call `{"command":"ls"}` (16)
+    // and a 3000-char result: 6023, reading the task's 3005 and writing 3018; call 3 adds as
+    // much again: 9041.
+    let dir = tempfile::tempdir().unwrap();
+    let within = vec![(0, 3005), (3005, 3018), (6023, 3018)];
+    assert_eq!(session_reads(dir.path(), &gap_session(None)), within);
+    assert_eq!(
+        session_reads(dir.path(), &gap_session(Some("10:05:00"))),
+        within
+    );
+    // 10:01:00 to 10:07:00: six minutes, past the 5-minute TTL: nothing read, all written.
+    assert_eq!(
+        session_reads(dir.path(), &gap_session(Some("10:07:00"))),
+        vec![(0, 3005), (3005, 3018), (0, 9041)]
+    );
+}
