@@ -21,8 +21,7 @@ use crate::calibrate::share;
 use crate::cost::CostModel;
 use crate::history::CostedHistory;
 use crate::import::Run;
-use crate::session::{self, CacheKind, CacheRules, SessionConfig, SessionScratch};
-use crate::strategy::Strategy;
+use crate::session::{CacheKind, CacheRules};
 use std::fmt::Write;
 
 /// A run ready to replay, with what its transcript records.
@@ -62,20 +61,7 @@ impl FitRun {
 
     /// (cache read, input) of the run replayed under `raw` with `rules`.
     pub fn modelled(&self, rules: CacheRules) -> (u64, u64) {
-        let cfg = SessionConfig {
-            cache: rules,
-            ..SessionConfig::new(1 << 50, 1.0).expect("a valid window")
-        };
-        let raw = Strategy::parse("raw").expect("raw parses");
-        let m = session::simulate(
-            &self.costed,
-            &self.costed.truth,
-            &raw,
-            &cfg,
-            0,
-            &mut SessionScratch::default(),
-        );
-        (m.cache_read_tokens, m.input_tokens)
+        crate::calibrate::replayed_cache(&self.costed, rules)
     }
 
     /// (calls that could read the cache, of which read nothing) under `rules`.
