@@ -46,14 +46,18 @@ pub fn share((part, whole): (u64, u64)) -> Option<f64> {
 /// The run replayed under `raw` (every call it made, nothing compacted, a window nothing
 /// reaches) with `cache`: (cache reads, input), in units of `model`.
 pub fn modelled_cache(run: &Run, model: CostModel, cache: CacheRules) -> (u64, u64) {
-    let costed = CostedHistory::new(&run.history, model);
+    replayed_cache(&CostedHistory::new(&run.history, model), cache)
+}
+
+/// [`modelled_cache`] of a history already costed.
+pub fn replayed_cache(costed: &CostedHistory, cache: CacheRules) -> (u64, u64) {
     let cfg = SessionConfig {
         cache,
         ..SessionConfig::new(1 << 50, 1.0).expect("a valid window")
     };
     let raw = Strategy::parse("raw").expect("raw parses");
     let m = session::simulate(
-        &costed,
+        costed,
         &costed.truth,
         &raw,
         &cfg,

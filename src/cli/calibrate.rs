@@ -5,9 +5,10 @@
 
 use super::import::read_all;
 use crate::calibrate::{calls_csv, sizes, to_csv, to_text, RunSizes};
+use crate::calibrate_cache::FitRun;
 use crate::cost::CostModel;
 use crate::import::{Format, LabelRules};
-use crate::session::{CacheKind, Pricing};
+use crate::session::{CacheKind, CacheSpec, Pricing};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -44,7 +45,8 @@ pub struct CalibrateArgs {
     #[arg(long)]
     pub skip_bad: bool,
     /// The cache model whose share of the prompt read from cache is set beside the recorded
-    /// one: anthropic, openai, gemini or none (default: anthropic for claude-code sessions,
+    /// one: anthropic, openai, gemini or none, with fitted parameters if given
+    /// (`gemini(miss=0.056, credit=0.923)`) (default: anthropic for claude-code sessions,
     /// which are Claude's; gemini otherwise, the provider of the shared mini-swe-agent runs).
     #[arg(long)]
     pub cache: Option<String>,
@@ -56,26 +58,30 @@ pub struct CalibrateArgs {
     /// model's minimum).
     #[arg(long)]
     pub cache_min_tokens: Option<u64>,
+    /// Fit this provider's cache model (anthropic, openai, gemini) to the usage the transcripts
+    /// record: prints the fitted spec for `session.cache`, the modelled and recorded cached
+    /// shares per run before and after fitting, and a held-out check.
+    #[arg(long, value_name = "PROVIDER")]
+    pub fit_cache: Option<String>,
 }
 
 /// The cache model of `--cache`, `--model` and `--cache-min-tokens`.
 fn cache_rules(a: &CalibrateArgs) -> Result<crate::session::CacheRules> {
-    let kind = match a.cache.as_deref() {
+    let spec = match a.cache.as_deref() {
         None if a.model.is_some() => None,
-        None if a.format == Some(Format::ClaudeCode) => Some(CacheKind::Anthropic),
-        None => Some(CacheKind::Gemini),
+        None if a.format == Some(Format::ClaudeCode) => Some(CacheSpec::of(CacheKind::Anthropic)),
+        None => Some(CacheSpec::of(CacheKind::Gemini)),
         Some("recorded") => {
             bail!("--cache recorded: the recorded share is always printed; choose a cache model to set beside it (anthropic, openai, gemini, none)")
         }
-        Some(name) => Some(CacheKind::parse(name).ok_or_else(|| {
-            anyhow!(
-                "--cache: unknown cache {name:?}, expected one of anthropic, openai, gemini, none"
-            )
-        })?),
+        Some(text) => Some(CacheSpec::parse(text).map_err(|e| anyhow!("--cache: {e}"))?),
     };
-    let pricing = Pricing::new(a.model.as_deref(), kind)
+    let pricing = Pricing::new(a.model.as_deref(), spec.map(|s| s.kind))
         .map_err(|e| anyhow!("--{}: {}", e.key, e.message))?;
-    let mut rules = pricing.cache;
+    let mut rules = match &spec {
+        Some(s) => pricing.cache.with(s),
+        None => pricing.cache,
+    };
     if let Some(min) = a.cache_min_tokens {
         rules.min_tokens = min;
     }
@@ -88,6 +94,9 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     }
     if a.flags.is_some() {
         bail!("--flags applies only with --summaries (it splits a summary's facts by flag)");
+    }
+    if a.fit_cache.is_some() {
+        return fit_cache(a);
     }
     let rules = cache_rules(&a)?;
     let format = a
@@ -112,6 +121,54 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
+/// `--fit-cache PROVIDER`: the cache model's free parameters fitted to the recorded usage.
+fn fit_cache(a: CalibrateArgs) -> Result<()> {
+    let name = a.fit_cache.as_deref().expect("called with --fit-cache");
+    let other_mode = [
+        ("--csv", a.csv),
+        ("--per-call", a.per_call),
+        ("--cache", a.cache.is_some()),
+    ];
+    if let Some((given, verb)) = super::args::given_flags(&other_mode) {
+        bail!("{given} {verb} only to the context-size calibration, not with --fit-cache (which names its cache)");
+    }
+    let kind = CacheKind::parse(name).ok_or_else(|| {
+        anyhow!("--fit-cache: unknown cache {name:?}, expected one of anthropic, openai, gemini")
+    })?;
+    if !kind.fits() {
+        bail!(
+            "--fit-cache {name}: the `{name}` cache has no free parameter to fit (`miss` and `credit` are a provider cache's: anthropic, openai, gemini)"
+        );
+    }
+    let pricing = Pricing::new(a.model.as_deref(), Some(kind))
+        .map_err(|e| anyhow!("--{}: {}", e.key, e.message))?;
+    let mut base = pricing.cache;
+    if let Some(min) = a.cache_min_tokens {
+        base.min_tokens = min;
+    }
+    let format = a
+        .format
+        .expect("clap requires --format without --summaries");
+    let runs = read_all(&a.files, format, a.skip_bad)?;
+    let billed = runs.iter().filter(|r| !r.recorded().is_empty()).count();
+    if billed == 0 {
+        bail!(
+            "none of the {} run(s) records how its calls were billed (mini-swe-agent's `prompt_tokens_details.cached_tokens` and Claude Code's `usage` do; SWE-agent trajectories do not), so there is nothing to fit the {name} cache to",
+            runs.len()
+        );
+    }
+    if billed < runs.len() {
+        bail!(
+            "{} of the {} run(s) record no billed call; a fit holds the model against every run it replays, so give only runs that record their usage",
+            runs.len() - billed,
+            runs.len()
+        );
+    }
+    let fit_runs: Vec<FitRun> = runs.iter().map(|r| FitRun::new(r, a.cost)).collect();
+    crate::say!("{}", crate::calibrate_cache::report(&fit_runs, base));
+    Ok(())
+}
+
 /// `--summaries`: the compaction summaries' kept facts.
 fn summaries(a: CalibrateArgs) -> Result<()> {
     let other_mode = [
@@ -120,6 +177,7 @@ fn summaries(a: CalibrateArgs) -> Result<()> {
         ("--cache", a.cache.is_some()),
         ("--model", a.model.is_some()),
         ("--cache-min-tokens", a.cache_min_tokens.is_some()),
+        ("--fit-cache", a.fit_cache.is_some()),
     ];
     if let Some((given, verb)) = super::args::given_flags(&other_mode) {
         bail!("{given} {verb} only to the context-size calibration, not with --summaries");

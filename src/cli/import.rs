@@ -2,7 +2,8 @@
 //! one history per run, labelled by `--label` rules.
 
 use crate::history::write_jsonl;
-use crate::import::{self, Format, LabelRules, Names, Problems, Run};
+use crate::import::{self, Format, LabelRules, Names, Problems, Run, Tally};
+use crate::Kind;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use std::io::{BufWriter, Write};
@@ -32,7 +33,8 @@ pub fn run(a: ImportArgs) -> Result<()> {
     let tmp = a.out.with_extension("jsonl.partial");
     let inputs: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
     super::args::refuse_overwrite(&a.out, &tmp, &inputs)?;
-    let runs = read_all(&a.files, a.format, a.skip_bad)?;
+    let mut tally = Tally::default();
+    let runs = read_all_tallied(&a.files, a.format, a.skip_bad, &mut tally)?;
     let histories: Vec<_> = runs.into_iter().map(|r| a.label.apply(r)).collect();
     // Whole file to a temporary name, then a rename: a reader never sees half an import.
     let tmp = a.out.with_extension("jsonl.partial");
@@ -52,6 +54,7 @@ pub fn run(a: ImportArgs) -> Result<()> {
         .iter()
         .map(|h| h.records.iter().filter(|r| r.required).count())
         .sum();
+    crate::say!("{}", tally_text(&tally));
     crate::sayln!(
         "{} runs, {records} records ({required} required by labels: {}) → {}",
         histories.len(),
@@ -61,9 +64,52 @@ pub fn run(a: ImportArgs) -> Result<()> {
     Ok(())
 }
 
+/// What every line type became, one line per type: `TYPE: N lines: L gave R records (by
+/// kind)`, then the lines that gave none, by reason (whole-file formats: the records by kind).
+pub fn tally_text(tally: &Tally) -> String {
+    let mut out = String::new();
+    for (name, t) in &tally.types {
+        let records: u64 = t.records.iter().sum();
+        let by_kind: Vec<String> = Kind::ALL
+            .iter()
+            .zip(t.records)
+            .filter(|(_, n)| *n > 0)
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        if tally.whole_file {
+            out += &format!("{name}: {records} records ({})\n", by_kind.join(", "));
+            continue;
+        }
+        out += &format!("{name}: {} lines", t.lines);
+        if t.gave > 0 {
+            out += &format!(
+                ": {} gave {records} records ({})",
+                t.gave,
+                by_kind.join(", ")
+            );
+        }
+        for (reason, n) in &t.skipped {
+            out += &format!("; {n} {reason}");
+        }
+        out.push('\n');
+    }
+    out += &format!("model responses: {}\n", tally.responses);
+    out
+}
+
 /// Reads every file; with `skip_bad`, each malformed line or file is reported on stderr and
 /// left out. Also used by `ctxlab calibrate`.
 pub fn read_all(files: &[PathBuf], format: Format, skip_bad: bool) -> Result<Vec<Run>> {
+    read_all_tallied(files, format, skip_bad, &mut Tally::default())
+}
+
+/// [`read_all`], adding what each line became to `tally`.
+pub fn read_all_tallied(
+    files: &[PathBuf],
+    format: Format,
+    skip_bad: bool,
+    tally: &mut Tally,
+) -> Result<Vec<Run>> {
     let mut runs = Vec::new();
     let mut names = Names::default();
     let mut skipped = 0usize;
@@ -73,7 +119,7 @@ pub fn read_all(files: &[PathBuf], format: Format, skip_bad: bool) -> Result<Vec
         } else {
             Problems::strict()
         };
-        let read = import::read(path, format, &mut problems).and_then(|file_runs| {
+        let read = import::read_tallied(path, format, &mut problems, tally).and_then(|file_runs| {
             for r in &file_runs {
                 names.claim(&r.history.name, path)?;
             }

@@ -8,7 +8,7 @@ use crate::noise::{NoiseLevel, NoiseModel, Records};
 use crate::report::session as out;
 use crate::rng;
 use crate::session::{
-    self, parse_usage, run_script, CacheKind, Invalid, Layers, Pricing, SessionConfig,
+    self, parse_usage, run_script, CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig,
     SessionScratch, Trace, TriggerMode,
 };
 use crate::strategy::Strategy;
@@ -79,7 +79,8 @@ pub struct SessionArgs {
     pub noise: Option<String>,
     /// Replay: whose prompt cache bills the calls: anthropic, openai, gemini, none or recorded
     /// (a `raw` replay of a transcript given with --format, billed as it records; default:
-    /// the model's provider, else anthropic).
+    /// the model's provider, else anthropic); a provider's cache may take fitted parameters,
+    /// e.g. `gemini(miss=0.1, credit=0.9)`.
     #[arg(long)]
     pub cache: Option<String>,
     /// Replay: the model whose list prices apply, a row of the price table (default: the
@@ -239,18 +240,14 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     let cache = a
         .cache
         .as_deref()
-        .map(|name| {
-            CacheKind::parse(name).ok_or_else(|| {
-                anyhow!(
-                    "--cache: unknown cache {name:?}, expected one of {}",
-                    CacheKind::NAMES.join(", ")
-                )
-            })
-        })
+        .map(|spec| CacheSpec::parse(spec).map_err(|e| anyhow!("--cache: {e}")))
         .transpose()?;
-    let pricing = Pricing::new(a.model.as_deref(), cache).map_err(flag_error)?;
+    let pricing = Pricing::new(a.model.as_deref(), cache.map(|c| c.kind)).map_err(flag_error)?;
     cfg.model = pricing.model;
-    cfg.cache = pricing.cache;
+    cfg.cache = match &cache {
+        Some(spec) => pricing.cache.with(spec),
+        None => pricing.cache,
+    };
     cfg.prices = pricing.prices;
     if let Some(min) = a.cache_min_tokens {
         cfg.cache.min_tokens = min;

@@ -14,7 +14,7 @@ use super::cells::{
 use super::noise_axis::{NoiseAxis, NoiseKeys};
 use crate::cost::CostModel;
 use crate::error::InputError;
-use crate::session::{CacheKind, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
+use crate::session::{CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
 use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -74,9 +74,10 @@ pub struct SessionFile {
     /// Stop compacting after this many fruitless compactions in a row (absent: never).
     pub max_consecutive: Option<u32>,
     /// Whose prompt cache bills the calls: `"anthropic"`, `"openai"`, `"gemini"`, `"none"` or
-    /// `"recorded"` (absent: the model's provider, else `"anthropic"`).
+    /// `"recorded"` (absent: the model's provider, else `"anthropic"`); a provider's cache may
+    /// take fitted parameters, `"gemini(miss=0.1, credit=0.9)"`, `"anthropic(ttl=3600)"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<CacheKind>,
+    pub cache: Option<CacheSpec>,
     /// The model whose list prices (and whose provider's cache factors and minimum) apply, a
     /// row of the price table (absent: the cache's default model, `claude-sonnet-4.5` for
     /// Anthropic's).
@@ -254,7 +255,10 @@ fn validate(
 
 /// The model's prices and cache with the file's explicit keys applied.
 fn pricing(s: &SessionFile) -> Result<Pricing, Invalid> {
-    let mut p = Pricing::new(s.model.as_deref(), s.cache)?;
+    let mut p = Pricing::new(s.model.as_deref(), s.cache.map(|c| c.kind))?;
+    if let Some(spec) = &s.cache {
+        p.cache = p.cache.with(spec);
+    }
     let prices = &mut p.prices;
     for (v, slot) in [
         (s.prices.input, &mut prices.input),
@@ -385,7 +389,7 @@ impl SessionExperiment {
         .resolve_json(&mut v["session"], self.file.session.noise.is_some());
         let p = &self.pricing;
         v["session"]["model"] = p.model.into();
-        v["session"]["cache"] = p.cache.kind.as_str().into();
+        v["session"]["cache"] = p.cache.spec().into();
         v["session"]["cache_min_tokens"] = p.cache.min_tokens.into();
         v["session"]["prices"] = serde_json::json!({
             "input": p.prices.input,

@@ -5,7 +5,10 @@
 //! sharing a `history` value form one history, in order of first appearance; without it the whole
 //! file is one history named after the file), and optional `flag` (bool): the flag an external
 //! flagger gave the record, what strategies see before label noise in place of `required` (a
-//! history's records all carry `flag`, or none does). Blank lines are skipped. The whole file
+//! history's records all carry `flag`, or none does), and optional `time` (RFC 3339, as
+//! `2026-02-07T00:13:59.219Z`): when the transcript wrote the record, which a cache's lifetime
+//! is measured by; no record may be timed before a model output (`assistant`, `tool_call`)
+//! that precedes it in its history. Blank lines are skipped. The whole file
 //! is validated before any history is returned, so nothing is computed on a half-read file.
 
 use super::record::{History, Kind, Record};
@@ -30,6 +33,8 @@ struct Line {
     history: Option<String>,
     #[serde(default)]
     flag: Option<bool>,
+    #[serde(default)]
+    time: Option<String>,
 }
 
 /// Reads every history in a JSONL file.
@@ -49,6 +54,8 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
     let mut index_of: HashMap<String, usize> = HashMap::new();
     // Per history: each record's `flag` and line, checked to be all given or none at the end.
     let mut flags: Vec<Vec<(Option<bool>, usize)>> = Vec::new();
+    // Per history: the time and line of its latest timed model output.
+    let mut last_output: Vec<Option<(super::time::Time, usize)>> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
         if raw.trim().is_empty() {
@@ -59,7 +66,7 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
             return Err(InputError::line(
                 path,
                 line_no,
-                "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history`, `flag` (fields are read by name, not by position)",
+                "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history`, `flag`, `time` (fields are read by name, not by position)",
             ));
         }
         let line: Line = serde_json::from_str(raw)
@@ -70,10 +77,17 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
                 .parse::<Kind>()
                 .map_err(|msg| InputError::line(path, line_no, msg))?,
         };
+        let time = line
+            .time
+            .as_deref()
+            .map(super::time::Time::parse)
+            .transpose()
+            .map_err(|msg| InputError::line(path, line_no, format!("`time`: {msg}")))?;
         let name = line.history.unwrap_or_else(|| default_name.clone());
         let slot = *index_of.entry(name.clone()).or_insert_with(|| {
             histories.push(History::new(name.clone(), Vec::new()));
             flags.push(Vec::new());
+            last_output.push(None);
             histories.len() - 1
         });
         flags[slot].push((line.flag, line_no));
@@ -90,10 +104,29 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
                 ));
             }
         }
+        if let Some(t) = time {
+            let outputs = &mut last_output[slot];
+            if let Some((before, at)) = *outputs {
+                if t < before {
+                    return Err(InputError::line(
+                        path,
+                        line_no,
+                        format!(
+                            "`time` {t} is earlier than {before}, the time of the model output on line {at} of history {:?}; records must follow the run in time order",
+                            history.name
+                        ),
+                    ));
+                }
+            }
+            if matches!(kind, Kind::Assistant | Kind::ToolCall) {
+                *outputs = Some((t, line_no));
+            }
+        }
         history.records.push(Record {
             id: line.id,
             kind,
             tool: line.tool,
+            time,
             text: line.text,
             required: line.required,
         });
@@ -144,7 +177,7 @@ fn describe_json_error(e: &serde_json::Error) -> String {
         }
         None => msg,
     };
-    format!("{msg}; expected a JSON object with `id` (integer), `text` (string) and optional `required`, `flag` (bools), `kind`, `tool`, `history` (strings)")
+    format!("{msg}; expected a JSON object with `id` (integer), `text` (string) and optional `required`, `flag` (bools), `kind`, `tool`, `history`, `time` (strings)")
 }
 
 /// Writes histories as JSONL, one record per line, naming each record's history (and its

@@ -8,9 +8,11 @@ pub mod import;
 mod load;
 mod record;
 pub mod source;
+pub mod time;
 
 pub use costed::{
     capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,
 };
 pub use load::{load_jsonl, parse_jsonl, write_jsonl};
 pub use record::{History, Kind, Record};
+pub use time::Time;

@@ -77,6 +77,9 @@ pub struct Record {
     pub kind: Kind,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
+    /// When the transcript wrote it, if it says (what a cache's lifetime is measured by).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<super::time::Time>,
     pub text: String,
     pub required: bool,
 }
@@ -88,6 +91,7 @@ impl Record {
             id,
             kind: Kind::default(),
             tool: None,
+            time: None,
             text: text.into(),
             required: false,
         }
@@ -105,6 +109,11 @@ impl Record {
 
     pub fn tool(mut self, tool: impl Into<String>) -> Self {
         self.tool = Some(tool.into());
+        self
+    }
+
+    pub fn at(mut self, time: super::time::Time) -> Self {
+        self.time = Some(time);
         self
     }
 }

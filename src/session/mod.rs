@@ -58,7 +58,7 @@ mod replay;
 pub mod trace;
 pub mod trigger;
 
-pub use cache::{CacheKind, CacheRules};
+pub use cache::{CacheKind, CacheRules, CacheSpec};
 pub use config::{Invalid, Prices, Pricing, SessionConfig, TriggerMode};
 pub use context::{Entry, Origin};
 pub use layers::{Layer, Layers};

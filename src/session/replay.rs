@@ -189,11 +189,14 @@ pub(super) fn run<C: Compactor + ?Sized>(
         need_uses: 0,
         need_uses_met: 0,
         text_summaries: compactor.summariser().is_some_and(|x| x.writes_text()),
+        now: None,
     };
     let kinds = &history.kinds;
     let mut r = 0;
     while r < n {
         if starts_call(kinds, r) {
+            // The call (and a compaction just before it) is made when its output was written.
+            run.now = history.records()[r].time;
             let mut end = r + 1;
             while end < n && kinds[end] == Kind::ToolCall {
                 end += 1;
@@ -268,6 +271,8 @@ struct Run<'a, C: ?Sized> {
     /// The compactor's summaries are text whose facts are read from it (not the simulated
     /// summariser's draws).
     text_summaries: bool,
+    /// The time of the coming agent call, if the history has one (what the cache's TTL reads).
+    now: Option<crate::history::Time>,
 }
 
 impl<C: Compactor + ?Sized> Run<'_, C> {
@@ -863,6 +868,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
             &self.h.recorded,
             output_end,
             output,
+            self.now,
         );
         self.billing.add(bill);
         bill

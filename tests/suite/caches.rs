@@ -389,7 +389,7 @@ fn bad_caches_models_and_recorded_uses_fail_clearly_and_write_nothing() {
     let cases: Vec<(String, Vec<&str>)> = vec![
         (
             SESSIONS.replace("ratios = [0.8]", "ratios = [0.8]\ncache = \"google\""),
-            vec!["key `session.cache`", "unknown variant `google`", "gemini"],
+            vec!["key `session.cache`", "unknown cache \"google\"", "gemini"],
         ),
         (
             SESSIONS.replace("ratios = [0.8]", "ratios = [0.8]\nmodel = \"gpt-9\""),

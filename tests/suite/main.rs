@@ -4,9 +4,11 @@
 mod common;
 
 mod article12;
+mod cache_time;
 mod caches;
 mod calibrate_summaries;
 mod charts;
+mod claude_code_versions;
 mod cli_import;
 mod cli_inspect;
 mod cli_session;

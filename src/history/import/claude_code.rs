@@ -15,22 +15,36 @@
 //! | `thinking`, `redacted_thinking` blocks | none (see below) |
 //! | any other block | `note` holding the block's JSON |
 //!
-//! Left out: lines with `isSidechain: true` (a sub-agent's own conversation, a different
-//! context; its result comes back to the main thread as the `Task` tool's result), and lines of
-//! other types (`summary` titles, `system` notices): none is sent to the model. Thinking blocks
-//! are left out because the API strips them from earlier turns: they do not occupy the context
-//! of later calls.
+//! Every line is read and counted by its `type` ([`Tally`]: what each became, records by kind
+//! or the reason it gives none). Left out, each counted under its reason:
+//! - lines with `isSidechain: true` (a sub-agent's own conversation, a different context; its
+//!   result comes back to the main thread as the `Task` tool's result);
+//! - assistant lines Claude Code wrote itself, not a model (`message.model` `<synthetic>`, zero
+//!   usage: `API Error: …` with `isApiErrorMessage: true` when a request failed, `No response
+//!   requested.` after a local command): no call was made or billed;
+//! - lines of the other types, none of which is sent to the model: `progress` (hook, command
+//!   and sub-agent progress), `system` (hook summaries, turn durations, compaction boundaries,
+//!   API retries, local commands), `summary` (session titles), `file-history-snapshot`,
+//!   `queue-operation` (messages typed while the model worked: they reach it as `user` lines),
+//!   `pr-link`; a type not in this list is counted as unknown.
 //!
-//! One response is written as several lines sharing `message.id`, each with one block and the
-//! same input usage: they are joined into one model call whose recorded input is
-//! `input_tokens + cache_creation_input_tokens + cache_read_input_tokens`, billed as uncached
-//! input, cache writes and cache reads; its output is the largest `output_tokens` of its lines
-//! (the lines stream it, so this is a lower bound).
-
-use super::{image_marker, json_error, run_name, Problems, Run, RunBuilder, SeenIds, ToolIds};
+//! Thinking blocks are left out because the API strips them from earlier turns: they do not
+//! occupy the context of later calls (a line holding only thinking gives no record, but its
+//! response is still a call).
+//!
+//! Each record keeps its line's `timestamp`, but for caveats (`isMeta: true`), which carry the
+//! time of the local command they introduce, written after the response before them. No other
+//! line may be timed before an earlier model response (Claude Code writes the lines between two
+//! calls a few milliseconds out of order, never before the response they follow): such a file
+//! is an error naming the line.
+//!
+use super::{
+    image_marker, json_error, run_name, Problems, Run, RunBuilder, SeenIds, Tally, ToolIds,
+};
 use crate::error::InputError;
 use crate::error::ParseError;
 use crate::history::Kind;
+use crate::history::Time;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
@@ -48,12 +62,28 @@ struct Line {
     is_meta: Option<bool>,
     #[serde(default)]
     is_compact_summary: Option<bool>,
+    #[serde(default)]
+    is_api_error_message: Option<bool>,
+    #[serde(default)]
+    timestamp: Option<String>,
 }
+
+/// Line types that carry no message for the model.
+const NOT_SENT: [&str; 6] = [
+    "progress",
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "pr-link",
+];
 
 #[derive(Deserialize)]
 struct Message {
     #[serde(default)]
     id: Option<String>,
+    #[serde(default)]
+    model: Option<String>,
     #[serde(default)]
     content: Value,
     #[serde(default)]
@@ -103,13 +133,20 @@ struct Pending {
     failed: bool,
 }
 
-pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, InputError> {
+pub fn parse(
+    path: &Path,
+    text: &str,
+    problems: &mut Problems,
+    tally: &mut Tally,
+) -> Result<Run, InputError> {
     let mut run = RunBuilder::new(run_name(path));
     if continues_elsewhere(text) {
         run.continues_elsewhere();
     }
     let mut tools = ToolIds::default();
     let mut responses = SeenIds::default();
+    // The time and line of the latest model response.
+    let mut last_response: Option<(Time, usize)> = None;
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
         if raw.trim().is_empty() {
@@ -118,23 +155,79 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
         let line: Line = match crate::strict_json::from_str(raw) {
             Ok(l) => l,
             Err(e) => {
+                tally.line("(unreadable)");
+                tally.skipped("(unreadable)", "malformed line");
                 problems.line(json_error(path, &e, Some(line_no), EXPECTED))?;
                 continue;
             }
         };
-        let is_turn = line.kind == "user" || line.kind == "assistant";
-        if !is_turn || line.is_sidechain == Some(true) {
+        let kind = line.kind.as_str();
+        tally.line(kind);
+        let is_turn = kind == "user" || kind == "assistant";
+        if !is_turn {
+            let reason = if NOT_SENT.contains(&kind) {
+                "not sent to the model"
+            } else {
+                "unknown line type, not sent to the model"
+            };
+            tally.skipped(kind, reason);
             continue;
         }
+        if line.is_sidechain == Some(true) {
+            tally.skipped(kind, "sidechain (a sub-agent's own context)");
+            continue;
+        }
+        let synthetic =
+            line.message.as_ref().and_then(|m| m.model.as_deref()) == Some("<synthetic>");
+        if line.is_api_error_message == Some(true) || synthetic {
+            tally.skipped(kind, "written by Claude Code, not a model (no call)");
+            continue;
+        }
+        let mut bad = |tally: &mut Tally, e: InputError| {
+            tally.skipped(kind, "malformed line");
+            problems.line(e)
+        };
         let Some(message) = &line.message else {
-            problems.line(InputError::line(
-                path,
-                line_no,
-                format!("a `{}` line needs a `message` object", line.kind),
-            ))?;
+            bad(
+                tally,
+                InputError::line(
+                    path,
+                    line_no,
+                    format!("a `{kind}` line needs a `message` object"),
+                ),
+            )?;
             continue;
         };
-        let pending = if line.kind == "assistant" {
+        let time = match line.timestamp.as_deref().map(Time::parse).transpose() {
+            // A caveat (`isMeta`) carries the time of the local command it introduces, which
+            // Claude Code writes after the response before it (seconds to hours later): its
+            // record has no time, so it orders nothing.
+            Ok(_) if line.is_meta == Some(true) => None,
+            Ok(t) => t,
+            Err(msg) => {
+                bad(
+                    tally,
+                    InputError::line(path, line_no, format!("`timestamp`: {msg}")),
+                )?;
+                continue;
+            }
+        };
+        if let (Some(t), Some((before, at))) = (time, last_response) {
+            if t < before {
+                bad(
+                    tally,
+                    InputError::line(
+                        path,
+                        line_no,
+                        format!(
+                            "`timestamp` {t} is earlier than {before}, that of the model response on line {at}; lines must follow the session in time order"
+                        ),
+                    ),
+                )?;
+                continue;
+            }
+        }
+        let pending = if kind == "assistant" {
             assistant_records(message, &mut tools)
         } else {
             user_records(&line, message, &tools)
@@ -142,18 +235,21 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
         let pending = match pending {
             Ok(p) => p,
             Err(msg) => {
-                problems.line(InputError::line(path, line_no, msg))?;
+                bad(tally, InputError::line(path, line_no, msg))?;
                 continue;
             }
         };
-        if line.kind == "assistant" {
+        if kind == "assistant" {
             // The three input figures must add up within u64 before any sum is taken.
             if message.usage.as_ref().map(Usage::context) == Some(None) {
-                problems.line(InputError::line(
-                    path,
-                    line_no,
-                    "`message.usage`: input_tokens + cache_creation_input_tokens + cache_read_input_tokens exceeds 2^64 − 1",
-                ))?;
+                bad(
+                    tally,
+                    InputError::line(
+                        path,
+                        line_no,
+                        "`message.usage`: input_tokens + cache_creation_input_tokens + cache_read_input_tokens exceeds 2^64 − 1",
+                    ),
+                )?;
                 continue;
             }
             let new_response = match &message.id {
@@ -166,11 +262,29 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
                 (false, Some(usage)) => run.raise_output(usage.output_tokens),
                 _ => {}
             }
+            if new_response {
+                tally.responses += 1;
+            }
+            if let Some(t) = time {
+                last_response = Some((t, line_no));
+            }
         }
         if line.is_compact_summary == Some(true) {
             run.restart_context();
         }
+        if pending.is_empty() {
+            let reason = if kind == "assistant" {
+                "no record (thinking only, or empty)"
+            } else {
+                "no record (empty)"
+            };
+            tally.skipped(kind, reason);
+        } else {
+            tally.gave_records(kind);
+        }
+        run.at(time);
         for p in pending {
+            tally.record(kind, p.kind);
             run.push_flagged(p.kind, p.tool.as_deref(), p.text, p.failed);
         }
     }

@@ -148,15 +148,126 @@ impl Problems {
     }
 }
 
+/// What the lines (or messages) of transcripts became, by their type: how many were read,
+/// how many gave records and which, and why the others gave none. Every line read is counted
+/// once, under `gave` or one reason of `skipped`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// By line type, in name order.
+    pub types: std::collections::BTreeMap<String, TypeTally>,
+    /// Model responses (distinct `message.id`s, or messages without one).
+    pub responses: u64,
+    /// Read from whole-file formats, whose every message or block is a record: `types` holds
+    /// one entry, `messages`, with its records by kind.
+    pub whole_file: bool,
+}
+
+/// The lines of one type.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypeTally {
+    pub lines: u64,
+    /// Lines that gave at least one record.
+    pub gave: u64,
+    /// Records given, by kind (in [`Kind::ALL`] order).
+    pub records: [u64; Kind::ALL.len()],
+    /// Lines that gave none, by reason, in name order.
+    pub skipped: std::collections::BTreeMap<String, u64>,
+}
+
+impl Tally {
+    fn of(&mut self, line_type: &str) -> &mut TypeTally {
+        if !self.types.contains_key(line_type) {
+            self.types
+                .insert(line_type.to_string(), TypeTally::default());
+        }
+        self.types.get_mut(line_type).expect("just inserted")
+    }
+
+    /// A line of `line_type` was read.
+    pub fn line(&mut self, line_type: &str) {
+        self.of(line_type).lines += 1;
+    }
+
+    /// The line just read gave records.
+    pub fn gave_records(&mut self, line_type: &str) {
+        self.of(line_type).gave += 1;
+    }
+
+    /// It gave a record of `kind`.
+    pub fn record(&mut self, line_type: &str, kind: Kind) {
+        let i = Kind::ALL
+            .iter()
+            .position(|&k| k == kind)
+            .expect("every kind is in ALL");
+        self.of(line_type).records[i] += 1;
+    }
+
+    /// It gave none, for `reason`.
+    pub fn skipped(&mut self, line_type: &str, reason: &str) {
+        *self
+            .of(line_type)
+            .skipped
+            .entry(reason.to_string())
+            .or_default() += 1;
+    }
+
+    /// Adds another tally (of another file).
+    pub fn add(&mut self, other: &Tally) {
+        self.responses += other.responses;
+        self.whole_file |= other.whole_file;
+        for (name, t) in &other.types {
+            let mine = self.of(name);
+            mine.lines += t.lines;
+            mine.gave += t.gave;
+            for (a, b) in mine.records.iter_mut().zip(t.records) {
+                *a += b;
+            }
+            for (reason, n) in &t.skipped {
+                *mine.skipped.entry(reason.clone()).or_default() += n;
+            }
+        }
+    }
+
+    /// The records of a run read from a whole-file format, counted as `messages` (one record
+    /// per message or block; these formats leave nothing out).
+    fn of_run(&mut self, run: &Run) {
+        self.whole_file = true;
+        for r in &run.history.records {
+            self.line("messages");
+            self.gave_records("messages");
+            self.record("messages", r.kind);
+        }
+        self.responses += run.calls.len() as u64;
+    }
+}
+
 /// Reads the runs of one transcript file (usually one run per file).
 pub fn read(path: &Path, format: Format, problems: &mut Problems) -> Result<Vec<Run>, InputError> {
+    read_tallied(path, format, problems, &mut Tally::default())
+}
+
+/// [`read`], adding what each line became to `tally`.
+pub fn read_tallied(
+    path: &Path,
+    format: Format,
+    problems: &mut Problems,
+    tally: &mut Tally,
+) -> Result<Vec<Run>, InputError> {
     let text = crate::text::read(path)?;
+    let mut mine = Tally::default();
     let runs = match format {
         Format::MiniSweAgent => vec![mini_swe_agent::parse(path, &text)?],
-        Format::ClaudeCode => vec![claude_code::parse(path, &text, problems)?],
+        Format::ClaudeCode => vec![claude_code::parse(path, &text, problems, &mut mine)?],
         Format::SweAgent => vec![swe_agent::parse(path, &text)?],
         Format::OpenaiChat => vec![openai_chat::parse(path, &text, problems)?],
     };
+    if format != Format::ClaudeCode {
+        for r in &runs {
+            mine.of_run(r);
+        }
+    }
+    // A file that fails adds nothing: its runs are not imported.
+    tally.add(&mine);
     Ok(runs)
 }
 
@@ -271,6 +382,8 @@ pub(crate) struct RunBuilder {
     calls: Vec<Call>,
     context_start: usize,
     continued: bool,
+    /// The time of the records pushed next.
+    time: Option<crate::history::Time>,
 }
 
 impl RunBuilder {
@@ -282,6 +395,7 @@ impl RunBuilder {
             calls: Vec::new(),
             context_start: 0,
             continued: false,
+            time: None,
         }
     }
 
@@ -304,8 +418,15 @@ impl RunBuilder {
     ) {
         let mut r = Record::new(self.records.len() as u64 + 1, text).kind(kind);
         r.tool = tool.map(str::to_string);
+        r.time = self.time;
         self.records.push(r);
         self.failed.push(failed);
+    }
+
+    /// The records pushed from now on were written at `time` (`None`: the transcript does not
+    /// say).
+    pub fn at(&mut self, time: Option<crate::history::Time>) {
+        self.time = time;
     }
 
     /// A model call is made now, on every record of the current context.

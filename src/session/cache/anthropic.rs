@@ -17,10 +17,13 @@
 //! - A prefix shorter than the model's minimum (1024 tokens for Sonnet 4 / 4.5 and Opus 4 /
 //!   4.1, 4096 for Opus 4.5 and Haiku 4.5) is not cached: a call shorter than it is billed as
 //!   plain input, neither read nor written.
-//! - The 5-minute TTL is refreshed by every read ([`TTL_SECONDS`]); not applied (histories have
-//!   no times).
+//! - The 5-minute TTL is refreshed by every read ([`TTL_SECONDS`]; the 1-hour cache is
+//!   `anthropic(ttl=3600)`): a call more than the TTL after the previous one reads nothing and
+//!   writes its whole prompt (see [`super`] on time).
+//! - At the fitted `miss` and `credit`, a call is credited `(1 − miss) × credit` of the prefix
+//!   the rules read; the rest of its prompt is written.
 
-use super::{Billing, Request};
+use super::{Billing, CacheRules, Request};
 
 /// Block boundaries checked before a breakpoint.
 pub const LOOKBACK: usize = 20;
@@ -49,6 +52,18 @@ fn insert(points: &mut Vec<usize>, p: usize) {
 /// Bills a call on `req`; `points` holds the cached breakpoints (prefix lengths in entries,
 /// sorted), to which this call's own are added.
 pub fn bill(req: &Request, min_tokens: u64, points: &mut Vec<usize>, output: u64) -> Billing {
+    let rules = CacheRules::new(super::CacheKind::Anthropic, min_tokens);
+    bill_with(req, &rules, points, output)
+}
+
+/// [`bill`] under `rules` (their minimum and fitted parameters).
+pub fn bill_with(
+    req: &Request,
+    rules: &CacheRules,
+    points: &mut Vec<usize>,
+    output: u64,
+) -> Billing {
+    let min_tokens = rules.min_tokens;
     let len = req.len();
     let input = req.cost(len);
     if len == 0 || input < min_tokens {
@@ -58,7 +73,7 @@ pub fn bill(req: &Request, min_tokens: u64, points: &mut Vec<usize>, output: u64
     if req.system > 0 {
         read_len = read_len.max(hit(points, req.system));
     }
-    let read = req.cost(read_len);
+    let read = rules.credited(req.cost(read_len));
     for at in [req.system, len] {
         if at > 0 && req.cost(at) >= min_tokens {
             insert(points, at);

@@ -10,13 +10,18 @@
 //!
 //! Google calls the savings best-effort. The shared runs' transcripts show hits on ~90 % of
 //! calls above 3 000 tokens, each crediting about the previous prompt less ~1 200 tokens
-//! (see the README's cache section); this model credits every hit in full, an upper bound.
+//! (see the README's cache section); at its defaults this model credits every hit in full, an
+//! upper bound, and `miss` / `credit` fitted on those transcripts bring it down to them.
 
-use super::Billing;
+use super::{Billing, CacheRules};
 
 /// Bills a call of `input` units whose first `shared` units equal the previous request's.
-pub fn bill(input: u64, shared: u64, min_tokens: u64, output: u64) -> Billing {
+pub fn bill(input: u64, shared: u64, rules: &CacheRules, output: u64) -> Billing {
     let shared = shared.min(input);
-    let read = if shared >= min_tokens { shared } else { 0 };
+    let read = if shared >= rules.min_tokens {
+        rules.credited(shared)
+    } else {
+        0
+    };
     Billing::of(read, 0, input - read, output)
 }

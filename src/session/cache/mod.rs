@@ -19,10 +19,25 @@
 //! `approx-tokens` and `tokens`). Minimum cacheable lengths come from the model's row of the
 //! price table ([`super::prices`]) unless `cache_min_tokens` overrides them.
 //!
-//! **Time.** Caches expire (Anthropic: 5 minutes after the last use, OpenAI: 5–10 minutes of
-//! inactivity, Gemini: undocumented). Histories carry no timestamps, so every call is assumed to
-//! come within the TTL of the one before it; [`CacheRules::ttl_seconds`] documents each
-//! provider's TTL for when they do.
+//! **Time.** Caches expire (Anthropic: 5 minutes after the last use, or 1 hour with the longer
+//! cache; OpenAI: 5–10 minutes of inactivity, the shorter taken; Gemini: undocumented, so no
+//! TTL unless a spec gives one). When a call and the one before it both have a time (the time
+//! of the call's first output record, which transcripts such as Claude Code's carry) and more
+//! than the TTL passed between them, the call finds the cache empty: nothing is read, and on
+//! Anthropic's the whole prompt is written again. Every call refreshes every entry it could
+//! read (Claude Code reads its system prompt and its last request's prefix on every call), so
+//! the cache is emptied as a whole. Without times every call is taken to come within the TTL.
+//!
+//! **Fitted parameters.** What the documents leave open is a spec's parameters, fitted on the
+//! usage transcripts record (`ctxlab calibrate --fit-cache`): `miss`, the probability that a
+//! call which could read the cache reads nothing of it, and `credit`, the share of the
+//! readable prefix a hit is credited; e.g. `gemini(miss=0.1, credit=0.9)`. A call is credited
+//! their expected value, `(1 − miss) × credit` of what the rules read (the rest is uncached,
+//! or written on Anthropic's), rounded to whole units: a bill that is linear in the draws has
+//! the draws' mean, and two strategies compared on one history are not told apart by which of
+//! their calls an independent draw happened to miss. The defaults, `miss = 0` and
+//! `credit = 1`, are the rules as documented. `ttl` (seconds) sets the lifetime: Anthropic's
+//! 1-hour cache is `anthropic(ttl=3600)`.
 //!
 //! Between two calls the context only grows at its end, so the prefix the previous request
 //! shares with the current one is that whole request; only a compaction rewrites it.
@@ -79,6 +94,14 @@ impl CacheKind {
         .find(|k| k.as_str() == s)
     }
 
+    /// Whether the rules have the free parameters `miss` and `credit` (a provider's cache).
+    pub fn fits(self) -> bool {
+        matches!(
+            self,
+            CacheKind::Anthropic | CacheKind::OpenAi | CacheKind::Gemini
+        )
+    }
+
     /// The provider's cache lifetime in seconds (`None`: undocumented or not applicable).
     pub fn ttl_seconds(self) -> Option<u64> {
         match self {
@@ -90,14 +113,18 @@ impl CacheKind {
 }
 
 /// The cache rules a session bills with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CacheRules {
     pub kind: CacheKind,
     /// The shortest prefix the provider caches, in units of the cost model (its tokens).
     pub min_tokens: u64,
-    /// How long an unused cache entry lives. Not applied: histories carry no timestamps, so
-    /// every call is taken to come within it; kept so a history with times can use it.
+    /// How long an unused cache entry lives, applied between calls that have times (`None`:
+    /// never expires).
     pub ttl_seconds: Option<u64>,
+    /// The probability that a call which could read the cache reads none of it.
+    pub miss: f64,
+    /// The share of the readable prefix a hit is credited.
+    pub credit: f64,
 }
 
 impl CacheRules {
@@ -106,7 +133,150 @@ impl CacheRules {
             kind,
             min_tokens,
             ttl_seconds: kind.ttl_seconds(),
+            miss: 0.0,
+            credit: 1.0,
         }
+    }
+
+    /// The rules with a spec's parameters applied.
+    pub fn with(mut self, spec: &CacheSpec) -> Self {
+        if let Some(m) = spec.miss {
+            self.miss = m;
+        }
+        if let Some(c) = spec.credit {
+            self.credit = c;
+        }
+        if let Some(t) = spec.ttl {
+            self.ttl_seconds = Some(t);
+        }
+        self
+    }
+
+    /// What a call is credited of the `readable` units the rules would read: all of them at
+    /// the defaults, else `(1 − miss) × credit` of them, rounded.
+    pub fn credited(&self, readable: u64) -> u64 {
+        let share = (1.0 - self.miss) * self.credit;
+        if share == 1.0 {
+            readable
+        } else {
+            ((readable as f64 * share).round() as u64).min(readable)
+        }
+    }
+
+    /// The spec that gives these rules: the kind's name, with the parameters that are not the
+    /// defaults (`gemini(miss=0.1, credit=0.9)`).
+    pub fn spec(&self) -> String {
+        let mut params = Vec::new();
+        if self.miss != 0.0 {
+            params.push(format!("miss={}", self.miss));
+        }
+        if self.credit != 1.0 {
+            params.push(format!("credit={}", self.credit));
+        }
+        if self.ttl_seconds != self.kind.ttl_seconds() {
+            if let Some(t) = self.ttl_seconds {
+                params.push(format!("ttl={t}"));
+            }
+        }
+        if params.is_empty() {
+            self.kind.as_str().to_string()
+        } else {
+            format!("{}({})", self.kind.as_str(), params.join(", "))
+        }
+    }
+}
+
+/// A cache as an experiment file or a flag names it: `gemini`, or
+/// `gemini(miss=0.105, credit=0.95)`, `anthropic(ttl=3600)`; what is not given is the rules'
+/// default.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CacheSpec {
+    pub kind: CacheKind,
+    pub miss: Option<f64>,
+    pub credit: Option<f64>,
+    pub ttl: Option<u64>,
+}
+
+impl CacheSpec {
+    pub fn of(kind: CacheKind) -> Self {
+        CacheSpec {
+            kind,
+            miss: None,
+            credit: None,
+            ttl: None,
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let spec = crate::strategy::spec::Spec::parse_as(text, "cache").map_err(|e| e.0)?;
+        let kind = CacheKind::parse(&spec.name).ok_or_else(|| {
+            format!(
+                "unknown cache {:?}, expected one of {}",
+                spec.name,
+                CacheKind::NAMES.join(", ")
+            )
+        })?;
+        let mut out = CacheSpec::of(kind);
+        use crate::strategy::spec::Value;
+        for (key, value) in &spec.params {
+            if !kind.fits() {
+                return Err(format!(
+                    "cache `{}` takes no parameters (`miss`, `credit` and `ttl` are a provider cache's: anthropic, openai, gemini)",
+                    kind.as_str()
+                ));
+            }
+            let number = match value {
+                Value::Int(i) => Some(*i as f64),
+                Value::Float(x) => Some(*x),
+                _ => None,
+            };
+            match (key.as_str(), number) {
+                ("miss", Some(x)) if (0.0..1.0).contains(&x) => out.miss = Some(x),
+                ("credit", Some(x)) if x > 0.0 && x <= 1.0 => out.credit = Some(x),
+                ("ttl", Some(_)) if matches!(value, Value::Int(i) if *i > 0) => {
+                    out.ttl = Some(number.unwrap_or(0.0) as u64)
+                }
+                ("miss", _) => {
+                    return Err(format!(
+                        "cache `{}`: `miss` expects a probability from 0 up to (not including) 1, found `{value}`",
+                        kind.as_str()
+                    ))
+                }
+                ("credit", _) => {
+                    return Err(format!(
+                        "cache `{}`: `credit` expects a share above 0 and at most 1, found `{value}`",
+                        kind.as_str()
+                    ))
+                }
+                ("ttl", _) => {
+                    return Err(format!(
+                        "cache `{}`: `ttl` expects whole seconds above 0 (300, 3600), found `{value}`",
+                        kind.as_str()
+                    ))
+                }
+                (other, _) => {
+                    return Err(format!(
+                        "cache `{}`: unknown parameter `{other}` (known: miss, credit, ttl)",
+                        kind.as_str()
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl<'de> Deserialize<'de> for CacheSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        CacheSpec::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for CacheSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let rules = CacheRules::new(self.kind, 0).with(self);
+        s.serialize_str(&rules.spec())
     }
 }
 
@@ -210,6 +380,8 @@ pub struct Cache {
     rules: CacheRules,
     prefix: Prefix,
     recorded: recorded::Cursor,
+    /// The time of the latest call that had one.
+    last_call: Option<crate::history::Time>,
 }
 
 impl Cache {
@@ -218,13 +390,27 @@ impl Cache {
             rules,
             prefix: Prefix::default(),
             recorded: recorded::Cursor::default(),
+            last_call: None,
         }
+    }
+
+    /// A call is made at `now`: whether more than the TTL passed since the previous call, so
+    /// that the cache holds nothing (never without both times).
+    fn expired(&mut self, now: Option<crate::history::Time>) -> bool {
+        let Some(now) = now else { return false };
+        let expired = match (self.last_call, self.rules.ttl_seconds) {
+            (Some(last), Some(ttl)) => now.seconds_since(last) > ttl as f64,
+            _ => false,
+        };
+        self.last_call = Some(now);
+        expired
     }
 
     /// Bills a call on `req` with `output` units of output. `breakpoints` is the session's
     /// list of cached Anthropic breakpoints (cleared when the session starts); `output_end`
     /// ends an agent call's output records (`None` for a compaction), which is how `recorded`
-    /// finds the calls the transcript billed.
+    /// finds the calls the transcript billed. `now` is the call's time, if the history has
+    /// one.
     pub fn call(
         &mut self,
         req: &Request,
@@ -232,14 +418,19 @@ impl Cache {
         history: &[RecordedCall],
         output_end: Option<usize>,
         output: u64,
+        now: Option<crate::history::Time>,
     ) -> Billing {
-        let shared = self.prefix.call(req.len());
+        let mut shared = self.prefix.call(req.len());
+        if self.expired(now) {
+            shared = 0;
+            breakpoints.clear();
+        }
         let input = req.cost(req.len());
-        let min = self.rules.min_tokens;
-        match self.rules.kind {
-            CacheKind::Anthropic => anthropic::bill(req, min, breakpoints, output),
-            CacheKind::OpenAi => openai::bill(input, req.cost(shared), min, output),
-            CacheKind::Gemini => gemini::bill(input, req.cost(shared), min, output),
+        let rules = &self.rules;
+        match rules.kind {
+            CacheKind::Anthropic => anthropic::bill_with(req, rules, breakpoints, output),
+            CacheKind::OpenAi => openai::bill(input, req.cost(shared), rules, output),
+            CacheKind::Gemini => gemini::bill(input, req.cost(shared), rules, output),
             CacheKind::None => none::bill(input, output),
             CacheKind::Recorded => match output_end {
                 Some(end) => self.recorded.upto(history, end),

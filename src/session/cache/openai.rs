@@ -7,9 +7,9 @@
 //! what is not read is plain input. Reads cost 0.1× (gpt-5, gpt-5-mini), 0.25× (gpt-4.1) or
 //! 0.5× (gpt-4o) the input price. Requests are routed by a hash of their first ~256 tokens;
 //! here every request reaches the machine holding the previous one. In-memory retention lasts
-//! 5–10 minutes of inactivity ([`TTL_SECONDS`]; not applied).
+//! 5–10 minutes of inactivity ([`TTL_SECONDS`], the shorter, applied between calls with times).
 
-use super::Billing;
+use super::{Billing, CacheRules};
 
 /// Cache hits grow in steps of this many tokens past the minimum.
 pub const GRANULARITY: u64 = 128;
@@ -17,10 +17,11 @@ pub const GRANULARITY: u64 = 128;
 pub const TTL_SECONDS: u64 = 300;
 
 /// Bills a call of `input` units whose first `shared` units equal the previous request's.
-pub fn bill(input: u64, shared: u64, min_tokens: u64, output: u64) -> Billing {
+pub fn bill(input: u64, shared: u64, rules: &CacheRules, output: u64) -> Billing {
     let shared = shared.min(input);
+    let min_tokens = rules.min_tokens;
     let read = if shared >= min_tokens && shared > 0 {
-        min_tokens + (shared - min_tokens) / GRANULARITY * GRANULARITY
+        rules.credited(min_tokens + (shared - min_tokens) / GRANULARITY * GRANULARITY)
     } else {
         0
     };
