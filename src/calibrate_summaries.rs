@@ -75,6 +75,9 @@ pub struct SummaryFacts {
     pub reused: Count,
     pub reused_flagged: Count,
     pub reused_other: Count,
+    /// The span it replaced is not all in the file: the transcript's first summary in a
+    /// session that goes on from another file ([`Run::continued`]). Listed, not pooled.
+    pub partial: bool,
 }
 
 /// Groups of facts a summary is measured on, in the order they are printed.
@@ -197,6 +200,7 @@ pub fn measure(run: &Run, flags: &LabelRules) -> Vec<SummaryFacts> {
             reused,
             reused_flagged,
             reused_other,
+            partial: n == 0 && run.continued,
         });
     }
     out
@@ -266,13 +270,29 @@ fn interval_cell(i: Option<(f64, f64)>) -> String {
 
 /// The report: each summary's size, each summary's groups, the pooled groups, the implied
 /// parameters, the measure, and what it rests on. `transcripts`: how many were read.
-pub fn to_text(summaries: &[SummaryFacts], transcripts: usize, flags: &LabelRules) -> String {
+pub fn to_text(all: &[SummaryFacts], transcripts: usize, flags: &LabelRules) -> String {
     let mut out = format!(
         "compaction summaries: {} in {transcripts} transcript(s); flags: {flags}\n",
-        summaries.len()
+        all.len()
     );
     out += "facts: the distinctive tokens a record is the first in its history to hold; a summary keeps one when the token occurs in its text\n\n";
-    out += &sizes_table(summaries);
+    out += &sizes_table(all);
+    let partial: Vec<String> = all
+        .iter()
+        .filter(|s| s.partial)
+        .map(|s| format!("{} #{}", s.transcript, s.ordinal))
+        .collect();
+    if !partial.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nleft out of every figure below: {} summar{} whose replaced span is not all in the file (the session goes on from a conversation of another file): {}",
+            partial.len(),
+            if partial.len() == 1 { "y" } else { "ies" },
+            partial.join(", ")
+        );
+    }
+    let whole: Vec<SummaryFacts> = all.iter().filter(|s| !s.partial).cloned().collect();
+    let summaries = whole.as_slice();
     out += "\nfacts of the replaced records (records: those owning a fact), per summary\n";
     out += &groups_table(summaries);
     out += "\npooled over every summary: share = Σ kept / Σ facts; 95 % intervals by Wilson over facts (treats facts as independent: too narrow) and by summary (cluster-robust, the summary as the unit; needs two summaries); record_mean: the mean of each record's share\n";
@@ -403,6 +423,24 @@ fn conclusions(summaries: &[SummaryFacts], transcripts: usize) -> String {
         other.kept,
         other.of
     );
+    // By kind: each kind with facts gets its own recall; the flag rates stand for the rest.
+    let kinds: Vec<String> = Kind::ALL
+        .iter()
+        .filter_map(|&k| {
+            let c = pooled(summaries, Group::Kind(k)).facts;
+            c.share()
+                .map(|s| format!("recall_{}={s:.2}", k.as_str()))
+        })
+        .collect();
+    if !kinds.is_empty() {
+        let _ = writeln!(
+            out,
+            "implied by kind: simulated({}, recall_flagged={}, recall_other={})",
+            kinds.join(", "),
+            param(flagged),
+            param(other)
+        );
+    }
     let sum = |f: fn(&SummaryFacts) -> Count| {
         summaries.iter().map(f).fold(Count::default(), |mut a, c| {
             a.add(c.kept, c.of);
@@ -468,6 +506,7 @@ mod tests {
             reused: Count::default(),
             reused_flagged: Count::default(),
             reused_other: Count::default(),
+            partial: false,
         }
     }
 

@@ -522,6 +522,10 @@ impl Figure {
             ))
             .map_err(e)?;
         }
+        // A figure without bands (a scatter) names none.
+        if self.band_label.is_empty() {
+            return Ok(());
+        }
         let (left, y) = centre_of(self.legend.len());
         root.draw(&Rectangle::new(
             [(left, y - 9), (left + LEGEND_SWATCH, y + 9)],

@@ -19,23 +19,24 @@ pub struct Simulated {
     pub by_kind: [Option<f64>; Kind::ALL.len()],
 }
 
-/// The defaults, measured: `ctxlab calibrate --summaries` on the 28 real Claude Code compaction
-/// summaries whose replaced span the shared transcripts hold whole (27 of
-/// `claude-code-entire/`, 1 of `claude-code/`; three more follow a conversation the file does
-/// not hold and are left out). Pooled fact shares: user 177 / 463 (22 summaries), assistant
-/// 55 / 197 (24), tool_call 268 / 1 298 (28), tool_result 851 / 22 622 (28), summary 15 / 50
-/// (5); the other kinds (system, note) by flag: flagged (`instructions,errors`) 195 / 817,
-/// the rest 1 171 / 23 981. The summaries keep the user's requests far more than anything
-/// else, so recall goes by kind. Earlier defaults rested on one summary (0.01 / 0.10 by flag)
-/// or on nothing (0.9 / 0.2).
+/// The defaults, measured: `ctxlab calibrate --summaries` on the 26 real Claude Code
+/// compaction summaries whose replaced span the shared transcripts hold whole (25 of
+/// `claude-code-entire/`, 1 of `claude-code/`; 5 more are the first summary of a session that
+/// goes on from a conversation of another file, and are left out). Pooled fact shares: user
+/// 176 / 462 (21 summaries), assistant 55 / 189 (23), tool_call 226 / 1 167 (26), tool_result
+/// 781 / 21 388 (26), summary 15 / 50 (5). The other kinds go by flag: flagged
+/// (`instructions,errors`) 194 / 810, the rest 1 059 / 22 614 (`note`: 0 of 168 facts of 13
+/// records, too few to stand for the notes of other histories, so by flag too). The summaries
+/// keep the user's requests far more than anything else, so recall goes by kind. Earlier
+/// defaults rested on one summary (0.01 / 0.10 by flag) or on nothing (0.9 / 0.2).
 pub const MEASURED: Simulated = Simulated {
     recall_flagged: 0.24,
     recall_other: 0.05,
     by_kind: [
         None,       // system
         Some(0.38), // user
-        Some(0.28), // assistant
-        Some(0.21), // tool_call
+        Some(0.29), // assistant
+        Some(0.19), // tool_call
         Some(0.04), // tool_result
         Some(0.30), // summary
         None,       // note
