@@ -55,6 +55,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .whole("total", |_, r| r.total)
         .opt_whole("used", move |_, r| feasible(r).then_some(r.metrics.used))
         .opt_real("reduction", |_, r| r.metrics.reduction)
+        .share()
         .measure_as("reduction_feasible")
         .paired()
         .whole("required_total", |_, r| u64::from(r.metrics.required_total))
@@ -62,25 +63,30 @@ pub fn table() -> Table<Grid, CellRow> {
             feasible(r).then_some(u64::from(r.metrics.required_kept))
         })
         .opt_real("required_retention", |_, r| r.metrics.required_retention)
+        .share()
         .measure_as("required_retention_feasible")
         // Over every cell of a history with required records: an infeasible cell keeps
         // nothing (the harness could not build a context within the budget).
         .opt_real("required_retention_all", |_, r| {
             all_cells(r, r.metrics.required_retention)
         })
+        .share()
         .measure()
         .paired()
         .opt_real("retention_any", |_, r| r.metrics.retention_any)
+        .share()
         .measure_as("retention_any_feasible")
         .opt_real("retention_any_all", |_, r| {
             all_cells(r, r.metrics.retention_any)
         })
+        .share()
         .measure()
         .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
         .opt_whole("facts_kept", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.facts_kept))
         })
         .opt_real("fact_retention", |_, r| r.metrics.fact_retention)
+        .share()
         .measure_as("fact_retention_feasible")
         // As for records: an infeasible cell keeps no fact; undefined without facts.
         .opt_real("fact_retention_all", |_, r| {
@@ -90,8 +96,10 @@ pub fn table() -> Table<Grid, CellRow> {
                 all_cells(r, r.metrics.fact_retention)
             }
         })
+        .share()
         .measure()
         .opt_real("exact", |_, r| r.metrics.exact)
+        .share()
         .measure_as("exact_feasible")
         .opt_whole("placeholders", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.placeholders))

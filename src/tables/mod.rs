@@ -88,6 +88,9 @@ pub struct Column<G, R> {
     pub summary_name: Option<String>,
     /// Compared strategy against strategy, cell by cell, in the pairs table.
     pub paired: bool,
+    /// Every value lies in [0, 1] (declared with [`Table::share`]; flags always do): the
+    /// summary's interval is the one for shares.
+    pub share: bool,
 }
 
 impl<G, R> Column<G, R> {
@@ -125,6 +128,11 @@ impl<G, R> Column<G, R> {
     pub fn whole(&self) -> bool {
         matches!(self.get, Get::Whole(_) | Get::OptWhole(_) | Get::Flag(_))
     }
+
+    /// Whether every value lies in [0, 1], so the summary treats the mean as a share.
+    pub fn unit(&self) -> bool {
+        self.share || matches!(self.get, Get::Flag(_))
+    }
 }
 
 /// A table: its file stem (`cells` → `cells.parquet`, `cells.csv`) and its columns in order.
@@ -148,6 +156,7 @@ impl<G, R> Table<G, R> {
             measure: false,
             summary_name: None,
             paired: false,
+            share: false,
         });
         self
     }
@@ -216,6 +225,13 @@ impl<G, R> Table<G, R> {
     /// the mean difference (strategy − baseline) over the cells both define, by history.
     pub fn paired(mut self) -> Self {
         self.columns.last_mut().expect("follows a column").paired = true;
+        self
+    }
+
+    /// Marks the column declared last as a share: every value lies in [0, 1] (a retention, a
+    /// reduction), so its summary interval stays within the bounds and has width at them.
+    pub fn share(mut self) -> Self {
+        self.columns.last_mut().expect("follows a column").share = true;
         self
     }
 

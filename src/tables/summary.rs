@@ -95,7 +95,8 @@ pub fn pairs_table<G: 'static>(keys: Table<G, PairRow>) -> Table<G, PairRow> {
         .opt_real("diff_ci_low", |_, r| r.acc.diff.interval().map(|i| i.0))
         .opt_real("diff_ci_high", |_, r| r.acc.diff.interval().map(|i| i.1))
         .opt_real("share_better", |_, r| r.share(r.acc.better))
-        .opt_real("share_worse", |_, r| r.share(r.acc.worse));
+        .opt_real("share_worse", |_, r| r.share(r.acc.worse))
+        .opt_real("share_tied", |_, r| r.share(r.acc.tied));
     t.stem = "pairs";
     t
 }
@@ -130,8 +131,9 @@ pub trait Grouping<R> {
 /// An empty summary for `rows`' measures and pairs over `grid`'s groups.
 pub fn empty<G: Grouping<R>, R>(rows: &Table<G, R>, grid: &G) -> Summary {
     let whole: Vec<bool> = rows.measures().map(|c| c.whole()).collect();
+    let unit: Vec<bool> = rows.measures().map(|c| c.unit()).collect();
     let paired: Vec<bool> = rows.paired_columns().map(|c| c.whole()).collect();
-    Summary::new(grid.groups(), &whole, grid.strategies(), &paired)
+    Summary::new(grid.groups(), &whole, grid.strategies(), &paired).with_units(&unit)
 }
 
 fn number(v: Value) -> Option<f64> {
