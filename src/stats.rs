@@ -358,19 +358,37 @@ pub fn jeffreys(p: f64, n: f64) -> (f64, f64) {
     (low, high)
 }
 
-/// The `q` quantile of Beta(a, b), by bisection on the regularised incomplete beta function
-/// (deterministic: a fixed number of halvings).
+/// The `q` quantile of Beta(a, b): Newton's method on the regularised incomplete beta
+/// function from the normal approximation, kept inside a bracket that every step narrows
+/// (a step that would leave it halves it instead), so it converges whatever the start, in a
+/// fixed sequence of steps (deterministic).
 fn beta_quantile(q: f64, a: f64, b: f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..64 {
-        let mid = 0.5 * (lo + hi);
-        if incomplete_beta(mid, a, b) < q {
-            lo = mid;
+    let ln_beta = ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b);
+    let (mean, n) = (a / (a + b), a + b);
+    let sd = (mean * (1.0 - mean) / (n + 1.0)).sqrt();
+    let z = if q < 0.5 { -1.959_964 } else { 1.959_964 };
+    let mut x = (mean + z * sd).clamp(0.25 * mean, mean + 0.75 * (1.0 - mean));
+    for _ in 0..200 {
+        let f = incomplete_beta(x, a, b) - q;
+        if f < 0.0 {
+            lo = x;
         } else {
-            hi = mid;
+            hi = x;
         }
+        let density = ((a - 1.0) * x.ln() + (b - 1.0) * (-x).ln_1p() - ln_beta).exp();
+        let newton = x - f / density;
+        let next = if newton > lo && newton < hi && newton.is_finite() {
+            newton
+        } else {
+            0.5 * (lo + hi)
+        };
+        if next == x || (next - x).abs() <= 1e-15 * x.min(1.0 - x) || hi - lo <= 1e-300 {
+            return next;
+        }
+        x = next;
     }
-    0.5 * (lo + hi)
+    x
 }
 
 /// The regularised incomplete beta function I_x(a, b), by its continued fraction (Lentz's

@@ -17,6 +17,9 @@ pub struct GroupRow {
     /// The group's index on the grid (the grid turns it into keys).
     pub index: usize,
     pub acc: GroupAcc,
+    /// Each measure's interval, worked out once (a share's takes a quantile search) for the
+    /// two columns and every format that show it.
+    pub intervals: Vec<Option<(f64, f64)>>,
 }
 
 /// A row that belongs to a summary group (its keys come from the group).
@@ -210,6 +213,7 @@ pub fn group_rows(summary: &Summary) -> Vec<GroupRow> {
         .map(|(index, acc)| GroupRow {
             index,
             acc: acc.clone(),
+            intervals: acc.measures.iter().map(|m| m.interval()).collect(),
         })
         .collect()
 }
@@ -227,10 +231,10 @@ pub fn table<G: 'static, R>(rows: &Table<G, R>, keys: Table<G, GroupRow>) -> Tab
                 r.acc.measures[k].sd()
             })
             .opt_real(format!("{name}_ci_low"), move |_, r: &GroupRow| {
-                r.acc.measures[k].interval().map(|i| i.0)
+                r.intervals[k].map(|i| i.0)
             })
             .opt_real(format!("{name}_ci_high"), move |_, r: &GroupRow| {
-                r.acc.measures[k].interval().map(|i| i.1)
+                r.intervals[k].map(|i| i.1)
             });
     }
     t

@@ -39,7 +39,7 @@ pub fn is_file_view(records: &[Record], i: usize) -> bool {
     if records[i].tool.as_deref() == Some("Read") {
         return true;
     }
-    producing_call(records, i).is_some_and(|call| call_views_files(call))
+    producing_call(records, i).is_some_and(call_views_files)
 }
 
 /// The call record that produced result `i`: among the calls (or, where a harness writes no
