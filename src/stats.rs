@@ -940,12 +940,16 @@ mod tests {
         // effective 300 gives at its upper end.
         let x = beta_quantile(0.025, 1.0, 300.0);
         assert!((x - (1.0 - 0.975f64.powf(1.0 / 300.0))).abs() < 1e-12);
+        // Larger parameters, against the hypergeometric series (computed apart from this code).
+        let (a, b) = (15.769_419_408_585_184, 36.128_645_286_698_76);
+        assert!((beta_quantile(0.025, a, b) - 0.187_741_521_788_544_75).abs() < 1e-10);
+        assert!((beta_quantile(0.975, a, b) - 0.434_280_922_530_741_24).abs() < 1e-10);
     }
 
     #[test]
     fn share_intervals_worked_by_hand() {
-        // The references are quantiles of Beta(p·n + ½, (1 − p)·n + ½) found independently
-        // (Simpson's rule on the Beta density, 200 000 steps, and bisection).
+        // The references are quantiles of Beta(p·n + ½, (1 − p)·n + ½) found apart from this
+        // code (the hypergeometric series of the incomplete beta function, and bisection).
         let (t1, t2, t3, t5) = (12.7062f64, 4.3027f64, 3.1824f64, 2.5706f64);
         // All 1 over three histories of two: V = 0, so the history is the unit: n* = N²/Σn_h²
         // = 36/12 = 3, times (t(0.975, N − 1) / t(0.975, H − 1))² = (2.5706/4.3027)², so
