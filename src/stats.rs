@@ -37,7 +37,8 @@
 //! in 0.947, 0.974, 0.990 of repetitions at 30 histories and 0.943, 0.940, 0.967 at 300, where
 //! the normal-theory interval covers 0.944, 0.654, 0.010 and 0.943, 0.912, 0.097. It errs on
 //! the safe side at 30 histories and 0.99 (0.980 over 20 000 repetitions). Wilson's score
-//! interval on the same effective sample covers 0.961 there but only 0.900 at 300 histories
+//! interval on the effective sample `p(1 − p) / V` with `z = t(0.975, H − 1)`, tried first,
+//! covers 0.961 there (20 000 repetitions) but only 0.900 at 300 histories
 //! and 0.9999: its upper end falls below 0.9999 as soon as one history has a 0. Clopper–Pearson
 //! over-covers by construction, Agresti–Coull is wider than Wilson near the bounds, and a
 //! bootstrap is no function of the sums, so it would not merge across shards. At 30 histories
@@ -223,9 +224,9 @@ impl Acc {
         Some((spread / (n * (n - 1.0))).sqrt() / self.scale())
     }
 
-    /// The 95 % interval of the mean by history (see the module documentation): the Wilson
-    /// interval with the effective sample size for a share, the normal-theory one otherwise;
-    /// `None` with fewer than two histories.
+    /// The 95 % interval of the mean by history (see the module documentation): Jeffreys's
+    /// interval on the effective sample for a share, the normal-theory one otherwise; `None`
+    /// with fewer than two histories.
     pub fn interval(&self) -> Option<(f64, f64)> {
         if self.histories < 2 {
             return None;
@@ -336,9 +337,9 @@ pub fn wilson_score(p: f64, n: f64, z: f64) -> (f64, f64) {
 
 /// The Jeffreys interval of a share `p` over `n` trials (`n` may be an effective sample
 /// size): the 2.5 % and 97.5 % quantiles of Beta(x + ½, n − x + ½) with `x = p·n`, from 0 at
-/// `p = 0` and to 1 at `p = 1`. Where both parameters pass 1000 the Beta is as normal as the
-/// Wilson interval assumes, and the Wilson interval (within 10⁻⁵ of it there) saves the
-/// quantile search.
+/// `p = 0` and to 1 at `p = 1`. Where both parameters pass 1000 the Beta is nearly normal and
+/// the Wilson interval stands in for it, saving the quantile search: at the switch its ends
+/// are within 6 × 10⁻⁵ of Jeffreys's (under 0.6 % of the half-width), and closer beyond.
 pub fn jeffreys(p: f64, n: f64) -> (f64, f64) {
     let x = p * n;
     let (a, b) = (x + 0.5, n - x + 0.5);
