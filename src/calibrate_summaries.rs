@@ -16,7 +16,7 @@
 //! Intervals: a Wilson score interval at the fact level (it treats facts as independent draws;
 //! the facts of one summary are not, so it is too narrow), and with two or more summaries
 //! holding facts of a group a cluster-robust interval with the **summary** as the unit (the
-//! statistics of [`crate::stats`]).
+//! interval of a share of [`crate::stats`]: inside 0–1, with width at 0 and 1).
 //!
 //! Beside it, the first measure: of the distinctive tokens seen in what a summary
 //! replaced and used again by a model-written record after it (before the next summary), the
@@ -234,7 +234,8 @@ pub struct Pooled {
 }
 
 pub fn pooled(summaries: &[SummaryFacts], group: Group) -> Pooled {
-    let mut acc = Acc::new(true);
+    // A share of facts kept: the interval for shares (inside 0–1, with width at 0 and 1).
+    let mut acc = Acc::share(true);
     let (mut records, mut facts, mut with, mut shares) = (0, Count::default(), 0, 0.0);
     for s in summaries {
         let mut partial = Partial::default();
@@ -428,8 +429,7 @@ fn conclusions(summaries: &[SummaryFacts], transcripts: usize) -> String {
         .iter()
         .filter_map(|&k| {
             let c = pooled(summaries, Group::Kind(k)).facts;
-            c.share()
-                .map(|s| format!("recall_{}={s:.2}", k.as_str()))
+            c.share().map(|s| format!("recall_{}={s:.2}", k.as_str()))
         })
         .collect();
     if !kinds.is_empty() {
@@ -511,7 +511,7 @@ mod tests {
     }
 
     #[test]
-    fn pooled_shares_weigh_facts_and_the_interval_by_summary_is_cr1() {
+    fn pooled_shares_weigh_facts_and_the_interval_by_summary_is_the_share_one() {
         let s = [
             summary(&[(Kind::User, true, 1, 2), (Kind::ToolResult, false, 1, 4)]),
             summary(&[(Kind::ToolResult, false, 1, 2)]),
@@ -521,11 +521,13 @@ mod tests {
         assert_eq!((all.summaries, all.records), (2, 3));
         assert_eq!(all.facts, Count { kept: 3, of: 8 });
         assert!((all.record_mean.unwrap() - 1.25 / 3.0).abs() < 1e-12);
-        // By summary: 2 of 6 and 1 of 2 against m = 0.375: residuals −0.25 and 0.25, V = 2/1 ·
-        // 0.125 / 64, half-width t(0.975, 1) · 0.0625 = 12.7062 · 0.0625 = 0.7941.
+        // By summary: 2 of 6 and 1 of 2 against p = 0.375: residuals −0.25 and 0.25, V = 2/1 ·
+        // 0.125 / 64; n* = p(1 − p)/V = 60, times (t(0.975, 7)/t(0.975, 1))² = (2.3646 /
+        // 12.7062)²: n = 2.0779, Jeffreys 0.032843–0.893238 (the normal-theory interval,
+        // 0.375 ± 0.7941, left 0–1 at both ends).
         let (a, b) = all.by_summary.unwrap();
-        assert!((a - (0.375 - 0.794_137_5)).abs() < 1e-6, "{a}");
-        assert!((b - (0.375 + 0.794_137_5)).abs() < 1e-6, "{b}");
+        assert!((a - 0.032_843).abs() < 1e-6, "{a}");
+        assert!((b - 0.893_238).abs() < 1e-6, "{b}");
         // Flagged facts come from one summary only: no interval by summary.
         let flagged = pooled(&s, Group::Flagged);
         assert_eq!(

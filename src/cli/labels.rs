@@ -1,9 +1,11 @@
 //! `ctxlab labels FILE... --format F --rules R [--explain]`: what the label rules mark on real
-//! transcripts, rule by rule, and with `--explain` every marked record with the reason (the
-//! sign of failure, or the token and the later record that used it), so a reader can check the
-//! marks by hand.
+//! transcripts, rule by rule, and with `--explain` every marked record with the rule that
+//! decided (with the parameter that let it, where one had to) and the reason (the sign of
+//! failure, or the token and the later record that used it), then the records the `errors`
+//! rule saw a sign of failure in and left out, with the parameter that would mark them, so a
+//! reader can check the marks by hand.
 
-use crate::import::label::Reason;
+use crate::import::label::{Reason, Verdict};
 use crate::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};
 use anyhow::Result;
@@ -34,7 +36,22 @@ pub fn run(a: LabelsArgs) -> Result<()> {
     let mut union = 0usize;
     let mut records = 0usize;
     let mut explained = Vec::new();
+    let mut left_out = Vec::new();
     for run in &runs {
+        if a.explain && a.rules.errors {
+            for (i, v) in a.rules.error_verdicts(run).into_iter().enumerate() {
+                if let Some(Verdict::LeftOut { sign, parameter }) = v {
+                    let record = &run.history.records[i];
+                    left_out.push(vec![
+                        run.history.name.clone(),
+                        record.id.to_string(),
+                        record.kind.as_str().to_string(),
+                        sign.to_string(),
+                        format!("errors({parameter}=true)"),
+                    ]);
+                }
+            }
+        }
         let reasons = a.rules.reasons(run);
         records += reasons.len();
         for (i, why) in reasons.iter().enumerate() {
@@ -47,7 +64,7 @@ pub fn run(a: LabelsArgs) -> Result<()> {
                         run.history.name.clone(),
                         record.id.to_string(),
                         record.kind.as_str().to_string(),
-                        LabelRules::NAMES[rule_index(r)].to_string(),
+                        rule_name(r),
                         describe(r, run),
                     ]);
                 }
@@ -86,14 +103,47 @@ pub fn run(a: LabelsArgs) -> Result<()> {
                 ]
             )
         );
+        if !left_out.is_empty() {
+            crate::sayln!();
+            crate::sayln!(
+                "{} records with a sign of failure that `errors` leaves out:",
+                left_out.len()
+            );
+            crate::sayln!();
+            crate::say!(
+                "{}",
+                text_table::render(
+                    &["run", "id", "kind", "sign", "marked by"],
+                    &left_out,
+                    &[
+                        Align::Left,
+                        Align::Right,
+                        Align::Left,
+                        Align::Left,
+                        Align::Left
+                    ]
+                )
+            );
+        }
     }
     Ok(())
+}
+
+/// The rule that decided, with the parameter that let it where the sign counts only when
+/// asked for: `errors(file_views=true)`.
+fn rule_name(r: &Reason) -> String {
+    match r {
+        Reason::Failure {
+            parameter: Some(p), ..
+        } => format!("errors({p}=true)"),
+        _ => LabelRules::NAMES[rule_index(r)].to_string(),
+    }
 }
 
 fn rule_index(r: &Reason) -> usize {
     match r {
         Reason::Instruction(_) => 0,
-        Reason::Failure(_) => 1,
+        Reason::Failure { .. } => 1,
         Reason::Reused { .. } => 2,
     }
 }
@@ -101,7 +151,7 @@ fn rule_index(r: &Reason) -> usize {
 fn describe(r: &Reason, run: &crate::import::Run) -> String {
     match r {
         Reason::Instruction(kind) => format!("a {} record", kind.as_str()),
-        Reason::Failure(sign) => (*sign).to_string(),
+        Reason::Failure { sign, .. } => (*sign).to_string(),
         Reason::Reused { token, by } => {
             let later = &run.history.records[*by];
             format!("{token} (used by {}, {})", later.id, later.kind.as_str())

@@ -3,9 +3,10 @@
 //! history, and the parameters of the noise specs that would mimic the flagger.
 //!
 //! The history is the unit: one flagger errs alike on a history's records, so every interval
-//! is the stats module's cluster-robust interval of a ratio mean ([`crate::stats::Acc`]), each
-//! history giving its misses and its required records (its false alarms and its unrequired
-//! records), clamped to [0, 1]. The position slope is fitted by ordinary least squares over
+//! is the stats module's interval of a share by history ([`crate::stats::Acc::share`]: Jeffreys's
+//! on the effective sample the cluster-robust variance gives, inside [0, 1] and with width at
+//! a rate of 0 or 1), each history giving its misses and its required records (its false alarms
+//! and its unrequired records). The position slope is fitted by ordinary least squares over
 //! records (each miss or hit a 1 or 0 at the record's relative position `i/(n−1)`), its ends
 //! clamped to [0, 1].
 
@@ -78,8 +79,8 @@ impl Gather {
     fn new() -> Gather {
         Gather {
             counts: Counts::default(),
-            misses: Acc::new(true),
-            alarms: Acc::new(true),
+            misses: Acc::share(true),
+            alarms: Acc::share(true),
             miss: Partial::default(),
             alarm: Partial::default(),
             seen: false,
@@ -107,14 +108,13 @@ impl Gather {
     }
 
     fn rates(&self, scope: Scope) -> Rates {
-        let clamp = |(lo, hi): (f64, f64)| (lo.max(0.0), hi.min(1.0));
         Rates {
             scope,
             counts: self.counts,
             fn_histories: self.misses.histories,
-            fn_interval: self.misses.interval().map(clamp),
+            fn_interval: self.misses.interval(),
             fp_histories: self.alarms.histories,
-            fp_interval: self.alarms.interval().map(clamp),
+            fp_interval: self.alarms.interval(),
         }
     }
 }

@@ -209,7 +209,7 @@ fn filter_csv(path: &Path, keep: &[bool]) -> Result<Option<Vec<u8>>> {
 }
 
 /// The comparison as a plain-text table: the group's keys, then the difference with its
-/// interval by history and the shares of histories better and worse.
+/// interval by history and the shares of histories better, worse and tied.
 pub fn to_text(c: &Comparison) -> String {
     let skip = [
         "baseline",
@@ -219,6 +219,7 @@ pub fn to_text(c: &Comparison) -> String {
         "diff_ci_high",
         "share_better",
         "share_worse",
+        "share_tied",
     ];
     let keys: Vec<String> = c
         .frame
@@ -228,7 +229,7 @@ pub fn to_text(c: &Comparison) -> String {
         .filter(|n| !skip.contains(&n.as_str()))
         .collect();
     let mut headings: Vec<&str> = keys.iter().map(String::as_str).collect();
-    headings.extend(["difference (95 % by history)", "better", "worse"]);
+    headings.extend(["difference (95 % by history)", "better", "worse", "tied"]);
     let value = |name: &str, i: usize| -> String {
         let mut buf = String::new();
         let v = c
@@ -261,6 +262,7 @@ pub fn to_text(c: &Comparison) -> String {
             });
             row.push(value("share_better", i));
             row.push(value("share_worse", i));
+            row.push(value("share_tied", i));
             row
         })
         .collect();
@@ -271,8 +273,8 @@ pub fn to_text(c: &Comparison) -> String {
     }
     format!(
         "every strategy minus {:?}, cell by cell on the same history and replicate; intervals \
-         treat the history as the unit; better / worse: shares of histories whose mean \
-         difference is above / below 0\n\n{}",
+         treat the history as the unit; better / worse / tied: shares of histories whose mean \
+         difference is above / below / exactly 0\n\n{}",
         c.baseline,
         text_table::render(&headings, &rows, &align)
     )

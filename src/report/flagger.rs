@@ -264,9 +264,9 @@ pub fn audit_text(a: &Audit, flags_from: &str) -> String {
     out += &format!(
         "\nFN rate: FN / required records; FP rate: FP / not-required records. Quarter k holds\n\
          the records i (0-based) with floor(4i/n) = k − 1 of each n-record history. Intervals:\n\
-         95 % by history (each history one cluster: the stats module's CR1 interval, t with\n\
-         H − 1 degrees of freedom over the H histories in brackets, those with records to err\n\
-         on), clamped to [0, 1]; — with fewer than two.\n\n\
+         95 % by history (each history one cluster: the stats module's interval of a share,\n\
+         Jeffreys's on the effective sample its CR1 variance gives, over the H histories in\n\
+         brackets, those with records to err on); — with fewer than two.\n\n\
          Noise specs that would mimic this flagger (by_position: least-squares lines over\n\
          records at relative position i/(n − 1), ends clamped to [0, 1]):\n  {}\n  {}\n  {}\n",
         a.uniform_spec(),

@@ -139,7 +139,9 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
          replicates and budgets of one history share that history. Every interval is therefore \
          a 95 % interval of the mean **by history**: cluster-robust (CR1) from per-history \
          totals, `mean ± t(0.975, H − 1) · se`, with H the group's histories (at least {fewest} \
-         here; a group of one history gets no interval). Retention is drawn {}; reduction and \
+         here; a group of one history gets no interval); a share (retention, reduction, \
+         feasibility) gets Jeffreys's interval on the effective sample that variance gives \
+         instead, inside [0, 1] and with width at 0 and 1. Retention is drawn {}; reduction and \
          `exact` are means over feasible cells; the feasibility chart's share is a mean over \
          all cells with the same interval by history.",
         g.histories,

@@ -122,6 +122,9 @@ fn merge_kind<E: SweepExperiment>(
     let mut total: Summary = summary::empty(&rows_table, &grid);
     let mut shard_files = Vec::new();
     for &(path, s) in shards {
+        if let Err(e) = s.summary.check_format() {
+            refuse!("{}: shard {}: {e}", path.display(), s.shard.0);
+        }
         if !s.summary.same_shape(&total) {
             refuse!(
                 "{}: shard {}: its summary has {} groups where the grid has {}",

@@ -653,6 +653,9 @@ fn prepare_staging(
                     staging.display()
                 );
             }
+            if let Err(e) = p.summary.check_format() {
+                refuse!("{}: the unfinished run cannot be resumed: {e}; delete {} to start over", path.display(), staging.display());
+            }
             if !p.summary.same_shape(&empty) {
                 refuse!("{}: the checkpoint's summary does not fit this grid; delete that folder to start over", path.display());
             }

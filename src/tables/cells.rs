@@ -51,8 +51,10 @@ pub fn table() -> Table<Grid, CellRow> {
         // The rates the flags realised on this history (nominal rates above, see `noise`).
         .opt_real("fn_realised", |_, r| r.realised.false_negative())
         .measure()
+        .share()
         .opt_real("fp_realised", |_, r| r.realised.false_positive())
         .measure()
+        .share()
         .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
         .whole("keep_recent", |_, r| u64::from(r.keep_recent))
         .percent("budget_percent", |g, r| g.budgets[r.budget as usize])
@@ -60,6 +62,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .whole("total", |_, r| r.total)
         .opt_whole("used", move |_, r| feasible(r).then_some(r.metrics.used))
         .opt_real("reduction", |_, r| r.metrics.reduction)
+        .share()
         .measure_as("reduction_feasible")
         .paired()
         .whole("required_total", |_, r| u64::from(r.metrics.required_total))
@@ -67,25 +70,30 @@ pub fn table() -> Table<Grid, CellRow> {
             feasible(r).then_some(u64::from(r.metrics.required_kept))
         })
         .opt_real("required_retention", |_, r| r.metrics.required_retention)
+        .share()
         .measure_as("required_retention_feasible")
         // Over every cell of a history with required records: an infeasible cell keeps
         // nothing (the harness could not build a context within the budget).
         .opt_real("required_retention_all", |_, r| {
             all_cells(r, r.metrics.required_retention)
         })
+        .share()
         .measure()
         .paired()
         .opt_real("retention_any", |_, r| r.metrics.retention_any)
+        .share()
         .measure_as("retention_any_feasible")
         .opt_real("retention_any_all", |_, r| {
             all_cells(r, r.metrics.retention_any)
         })
+        .share()
         .measure()
         .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
         .opt_whole("facts_kept", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.facts_kept))
         })
         .opt_real("fact_retention", |_, r| r.metrics.fact_retention)
+        .share()
         .measure_as("fact_retention_feasible")
         // As for records: an infeasible cell keeps no fact; undefined without facts.
         .opt_real("fact_retention_all", |_, r| {
@@ -95,6 +103,7 @@ pub fn table() -> Table<Grid, CellRow> {
                 all_cells(r, r.metrics.fact_retention)
             }
         })
+        .share()
         .measure()
         // The facts a later record uses again (`crate::facts`): the information that matters.
         .whole("needed_facts_total", |_, r| {
@@ -107,6 +116,7 @@ pub fn table() -> Table<Grid, CellRow> {
             r.metrics.needed_fact_retention
         })
         .measure_as("needed_fact_retention_feasible")
+        .share()
         .opt_real("needed_fact_retention_all", |_, r| {
             if r.metrics.needed_facts_total == 0 {
                 None
@@ -115,8 +125,10 @@ pub fn table() -> Table<Grid, CellRow> {
             }
         })
         .measure()
+        .share()
         .paired()
         .opt_real("exact", |_, r| r.metrics.exact)
+        .share()
         .measure_as("exact_feasible")
         .opt_whole("placeholders", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.placeholders))

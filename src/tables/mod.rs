@@ -91,6 +91,9 @@ pub struct Column<G, R> {
     /// Compared only where both rows completed (a cost of a session that ran out of context
     /// is a cost of less work); the pairs table counts the pairs left out.
     pub completed_only: bool,
+    /// Every value lies in [0, 1] (declared with [`Table::share`]; flags always do): the
+    /// summary's interval is the one for shares.
+    pub share: bool,
 }
 
 impl<G, R> Column<G, R> {
@@ -128,6 +131,11 @@ impl<G, R> Column<G, R> {
     pub fn whole(&self) -> bool {
         matches!(self.get, Get::Whole(_) | Get::OptWhole(_) | Get::Flag(_))
     }
+
+    /// Whether every value lies in [0, 1], so the summary treats the mean as a share.
+    pub fn unit(&self) -> bool {
+        self.share || matches!(self.get, Get::Flag(_))
+    }
 }
 
 /// A table: its file stem (`cells` → `cells.parquet`, `cells.csv`) and its columns in order.
@@ -152,6 +160,7 @@ impl<G, R> Table<G, R> {
             summary_name: None,
             paired: false,
             completed_only: false,
+            share: false,
         });
         self
     }
@@ -231,6 +240,13 @@ impl<G, R> Table<G, R> {
             .last_mut()
             .expect("follows a column")
             .completed_only = true;
+        self
+    }
+
+    /// Marks the column declared last as a share: every value lies in [0, 1] (a retention, a
+    /// reduction), so its summary interval stays within the bounds and has width at them.
+    pub fn share(mut self) -> Self {
+        self.columns.last_mut().expect("follows a column").share = true;
         self
     }
 

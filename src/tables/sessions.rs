@@ -57,8 +57,10 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         // The rates the flags realised on this history (nominal rates above, see `noise`).
         .opt_real("fn_realised", |_, r| r.realised.false_negative())
         .measure()
+        .share()
         .opt_real("fp_realised", |_, r| r.realised.false_positive())
         .measure()
+        .share()
         .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
         .whole("window", |g, r| g.windows[r.window as usize])
         .real("ratio", |g, r| g.ratios[r.ratio as usize])
@@ -115,22 +117,27 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         })
         .real("required_any", |_, r| r.metrics.required_any)
         .opt_real("retention_end", |_, r| r.metrics.retention_end)
+        .share()
         .measure()
         .paired()
         .opt_real("retention_any_end", |_, r| r.metrics.retention_any_end)
+        .share()
         .measure()
         .paired()
         .opt_real("retention_at_need", |_, r| r.metrics.retention_at_need)
+        .share()
         .measure()
         .paired()
         .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
         .whole("facts_kept", |_, r| u64::from(r.metrics.facts_kept))
         .opt_real("fact_retention_end", |_, r| r.metrics.fact_retention_end)
+        .share()
         .measure()
         .paired()
         .opt_real("fact_retention_at_need", |_, r| {
             r.metrics.fact_retention_at_need
         })
+        .share()
         .measure()
         .paired()
         .whole("needed_facts_total", |_, r| {
@@ -143,12 +150,14 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
             r.metrics.needed_fact_retention_end
         })
         .measure()
+        .share()
         .paired()
         .whole("needed_uses", |_, r| r.metrics.needed_uses)
         .opt_real("needed_fact_retention_at_need", |_, r| {
             r.metrics.needed_fact_retention_at_need
         })
         .measure()
+        .share()
         .paired()
 }
 

@@ -17,6 +17,9 @@ pub struct GroupRow {
     /// The group's index on the grid (the grid turns it into keys).
     pub index: usize,
     pub acc: GroupAcc,
+    /// Each measure's interval, worked out once (a share's takes a quantile search) for the
+    /// two columns and every format that show it.
+    pub intervals: Vec<Option<(f64, f64)>>,
 }
 
 /// A row that belongs to a summary group (its keys come from the group).
@@ -97,7 +100,8 @@ pub fn pairs_table<G: 'static>(keys: Table<G, PairRow>) -> Table<G, PairRow> {
         .opt_real("diff_ci_low", |_, r| r.acc.diff.interval().map(|i| i.0))
         .opt_real("diff_ci_high", |_, r| r.acc.diff.interval().map(|i| i.1))
         .opt_real("share_better", |_, r| r.share(r.acc.better))
-        .opt_real("share_worse", |_, r| r.share(r.acc.worse));
+        .opt_real("share_worse", |_, r| r.share(r.acc.worse))
+        .opt_real("share_tied", |_, r| r.share(r.acc.tied));
     t.stem = "pairs";
     t
 }
@@ -136,8 +140,9 @@ pub trait Grouping<R> {
 /// An empty summary for `rows`' measures and pairs over `grid`'s groups.
 pub fn empty<G: Grouping<R>, R>(rows: &Table<G, R>, grid: &G) -> Summary {
     let whole: Vec<bool> = rows.measures().map(|c| c.whole()).collect();
+    let unit: Vec<bool> = rows.measures().map(|c| c.unit()).collect();
     let paired: Vec<bool> = rows.paired_columns().map(|c| c.whole()).collect();
-    Summary::new(grid.groups(), &whole, grid.strategies(), &paired)
+    Summary::new(grid.groups(), &whole, grid.strategies(), &paired).with_units(&unit)
 }
 
 fn number(v: Value) -> Option<f64> {
@@ -218,6 +223,7 @@ pub fn group_rows(summary: &Summary) -> Vec<GroupRow> {
         .map(|(index, acc)| GroupRow {
             index,
             acc: acc.clone(),
+            intervals: acc.measures.iter().map(|m| m.interval()).collect(),
         })
         .collect()
 }
@@ -235,10 +241,10 @@ pub fn table<G: 'static, R>(rows: &Table<G, R>, keys: Table<G, GroupRow>) -> Tab
                 r.acc.measures[k].sd()
             })
             .opt_real(format!("{name}_ci_low"), move |_, r: &GroupRow| {
-                r.acc.measures[k].interval().map(|i| i.0)
+                r.intervals[k].map(|i| i.0)
             })
             .opt_real(format!("{name}_ci_high"), move |_, r: &GroupRow| {
-                r.acc.measures[k].interval().map(|i| i.1)
+                r.intervals[k].map(|i| i.1)
             });
     }
     t

@@ -134,10 +134,12 @@ fn two_summaries_pool_and_give_an_interval_by_summary() {
         row(&out, &["two", "2", "all"])[3..],
         ["1", "2", "1", "0.500"]
     );
-    // Pooled: 2 + 1 of 6 + 2 = 3/8 = 0.375 (Wilson 0.137–0.694). By summary (CR1, t(0.975, 1)
-    // = 12.706): residuals 2 − 0.375·6 = −0.25 and 1 − 0.375·2 = 0.25, V = 2 · 0.125 / 64,
-    // half-width 12.706 · 0.0625 = 0.794: 0.375 ± 0.794, printed within 0–1. Not flagged:
-    // 1/1 + 1/2 = 2/3, record_mean (1 + 0.5) / 2 = 0.750.
+    // Pooled: 2 + 1 of 6 + 2 = 3/8 = 0.375 (Wilson 0.137–0.694). By summary (the share
+    // interval): residuals 2 − 0.375·6 = −0.25 and 1 − 0.375·2 = 0.25, V = 2 · 0.125 / 64,
+    // n* = 0.234375 / V = 60, times (t(0.975, 7)/t(0.975, 1))² = (2.3646/12.7062)²: n = 2.078,
+    // Jeffreys 0.033–0.893 (normal theory: 0.375 ± 0.794, past both bounds). Not flagged:
+    // 1/1 + 1/2 = 2/3, residuals 1/3 and −1/3, V = 2 · (2/9) / 9, n* = 4.5, times
+    // (4.3027/12.7062)²: n = 0.516, 0.019–0.995; record_mean (1 + 0.5) / 2 = 0.750.
     assert_eq!(
         row(&out, &["all"]),
         [
@@ -148,7 +150,7 @@ fn two_summaries_pool_and_give_an_interval_by_summary() {
             "3",
             "0.375",
             "0.137–0.694",
-            "0.000–1.000",
+            "0.033–0.893",
             "0.500"
         ]
     );
@@ -163,7 +165,7 @@ fn two_summaries_pool_and_give_an_interval_by_summary() {
             "2",
             "0.667",
             "0.208–0.939",
-            "0.000–1.000",
+            "0.019–0.995",
             "0.750"
         ]
     );

@@ -403,6 +403,79 @@ fn real_transcripts_import_and_calibrate() {
     }
 }
 
+/// A mini-swe-agent run with a `grep` that finds nothing (4), a doctest's traceback in a file
+/// the agent printed (6) and a real one (8).
+const LEFT_OUT: &str = r#"{"instance_id": "demo__left-out", "messages": [
+  {"role": "system", "content": "Run one command per turn."},
+  {"role": "user", "content": "Fix parse_config."},
+  {"role": "assistant", "content": "THOUGHT: Look.\n\n```bash\ngrep -rn parse_hdr src\n```"},
+  {"role": "user", "content": "<returncode>1</returncode>\n<output>\n</output>"},
+  {"role": "assistant", "content": "THOUGHT: Read the docs.\n\n```bash\ncat docs/usage.rst\n```"},
+  {"role": "user", "content": "<returncode>0</returncode>\n<output>\n>>> parse_config('')\nTraceback (most recent call last):\nKeyError: 'sections'\n</output>"},
+  {"role": "assistant", "content": "THOUGHT: Run it.\n\n```bash\npython -c 'import loader'\n```"},
+  {"role": "user", "content": "<returncode>0</returncode>\n<output>\nTraceback (most recent call last):\nKeyError: 'sections'\n</output>"}
+]}"#;
+
+#[test]
+fn labels_explains_what_errors_leaves_out_and_which_parameter_marks_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("demo__left-out.traj.json");
+    std::fs::write(&file, LEFT_OUT).unwrap();
+    let f = file.display().to_string();
+    let run = |rules: &str| {
+        let o = ctxlab(
+            dir.path(),
+            &[
+                "labels",
+                &f,
+                "--format",
+                "mini-swe-agent",
+                "--rules",
+                rules,
+                "--explain",
+            ],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let out = run("errors");
+    for line in [
+        "errors            1       12.5%",
+        "demo__left-out   8  tool_result  errors  a Python traceback",
+        "2 records with a sign of failure that `errors` leaves out:",
+        "demo__left-out   4  tool_result  a non-zero <returncode> with empty output  errors(empty_exits=true)",
+        "demo__left-out   6  tool_result  a Python traceback in a viewed file        errors(file_views=true)",
+    ] {
+        assert!(out.contains(line), "{line:?} in\n{out}");
+    }
+    let out = run("errors(empty_exits=true, file_views=true)");
+    for line in [
+        "rules: errors(empty_exits=true, file_views=true)",
+        "errors            3       37.5%",
+        "demo__left-out   4  tool_result  errors(empty_exits=true)  a non-zero <returncode> with empty output",
+        "demo__left-out   6  tool_result  errors(file_views=true)   a Python traceback in a viewed file",
+        "demo__left-out   8  tool_result  errors                    a Python traceback",
+    ] {
+        assert!(out.contains(line), "{line:?} in\n{out}");
+    }
+    assert!(!out.contains("leaves out"), "{out}");
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "labels",
+            &f,
+            "--format",
+            "mini-swe-agent",
+            "--rules",
+            "errors(empty_exits=maybe)",
+        ],
+    );
+    assert_fails_with(
+        &o,
+        &["`empty_exits` expects true or false, found \"maybe\""],
+    );
+}
+
 #[test]
 fn labels_explains_every_mark() {
     let f = fixture("demo__demo-1.traj.json");

@@ -288,12 +288,16 @@ fn the_confusion_matrix_and_the_audit_count_a_hand_made_flagger() {
     let o = ctxlab(d, &["flags", "audit", "h.jsonl", "--flags", "flags.jsonl"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let audit = stdout(&o);
-    // FN by history: misses s = 2, 3, 3, 4 of n = 10 each; m = 12/40 = 0.3; residuals
-    // s − m·n = −1, 0, 0, 1; V = 4/3 · 2 / 40² = 1/600; half = t(0.975, 3) · √V = 3.182 ·
-    // 0.04082 = 0.1299: 0.170–0.430. FP: s = 0, 1, 1, 2 of 10, m = 0.1, the same residuals,
-    // so 0.1 ± 0.1299, clamped: 0.000–0.230. user FN: s = 1, 1, 1, 2 of 5, m = 0.25,
-    // residuals −0.25 (×3), 0.75: V = 4/3 · 0.75 / 20² = 0.0025, half = 3.182 · 0.05 = 0.159:
-    // 0.091–0.409.
+    // Rates are shares: Jeffreys's interval on the effective sample (stats module). FN by
+    // history: misses s = 2, 3, 3, 4 of n = 10 each; p = 12/40 = 0.3; residuals s − p·n = −1,
+    // 0, 0, 1; V = 4/3 · 2 / 40² = 1/600; n* = p(1 − p)/V = 126, times (t(0.975, 39) /
+    // t(0.975, 3))² = (2.0227/3.1824)²: n = 50.898, so the 2.5 % and 97.5 % quantiles of
+    // Beta(15.769, 36.129): 0.188–0.434 (the normal-theory interval was 0.170–0.430). FP:
+    // s = 0, 1, 1, 2 of 10, p = 0.1, the same residuals: n* = 54, n = 21.813, Beta(2.681,
+    // 20.132): 0.023–0.274 (was 0.1 ± 0.1299 clamped at 0). user FN: s = 1, 1, 1, 2 of 5,
+    // p = 0.25, residuals −0.25 (×3), 0.75: V = 4/3 · 0.75 / 20² = 0.0025, n* = 75, times
+    // (2.0930/3.1824)²: n = 32.441, 0.127–0.416. (Quantiles by the hypergeometric series of
+    // the incomplete beta function, computed apart from ctxlab.)
     for want in [
         "flags audit: 4 histories, 80 records; flags from flags.jsonl",
         "uniform(fn=0.3, fp=0.1)",
@@ -321,16 +325,16 @@ fn the_confusion_matrix_and_the_audit_count_a_hand_made_flagger() {
             "40",
             "12",
             "0.300",
-            "0.170–0.430",
+            "0.188–0.434",
             "(4)",
             "40",
             "4",
             "0.100",
-            "0.000–0.230",
+            "0.023–0.274",
             "(4)"
         ]
     );
-    assert_eq!(row("kind user")[2..6], ["5", "0.250", "0.091–0.409", "(4)"]);
+    assert_eq!(row("kind user")[2..6], ["5", "0.250", "0.127–0.416", "(4)"]);
     // Quarters (floor(4i/20) = floor(i/5)): required records i = 0, 2, 4 | 6, 8 | 10, 12, 14 |
     // 16, 18, so 12, 8, 12, 8 over the four histories; misses 0, 0, 0 + 1 + 1 + 2 = 4, 8.
     assert_eq!(row("quarter 1")[1..4], ["12", "0", "0.000"]);

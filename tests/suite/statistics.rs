@@ -19,7 +19,7 @@ use std::path::Path;
 /// So `required`: feasible-only mean (1 + 1) / 2 = 1, all-cells mean (1 + 0 + 1) / 3 = 2/3.
 /// `recent`: 1/6 either way. Paired, `required` − `recent` per history: 0.5, 0, 1 — mean 0.5,
 /// sd 0.5, by history ± t(0.975, 2) · 0.5 / √3 = ± 4.3027 · 0.288675 = ± 1.242081; better in 2
-/// of 3 histories, worse in none.
+/// of 3 histories, worse in none, tied in one (B).
 const HISTORIES: &str = r#"{"history": "A", "id": 1, "text": "aaaa", "required": true}
 {"history": "A", "id": 2, "text": "bbbbbbbb"}
 {"history": "A", "id": 3, "text": "cc", "required": true}
@@ -106,6 +106,13 @@ fn three_histories_worked_by_hand() {
     assert!((num(pair, "diff_ci_high") - (0.5 + half)).abs() < 1e-6);
     assert!((num(pair, "share_better") - 2.0 / 3.0).abs() < 1e-9);
     assert_eq!(num(pair, "share_worse"), 0.0);
+    // B's difference is exactly 0 (0 − 0): tied, and the three shares add up to 1.
+    assert!((num(pair, "share_tied") - 1.0 / 3.0).abs() < 1e-9);
+    let shares: f64 = ["share_better", "share_worse", "share_tied"]
+        .iter()
+        .map(|k| num(pair, k))
+        .sum();
+    assert!((shares - 1.0).abs() < 1e-12, "{shares}");
     // Reduction is compared where both are feasible: A and C.
     let reduction = compare
         .iter()

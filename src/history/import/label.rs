@@ -4,9 +4,13 @@
 //!
 //! - `instructions`: every `system` and `user` record (the system prompt, the task, and in
 //!   interactive sessions each later request the human typed).
-//! - `errors`: every `tool_result` that reports a failure (see [`reports_failure`]); a harness's
-//!   notice about the agent's own output format ("provide EXACTLY ONE action") is not a failure
-//!   of the task and marks nothing unless `errors(format_notices=true)`.
+//! - `errors`: every `tool_result` that reports a failure (see [`reports_failure`]). Three
+//!   signs are left out unless a parameter asks for them, for they are no failure the agent must
+//!   remember: a harness's notice about the agent's own output format ("provide EXACTLY ONE
+//!   action": `format_notices=true`); a non-zero exit with empty output, mostly `grep` finding
+//!   nothing (`empty_exits=true`); and an error-looking line in the text of a file the agent
+//!   viewed, a doctest's `Traceback` in `cat` or `sed -n` output ([`super::file_view`]:
+//!   `file_views=true`).
 //! - `hindsight(min_gap=2)`: every record in which a distinctive token first appeared that a
 //!   record written by the model (`assistant` or `tool_call`) at least `min_gap + 1` records
 //!   later uses again (see [`distinctive_tokens`]). A use by the next `min_gap` records marks
@@ -16,10 +20,10 @@
 //!   introduced itself (first seen in an `assistant` or `tool_call` record: a script name it made
 //!   up) marks nothing either: the agent needs no reminder of what it wrote.
 //!
-//! `errors` and `instructions` look only at the record itself (a harness could apply them as
-//! the run goes); `hindsight` looks at the future.
+//! `errors` and `instructions` look only at the record itself and, for `errors`, the call that
+//! produced it (a harness could apply them as the run goes); `hindsight` looks at the future.
 
-use super::Run;
+use super::{file_view, Run};
 use crate::history::{History, Kind, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -37,6 +41,10 @@ pub struct LabelRules {
     pub errors: bool,
     /// `errors(format_notices=true)`: a harness's format notices count as failures.
     pub format_notices: bool,
+    /// `errors(empty_exits=true)`: a non-zero exit with empty output counts as a failure.
+    pub empty_exits: bool,
+    /// `errors(file_views=true)`: error-looking lines in a viewed file's text count too.
+    pub file_views: bool,
     pub hindsight: bool,
     /// `hindsight(min_gap=N)`: uses by the next N records do not mark.
     pub min_gap: usize,
@@ -51,6 +59,8 @@ impl Default for LabelRules {
             instructions: false,
             errors: false,
             format_notices: false,
+            empty_exits: false,
+            file_views: false,
             hindsight: false,
             min_gap: DEFAULT_MIN_GAP,
             own_tokens: false,
@@ -63,8 +73,12 @@ impl Default for LabelRules {
 pub enum Reason {
     /// `instructions`: the record's kind.
     Instruction(Kind),
-    /// `errors`: the sign of failure found (see [`failure_sign`]).
-    Failure(&'static str),
+    /// `errors`: the sign of failure found (see [`failure_sign`]), and the parameter that let it
+    /// count where it counts only when asked for (`empty_exits`, `file_views`, ...).
+    Failure {
+        sign: &'static str,
+        parameter: Option<&'static str>,
+    },
     /// `hindsight`: the token and the (0-based) later record that used it.
     Reused { token: String, by: usize },
 }
@@ -76,6 +90,8 @@ impl LabelRules {
         instructions: true,
         errors: true,
         format_notices: false,
+        empty_exits: false,
+        file_views: false,
         hindsight: true,
         min_gap: DEFAULT_MIN_GAP,
         own_tokens: false,
@@ -111,17 +127,9 @@ impl LabelRules {
             }
         }
         if self.errors {
-            for (i, r) in records.iter().enumerate() {
-                if r.kind != Kind::ToolResult {
-                    continue;
-                }
-                let sign = if run.failed.get(i) == Some(&true) {
-                    Some("the transcript marks the result as an error")
-                } else {
-                    failure_sign(&r.text, self.format_notices)
-                };
-                if let Some(sign) = sign {
-                    reasons[i].push(Reason::Failure(sign));
+            for (i, verdict) in self.error_verdicts(run).into_iter().enumerate() {
+                if let Some(Verdict::Marked { sign, parameter }) = verdict {
+                    reasons[i].push(Reason::Failure { sign, parameter });
                 }
             }
         }
@@ -134,6 +142,49 @@ impl LabelRules {
             }
         }
         reasons
+    }
+
+    /// Per record, what the `errors` rule (with these parameters) makes of it: `None` for a
+    /// record with no sign of failure or no tool result.
+    pub fn error_verdicts(&self, run: &Run) -> Vec<Option<Verdict>> {
+        let records = &run.history.records;
+        (0..records.len())
+            .map(|i| {
+                if records[i].kind != Kind::ToolResult {
+                    return None;
+                }
+                if run.failed.get(i) == Some(&true) {
+                    return Some(Verdict::Marked {
+                        sign: "the transcript marks the result as an error",
+                        parameter: None,
+                    });
+                }
+                let sign = first_sign(&records[i].text)?;
+                let (asked, parameter) = match sign {
+                    Sign::EmptyExit => (self.empty_exits, Some("empty_exits")),
+                    Sign::FormatNotice => (self.format_notices, Some("format_notices")),
+                    Sign::Line(_) if file_view::is_file_view(records, i) => {
+                        (self.file_views, Some("file_views"))
+                    }
+                    _ => (true, None),
+                };
+                let name = match (sign, parameter) {
+                    (Sign::Line(line), Some(_)) => file_view_sign(line),
+                    _ => sign.name(),
+                };
+                Some(if asked {
+                    Verdict::Marked {
+                        sign: name,
+                        parameter,
+                    }
+                } else {
+                    Verdict::LeftOut {
+                        sign: name,
+                        parameter: parameter.expect("only a parameter leaves a sign out"),
+                    }
+                })
+            })
+            .collect()
     }
 
     /// The run's history with `required` set by these rules and its flags by `flags` (the
@@ -163,10 +214,18 @@ impl fmt::Display for LabelRules {
             names.push("instructions".into());
         }
         if self.errors {
-            names.push(if self.format_notices {
-                "errors(format_notices=true)".into()
-            } else {
+            let params: Vec<&str> = [
+                (self.format_notices, "format_notices=true"),
+                (self.empty_exits, "empty_exits=true"),
+                (self.file_views, "file_views=true"),
+            ]
+            .iter()
+            .filter_map(|&(on, p)| on.then_some(p))
+            .collect();
+            names.push(if params.is_empty() {
                 "errors".into()
+            } else {
+                format!("errors({})", params.join(", "))
             });
         }
         if self.hindsight {
@@ -246,14 +305,19 @@ impl FromStr for LabelRules {
                             format!("label rule {item:?}: `own_tokens` expects true or false, found {value:?}")
                         })?
                     }
-                    ("errors", "format_notices") => {
-                        rules.format_notices = value.parse().map_err(|_| {
-                            format!("label rule {item:?}: `format_notices` expects true or false, found {value:?}")
-                        })?
+                    ("errors", "format_notices" | "empty_exits" | "file_views") => {
+                        let on = value.parse().map_err(|_| {
+                            format!("label rule {item:?}: `{key}` expects true or false, found {value:?}")
+                        })?;
+                        match key {
+                            "format_notices" => rules.format_notices = on,
+                            "empty_exits" => rules.empty_exits = on,
+                            _ => rules.file_views = on,
+                        }
                     }
                     _ => {
                         return Err(format!(
-                            "label rule {item:?}: unknown parameter `{key}` (hindsight takes min_gap and own_tokens, errors takes format_notices)"
+                            "label rule {item:?}: unknown parameter `{key}` (hindsight takes min_gap and own_tokens, errors takes format_notices, empty_exits and file_views)"
                         ))
                     }
                 }
@@ -310,6 +374,59 @@ fn is_instruction(kind: Kind) -> bool {
     matches!(kind, Kind::System | Kind::User)
 }
 
+/// What the `errors` rule makes of a tool result that shows a sign of failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Marked: the sign, and the parameter that asked for it where one had to.
+    Marked {
+        sign: &'static str,
+        parameter: Option<&'static str>,
+    },
+    /// A sign that counts only when `parameter` is true, and it is not.
+    LeftOut {
+        sign: &'static str,
+        parameter: &'static str,
+    },
+}
+
+/// A sign of failure in a tool result's text, before the rule's parameters decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sign {
+    /// `<returncode>N</returncode>`, N ≠ 0, with output.
+    Exit,
+    /// The same with nothing in `<output>`: `grep` finding nothing, `test -f` answering no.
+    EmptyExit,
+    FormatNotice,
+    /// A message found anywhere in the text (`command not found`, a harness's timeout).
+    Message(&'static str),
+    /// A line that starts like an error (a traceback, `ValueError: ...`): in a viewed file's
+    /// text, the file's content.
+    Line(&'static str),
+}
+
+impl Sign {
+    fn name(self) -> &'static str {
+        match self {
+            Sign::Exit => "a non-zero <returncode>",
+            Sign::EmptyExit => "a non-zero <returncode> with empty output",
+            Sign::FormatNotice => "the harness's format notice",
+            Sign::Message(m) | Sign::Line(m) => m,
+        }
+    }
+}
+
+/// The name of a line sign seen in a file view.
+fn file_view_sign(line: &'static str) -> &'static str {
+    match line {
+        "a Python traceback" => "a Python traceback in a viewed file",
+        "a line starting with an exception name" => {
+            "a line starting with an exception name in a viewed file"
+        }
+        "a compiler or tool error line" => "a compiler or tool error line in a viewed file",
+        _ => "a test runner's failure verdict in a viewed file",
+    }
+}
+
 /// Does a tool result's text report a failure? True when any line (leading whitespace
 /// ignored) shows one of these signs:
 ///
@@ -325,25 +442,43 @@ fn is_instruction(kind: Kind) -> bool {
 ///    `=` that contains ` failed` or ` error` (the `=== 1 failed, 3 passed ===` summary);
 /// 7. the harness's own failure notices: `timed out and has been killed` (mini-swe-agent
 ///    timeout), `was cancelled because it took more than` (SWE-agent timeout), `Your bash
-///    command contained syntax errors` (SWE-agent).
+///    command contained syntax errors` (SWE-agent);
+/// 8. the harness's notice about the agent's output format, `Please always provide EXACTLY ONE
+///    action` (mini-swe-agent).
 ///
-/// The harness's notice about the agent's output format, `Please always provide EXACTLY ONE
-/// action` (mini-swe-agent), is a failure only with `format_notices`: it says the agent broke
-/// the protocol, not that anything in the task failed.
+/// The `errors` rule takes some of these only when asked ([`LabelRules::error_verdicts`]): 8
+/// with `format_notices` (the agent broke the protocol, nothing in the task failed), 1 with an
+/// empty `<output>` with `empty_exits`, 2–4 and 6 in a viewed file's text with `file_views`.
 pub fn reports_failure(text: &str) -> bool {
-    failure_sign(text, true).is_some()
+    first_sign(text).is_some()
 }
 
 /// The notice mini-swe-agent sends back when a response holds no single action.
 pub const FORMAT_NOTICE: &str = "Please always provide EXACTLY ONE action";
 
-/// The first sign of failure [`reports_failure`] finds, named.
-pub fn failure_sign(text: &str, format_notices: bool) -> Option<&'static str> {
+/// The first sign of failure [`reports_failure`] finds, named, as the `errors` rule takes it
+/// with `format_notices` and `empty_exits` as given (a file view needs the call: see
+/// [`LabelRules::error_verdicts`]).
+pub fn failure_sign(text: &str, format_notices: bool, empty_exits: bool) -> Option<&'static str> {
+    let sign = first_sign(text)?;
+    let asked = match sign {
+        Sign::FormatNotice => format_notices,
+        Sign::EmptyExit => empty_exits,
+        _ => true,
+    };
+    asked.then(|| sign.name())
+}
+
+fn first_sign(text: &str) -> Option<Sign> {
     if return_code(text).is_some_and(|code| code != 0) {
-        return Some("a non-zero <returncode>");
+        return Some(if output_is_empty(text) {
+            Sign::EmptyExit
+        } else {
+            Sign::Exit
+        });
     }
     if text.contains(FORMAT_NOTICE) {
-        return format_notices.then_some("the harness's format notice");
+        return Some(Sign::FormatNotice);
     }
     const ANYWHERE: [&str; 6] = [
         "command not found",
@@ -354,30 +489,45 @@ pub fn failure_sign(text: &str, format_notices: bool) -> Option<&'static str> {
         "Your bash command contained syntax errors",
     ];
     if let Some(p) = ANYWHERE.iter().find(|p| text.contains(*p)) {
-        return Some(p);
+        return Some(Sign::Message(p));
     }
     text.lines().find_map(|raw| {
         let line = raw.trim_start();
         if line.starts_with("Traceback (most recent call last):") {
-            Some("a Python traceback")
+            Some(Sign::Line("a Python traceback"))
         } else if starts_with_exception(line) {
-            Some("a line starting with an exception name")
+            Some(Sign::Line("a line starting with an exception name"))
         } else if ["error:", "error[", "fatal:", "fatal error:"]
             .iter()
             .any(|p| line.starts_with(p))
             || line.contains(": error:")
             || line.contains(": fatal error:")
         {
-            Some("a compiler or tool error line")
+            Some(Sign::Line("a compiler or tool error line"))
         } else if line.starts_with("FAILED ")
             || line.starts_with("ERROR ")
             || (line.starts_with('=') && (line.contains(" failed") || line.contains(" error")))
         {
-            Some("a test runner's failure verdict")
+            Some(Sign::Line("a test runner's failure verdict"))
         } else {
             None
         }
     })
+}
+
+/// Whether a result with a `<returncode>` printed nothing: what is left without the
+/// `<returncode>` element and the `<output>` tags is blank.
+fn output_is_empty(text: &str) -> bool {
+    let rest = match (text.find("<returncode>"), text.find("</returncode>")) {
+        (Some(a), Some(b)) if a < b => {
+            format!("{}{}", &text[..a], &text[b + "</returncode>".len()..])
+        }
+        _ => text.to_string(),
+    };
+    rest.replace("<output>", "")
+        .replace("</output>", "")
+        .trim()
+        .is_empty()
 }
 
 /// The N of the first `<returncode>N</returncode>`.
@@ -650,14 +800,140 @@ mod tests {
         // The harness's format notice is a failure only when asked for.
         let notice =
             "Please always provide EXACTLY ONE action in triple backticks, found 2 actions.";
-        assert_eq!(failure_sign(notice, false), None);
+        assert_eq!(failure_sign(notice, false, false), None);
         assert_eq!(
-            failure_sign(notice, true),
+            failure_sign(notice, true, false),
             Some("the harness's format notice")
         );
         assert_eq!(
-            failure_sign("<returncode>2</returncode>", false),
+            failure_sign(
+                "<returncode>2</returncode>\n<output>\nboom\n</output>",
+                false,
+                false
+            ),
             Some("a non-zero <returncode>")
+        );
+        // A non-zero exit with nothing printed is a failure only when asked for.
+        for empty in [
+            "<returncode>1</returncode>\n<output>\n</output>",
+            "<returncode>1</returncode>",
+            "  <returncode>2</returncode><output>  \n </output>\n",
+        ] {
+            assert_eq!(failure_sign(empty, false, false), None, "{empty:?}");
+            assert_eq!(
+                failure_sign(empty, false, true),
+                Some("a non-zero <returncode> with empty output"),
+                "{empty:?}"
+            );
+        }
+    }
+
+    /// A mini-swe-agent-like run: each response holds its command in a fenced block and the
+    /// harness answers with `<returncode>` and `<output>`.
+    fn run_of(turns: &[(&str, &str)]) -> Run {
+        let mut records = vec![Record::new(1, "Fix the bug.").kind(Kind::User)];
+        for (command, result) in turns {
+            let id = records.len() as u64 + 1;
+            records.push(
+                Record::new(id, format!("THOUGHT: go.\n\n```bash\n{command}\n```"))
+                    .kind(Kind::Assistant),
+            );
+            records.push(Record::new(id + 1, *result).kind(Kind::ToolResult));
+        }
+        let n = records.len();
+        Run {
+            history: History::new("run", records),
+            failed: vec![false; n],
+            calls: Vec::new(),
+        }
+    }
+
+    /// The (0-based) records `rules` marks, with the sign and the parameter that decided.
+    fn error_marks(run: &Run, rules: &str) -> Vec<(usize, &'static str, Option<&'static str>)> {
+        let rules: LabelRules = rules.parse().unwrap();
+        rules
+            .reasons(run)
+            .iter()
+            .enumerate()
+            .flat_map(|(i, why)| {
+                why.iter().filter_map(move |r| match r {
+                    Reason::Failure { sign, parameter } => Some((i, *sign, *parameter)),
+                    _ => None,
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn empty_exits_and_file_views_count_only_when_asked() {
+        let doctest = "<returncode>0</returncode>\n<output>\n    >>> f(-1)\nTraceback (most recent call last):\nValueError: negative\n</output>";
+        let run = run_of(&[
+            // 2: grep finding nothing.
+            ("grep -rn 'def parse_hdr' src/", "<returncode>1</returncode>\n<output>\n</output>"),
+            // 4: a doctest's traceback in a file the agent printed.
+            ("cat docs/usage.rst", doctest),
+            // 6: the same lines printed by a program the agent ran: a failure.
+            ("python reproduce.py", doctest),
+            // 8: a failing command that printed something.
+            ("grep -rn x missing/", "<returncode>2</returncode>\n<output>\ngrep: missing/: No such file or directory\n</output>"),
+            // 10: a viewed file that does not exist: the exit status decides.
+            ("sed -n 1,20p nowhere.py", "<returncode>2</returncode>\n<output>\nsed: can't read nowhere.py: No such file or directory\n</output>"),
+        ]);
+        let marked =
+            |rules: &str| -> Vec<usize> { error_marks(&run, rules).iter().map(|m| m.0).collect() };
+        assert_eq!(marked("errors"), [6, 8, 10]);
+        assert_eq!(marked("errors(empty_exits=true)"), [2, 6, 8, 10]);
+        assert_eq!(marked("errors(file_views=true)"), [4, 6, 8, 10]);
+        assert_eq!(
+            error_marks(&run, "errors(empty_exits=true, file_views=true)"),
+            [
+                (
+                    2,
+                    "a non-zero <returncode> with empty output",
+                    Some("empty_exits")
+                ),
+                (4, "a Python traceback in a viewed file", Some("file_views")),
+                (6, "a Python traceback", None),
+                (8, "a non-zero <returncode>", None),
+                (10, "a non-zero <returncode>", None),
+            ]
+        );
+        // What the rule leaves out, and the parameter that would mark it.
+        let rules: LabelRules = "errors".parse().unwrap();
+        let left: Vec<(usize, Verdict)> = rules
+            .error_verdicts(&run)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, v)| match v {
+                Some(v @ Verdict::LeftOut { .. }) => Some((i, v)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            left,
+            [
+                (
+                    2,
+                    Verdict::LeftOut {
+                        sign: "a non-zero <returncode> with empty output",
+                        parameter: "empty_exits"
+                    }
+                ),
+                (
+                    4,
+                    Verdict::LeftOut {
+                        sign: "a Python traceback in a viewed file",
+                        parameter: "file_views"
+                    }
+                ),
+            ]
+        );
+        // The transcript's own error flag decides whatever the text.
+        let mut flagged = run_of(&[("grep -q x a.py", "")]);
+        flagged.failed[2] = true;
+        assert_eq!(
+            error_marks(&flagged, "errors"),
+            [(2, "the transcript marks the result as an error", None)]
         );
     }
 
@@ -705,10 +981,34 @@ mod tests {
                 "`format_notices` expects true or false",
             ),
             ("hindsight(min_gap=1", "closing"),
+            ("errors(empty_exits=yes)", "`empty_exits` expects true or false, found \"yes\""),
+            ("errors(file_views=1)", "`file_views` expects true or false, found \"1\""),
+            (
+                "errors(file_view=true)",
+                "unknown parameter `file_view` (hindsight takes min_gap and own_tokens, errors takes format_notices, empty_exits and file_views)",
+            ),
+            ("errors(empty_exits)", "should read `key=value`"),
+            ("hindsight(empty_exits=true)", "unknown parameter `empty_exits`"),
         ] {
             let e = bad.parse::<LabelRules>().unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
+        let both: LabelRules = "errors(file_views=true, empty_exits=true, format_notices=false)"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            (both.empty_exits, both.file_views, both.format_notices),
+            (true, true, false)
+        );
+        assert_eq!(
+            both.to_string(),
+            "errors(empty_exits=true, file_views=true)"
+        );
+        assert_eq!(both.to_string().parse::<LabelRules>().unwrap(), both);
+        let all: LabelRules = "errors(format_notices=true, empty_exits=true, file_views=true)"
+            .parse()
+            .unwrap();
+        assert_eq!(all.to_string().parse::<LabelRules>().unwrap(), all);
         let from_text: LabelRules = serde_json::from_str(r#""errors""#).unwrap();
         assert_eq!(serde_json::to_string(&from_text).unwrap(), r#""errors""#);
     }

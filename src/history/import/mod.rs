@@ -7,6 +7,7 @@
 //! listed in each format's module and in the README.
 
 pub mod claude_code;
+pub mod file_view;
 pub mod label;
 pub mod mini_swe_agent;
 pub mod openai_chat;
