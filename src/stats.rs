@@ -1174,7 +1174,7 @@ mod tests {
             vec![0.5],
             vec![-(2f64.powi(-20))],
         ] {
-            s.add_pairs(&mut scratch, diffs.into_iter().map(|d| (0, d)));
+            s.add_pairs(&mut scratch, diffs.into_iter().map(|d| (0, Some(d))));
         }
         let acc = s.pairs[0].diff;
         assert_eq!(
@@ -1189,7 +1189,7 @@ mod tests {
         for (diffs, expect) in [(vec![3.0, -2.0], (1, 0, 0)), (vec![3.0, -3.0], (0, 0, 1))] {
             let mut s = Summary::new(1, &[false], 2, &[false, true]);
             let mut scratch = s.partials();
-            s.add_pairs(&mut scratch, diffs.into_iter().map(|d| (1, d)));
+            s.add_pairs(&mut scratch, diffs.into_iter().map(|d| (1, Some(d))));
             let p = s.pairs[1];
             assert_eq!((p.better, p.worse, p.tied), expect);
         }

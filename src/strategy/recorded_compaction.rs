@@ -6,6 +6,11 @@
 //! the facts found in its text (the `recorded` summariser). A history without a recorded
 //! summary is never compacted: the replay is then `raw`.
 //!
+//! `recorded_compaction(summariser=simulated|extractive|llm, ...)` compacts at the same points,
+//! at the same size (the recorded summary's cost), but with that summariser's summary of the
+//! span the recorded one replaced (the recorded summary itself unseen): an offline summariser
+//! at the very compaction points a real session chose.
+//!
 //! Checked before every agent call (a recorded summary appears once, and once replaced it is a
 //! summary of the session, not a record, so it acts once). In a cell there is no time: the
 //! history's last recorded summary is applied, and a result over the capacity is infeasible.
@@ -23,14 +28,27 @@ pub struct RecordedCompaction {
 
 impl super::rule::RuleSpec for RecordedCompaction {
     const NAME: &'static str = "recorded_compaction";
-    const TAIL: super::rule::Tail =
-        super::rule::Tail::None("it compacts where the transcript did, keeping what the run kept");
+    const TAIL: super::rule::Tail = super::rule::Tail::None(
+        "it compacts where the transcript did, keeping what the run kept; it takes a `summariser` and its parameters alone",
+    );
+    const OWN_PARAMS: &'static [&'static str] = crate::summariser::PARAMS;
     const DEFAULT_HEAD: Head = Head::First(0);
 
-    fn parse(_: &mut spec::Params) -> Result<Self, ParseError> {
-        Ok(RecordedCompaction {
-            summariser: Summariser::Recorded,
-        })
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        let summariser = if p.value("summariser").is_some() {
+            Summariser::from_params(p)?
+        } else {
+            Summariser::Recorded
+        };
+        Ok(RecordedCompaction { summariser })
+    }
+
+    fn push_params(&self, params: &mut Vec<String>) {
+        // The simulated summariser names itself here: the default is the recorded summary.
+        if matches!(self.summariser, Summariser::Simulated(_)) {
+            params.push("summariser=simulated".into());
+        }
+        self.summariser.push_params(params);
     }
 
     fn apply(
@@ -53,10 +71,13 @@ impl super::rule::RuleSpec for RecordedCompaction {
         for i in 0..systems {
             out.push(Item::Verbatim(i), view.costs[i], view.separator);
         }
+        // Another summariser writes in the recorded summary's place, at its size, from the span
+        // it replaced.
+        let recorded = matches!(self.summariser, Summariser::Recorded);
         let cost = self.summariser.write(
             &view,
             (systems, at + 1),
-            |_| true,
+            |i| recorded || i != at,
             view.costs[at],
             stream,
             out,

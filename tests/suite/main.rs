@@ -20,6 +20,7 @@ mod fuzz;
 mod hostile;
 mod import_formats;
 mod invariants;
+mod judge;
 mod llm_summaries;
 mod llm_sweep;
 mod losses;

@@ -545,7 +545,9 @@ impl Compactor for SummariseOld {
                 view.separator,
             );
             for j in 0..head {
-                out.summary_kept[j] = self.summariser.keeps(view.flags[j], stream, j as u64);
+                out.summary_kept[j] =
+                    self.summariser
+                        .keeps(view.flags[j], view.kinds[j], stream, j as u64);
             }
         }
         for j in head..n {

@@ -451,7 +451,7 @@ fn summary_recall_is_drawn_from_the_cell_stream_per_record() {
     for i in 0..200 {
         assert_eq!(
             a.summary_kept[i],
-            summariser.keeps(h.truth[i], 17, i as u64)
+            summariser.keeps(h.truth[i], h.kinds[i], 17, i as u64)
         );
     }
     // Same stream, same draws; another stream, other draws.
@@ -464,7 +464,10 @@ fn summary_recall_is_drawn_from_the_cell_stream_per_record() {
     let none = vec![false; 200];
     s.apply(View::new(&h, &none), 100, 0, 17, &mut b);
     for i in 0..200 {
-        assert_eq!(b.summary_kept[i], summariser.keeps(false, 17, i as u64));
+        assert_eq!(
+            b.summary_kept[i],
+            summariser.keeps(false, h.kinds[i], 17, i as u64)
+        );
     }
     assert_eq!(Strategy::parse("mask").unwrap().summariser(), None);
 }
@@ -484,7 +487,7 @@ fn summarising_a_summary_compounds_recall() {
     let once = first.summary_kept.iter().filter(|&&k| k).count();
     // A second compaction with its own stream re-applies recall to what the first carried.
     let twice = (0..n)
-        .filter(|&i| first.summary_kept[i] && summariser.keeps(false, 2, i as u64))
+        .filter(|&i| first.summary_kept[i] && summariser.keeps(false, h.kinds[i], 2, i as u64))
         .count();
     let rate = |k: usize| k as f64 / n as f64;
     assert!((rate(once) - 0.7).abs() < 0.02, "{}", rate(once));

@@ -26,7 +26,17 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("clear_tool_uses(exclude_tools=[], clear_inputs=false, keep=3)", "clear_tool_uses"),
     ("summary", "summary"),
-    ("summary(summary_ratio=0.1, summary_max=2000, recall_flagged=0.01)", "summary"),
+    // A flag recall makes the summariser flag-based: the label names both flag recalls.
+    (
+        "summary(summary_ratio=0.1, summary_max=2000, recall_flagged=0.01)",
+        "summary(recall_flagged=0.01, recall_other=0.05)",
+    ),
+    ("summary(summary_max=2000, recall_user=0.38)", "summary"),
+    ("summary(recall_tool_result=0.5)", "summary(recall_tool_result=0.5)"),
+    (
+        "summary(recall_other=0.3, recall_user=0.9)",
+        "summary(recall_flagged=0.24, recall_other=0.3, recall_user=0.9)",
+    ),
     (
         "summary(recall_other=0.05, summary_size=500, keep_recent=4)",
         "summary(keep_recent=4, summary_size=500, recall_other=0.05)",

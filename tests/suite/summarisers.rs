@@ -105,7 +105,8 @@ fn summariser_parameters_are_checked_and_printed_back() {
     let s = Strategy::parse("codex_compact(summariser=extractive)").unwrap();
     assert_eq!(s.label(), "codex_compact(summariser=extractive)");
     let s = Strategy::parse("summary(summariser=simulated, recall_flagged=0.4)").unwrap();
-    assert_eq!(s.label(), "summary(recall_flagged=0.4)");
+    // Flag-based once a flag recall is given: both flag recalls are named.
+    assert_eq!(s.label(), "summary(recall_flagged=0.4, recall_other=0.05)");
     let e = Strategy::parse("summary(summariser=extractive, recall_flagged=0.4)")
         .unwrap_err()
         .to_string();

@@ -845,6 +845,7 @@ mod tests {
             history: History::new("run", records),
             failed: vec![false; n],
             calls: Vec::new(),
+            continued: false,
         }
     }
 
