@@ -25,7 +25,6 @@ use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
 use serde::{Deserialize, Serialize};
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -255,6 +254,10 @@ pub struct ShardState {
     pub summary: Summary,
     /// The files this shard published besides its state, relative to the folder.
     pub files: Vec<String>,
+    /// Per file of `files`, its checksum (see `verify::checksum`): what `merge` checks the
+    /// file's bytes against.
+    #[serde(default)]
+    pub checksums: Vec<(String, String)>,
     /// The flagger's confusion over every history (each shard loads them all), for the
     /// merged manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -490,9 +493,21 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 .and_then(|t| serde_json::from_str::<ShardState>(&t).ok())
                 .map(|s| s.files)
                 .unwrap_or_default();
+            let config_hash = exp.config_hash();
+            let checksums = places
+                .iter()
+                .map(|(from, to)| {
+                    let sum = super::verify::checksum(
+                        &staging.join(from),
+                        &config_hash,
+                        (s.index, s.count),
+                    )?;
+                    Ok((to.clone(), sum))
+                })
+                .collect::<Result<Vec<_>>>()?;
             let state = ShardState {
                 kind: E::Grid::KIND,
-                config_hash: exp.config_hash(),
+                config_hash,
                 shard: (s.index, s.count),
                 histories: (range.start, range.end),
                 rows: shard_rows,
@@ -501,6 +516,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 config: exp.resolved_json(),
                 summary,
                 files: places.iter().map(|(_, to)| to.clone()).collect(),
+                checksums,
                 flagger: flagger.clone(),
             };
             write_json(&staging.join("state.json"), &state)?;
@@ -629,6 +645,13 @@ fn prepare_staging(
     resume: bool,
 ) -> Result<Checkpoint> {
     let path = staging.join(CHECKPOINT);
+    // A link planted for the staging folder (or its checkpoint) is refused before anything
+    // in it is read or written.
+    crate::links::refuse_link(staging)?;
+    if staging.exists() && !super::folder::staging_is_ours(staging) {
+        super::folder::clear_staging(staging)?;
+    }
+    crate::links::refuse_link(&path)?;
     let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
         Ok(text) => Some(serde_json::from_str(&text).map_err(|e| {
             Error::Refused(format!(
@@ -659,12 +682,8 @@ fn prepare_staging(
             Ok(p)
         }
         None => {
-            if staging.exists() {
-                std::fs::remove_dir_all(staging)
-                    .at(staging, "clear")?;
-            }
-            std::fs::create_dir_all(staging)
-                .at(staging, "create")?;
+            super::folder::clear_staging(staging)?;
+            super::folder::make_staging(staging)?;
             Ok(Checkpoint {
                 key,
                 chunks_done: 0,
@@ -687,7 +706,7 @@ pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     }
     .at(path, "encode")?
         + "\n";
-    std::fs::write(&tmp, text).at(&tmp, "write")?;
+    crate::links::write(&tmp, text.as_bytes())?;
     std::fs::rename(&tmp, path).at(path, "write")
 }
 
@@ -825,7 +844,7 @@ pub(crate) fn write_table<G: Sync, R: Sync>(
 
 /// Writes a whole DataFrame as one Parquet file.
 pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<()> {
-    let file = File::create(path).at(path, "create")?;
+    let file = crate::links::create(path)?;
     ParquetWriter::new(BufWriter::new(file))
         .with_compression(ParquetCompression::Zstd(None))
         .finish(df)
