@@ -26,6 +26,7 @@ pub fn run(a: PlotArgs) -> Result<()> {
                 Vec::new(),
                 |_| republish::drawn(dir, &dir.join("compare.parquet")),
                 &[],
+                super::sweep::fault_from_env()?.as_ref(),
             )?
         }
         // No manifest: the reading names what is missing; nothing is written.

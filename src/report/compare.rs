@@ -27,6 +27,16 @@ pub struct Comparison {
 /// Reads `dir`'s pairs against `baseline` (a strategy spec) for `measure` (or every paired
 /// measure) and writes them as `compare.*`.
 pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comparison> {
+    compare_with_fault(dir, baseline, measure, None)
+}
+
+/// [`compare`], aborting at `fault` while publishing (for the tests of a kill).
+pub fn compare_with_fault(
+    dir: &Path,
+    baseline: &str,
+    measure: Option<&str>,
+    fault: Option<&crate::sweep::fault::Fault>,
+) -> Result<Comparison> {
     // The folder's lock first, so the manifest and tables read are not another run's half.
     let folder = super::republish::take(dir)?;
     let manifest_path = dir.join(MANIFEST);
@@ -127,6 +137,7 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
         files,
         |staging| super::republish::drawn(dir, &staging.join("compare.parquet")),
         &dropped,
+        fault,
     )?;
     Ok(Comparison {
         baseline: label,

@@ -5,6 +5,7 @@
 
 use super::publish::{self, OutputFile};
 use crate::error::{InputError, Result};
+use crate::sweep::fault::Fault;
 use crate::sweep::folder::Folder;
 use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
 use std::path::{Path, PathBuf};
@@ -13,7 +14,8 @@ use std::path::{Path, PathBuf};
 /// another ctxlab command writes into. A folder without a manifest is left untouched (the
 /// command's own reading names what is missing).
 pub fn take(dir: &Path) -> Result<Option<Folder>> {
-    if !dir.join(MANIFEST).exists() {
+    // A manifest kept aside is a publish a kill cut short: taking the folder finishes it.
+    if !dir.join(MANIFEST).exists() && !dir.join(crate::sweep::folder::PREVIOUS).exists() {
         return Ok(None);
     }
     Folder::existing(dir).map(Some)
@@ -43,9 +45,10 @@ pub fn publish(
     files: Vec<OutputFile>,
     draw: impl FnOnce(&Path) -> Result<Vec<OutputFile>>,
     dropped: &[String],
+    fault: Option<&Fault>,
 ) -> Result<Vec<PathBuf>> {
     let staging = folder.fresh_staging(staging_name)?;
-    let result = stage_and_publish(folder, &staging, manifest, files, draw, dropped);
+    let result = stage_and_publish(folder, &staging, manifest, files, draw, dropped, fault);
     if result.is_err() && !staging.join(MANIFEST).exists() {
         // Nothing moved: the staging folder is ours alone, and nothing in it is wanted.
         let _ = std::fs::remove_dir_all(&staging);
@@ -60,6 +63,7 @@ fn stage_and_publish(
     mut files: Vec<OutputFile>,
     draw: impl FnOnce(&Path) -> Result<Vec<OutputFile>>,
     dropped: &[String],
+    fault: Option<&Fault>,
 ) -> Result<Vec<PathBuf>> {
     publish::write_all(staging, &files)?;
     let drawn = draw(staging)?;
@@ -82,6 +86,6 @@ fn stage_and_publish(
         + "\n";
     crate::links::write(&staging.join(MANIFEST), bytes.as_bytes())?;
     let places: Vec<(String, String)> = names.iter().map(|n| (n.clone(), n.clone())).collect();
-    let written = folder.publish(staging, &places, (MANIFEST, MANIFEST), &kept, &[], None)?;
+    let written = folder.publish(staging, &places, (MANIFEST, MANIFEST), &kept, &[], fault)?;
     Ok(written.into_iter().take(names.len()).collect())
 }

@@ -201,10 +201,39 @@ impl Folder {
     /// Where this run stages its files: inside the folder (so renames stay on one file
     /// system) but outside every table's place.
     pub fn staging(&self) -> PathBuf {
-        match self.shard {
-            None => self.dir.join(".partial"),
-            Some(i) => self.dir.join(format!(".partial-shard={i}")),
+        staging_path(&self.dir, self.shard)
+    }
+
+    /// What [`Folder::open`] checks, reading only (a dry run): a folder there, ours unless
+    /// `force`, its lock file no link and held by no other run.
+    pub fn check(dir: &Path, shard: Option<usize>, force: bool) -> Result<()> {
+        if dir.exists() && !dir.is_dir() {
+            refuse!("{}: exists and is not a folder", dir.display());
         }
+        if !dir.is_dir() {
+            return Ok(());
+        }
+        if !force && !is_ours(dir)? {
+            refuse!(
+                "{}: this folder holds files that ctxlab did not write; choose another --out, or pass --force to write into it (ctxlab removes only files it wrote)",
+                dir.display()
+            );
+        }
+        let path = dir.join(lock_name(shard));
+        if fs::symlink_metadata(&path).is_err() {
+            return Ok(());
+        }
+        crate::links::refuse_link(&path)?;
+        let file = File::open(&path).at(&path, "open")?;
+        if let Err(fs::TryLockError::WouldBlock) = file.try_lock() {
+            let owner = lock_owner(&file);
+            refuse!(
+                "{}: in use by process {} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
+                dir.display(),
+                owner.trim()
+            );
+        }
+        Ok(())
     }
 
     /// Moves the staged files (`(staged name, final relative path)`) into place, then `last`
@@ -408,15 +437,31 @@ pub(crate) fn staging_is_ours(staging: &Path) -> bool {
         || fs::read_dir(staging).is_ok_and(|mut d| d.next().is_none())
 }
 
+/// Where a run (or shard `i`) stages its files in `dir`.
+pub(crate) fn staging_path(dir: &Path, shard: Option<usize>) -> PathBuf {
+    match shard {
+        None => dir.join(PARTIAL),
+        Some(i) => dir.join(format!(".partial-shard={i}")),
+    }
+}
+
 /// Removes the staging folder at `staging` when there is one: refuses a link there, or a
 /// folder ctxlab did not make.
 pub(crate) fn clear_staging(staging: &Path) -> Result<()> {
+    refuse_foreign_staging(staging)?;
+    if fs::symlink_metadata(staging).is_ok() {
+        fs::remove_dir_all(staging).at(staging, "clear")?;
+    }
+    Ok(())
+}
+
+/// Refuses a link or anything but a staging folder ctxlab made at `staging` (nothing there
+/// passes).
+pub(crate) fn refuse_foreign_staging(staging: &Path) -> Result<()> {
     crate::links::refuse_link(staging)?;
     match fs::symlink_metadata(staging) {
         Err(_) => Ok(()),
-        Ok(m) if m.is_dir() && staging_is_ours(staging) => {
-            fs::remove_dir_all(staging).at(staging, "clear")
-        }
+        Ok(m) if m.is_dir() && staging_is_ours(staging) => Ok(()),
         Ok(_) => refuse!(
             "{}: ctxlab stages its files here, but this is not a staging folder ctxlab made (it lacks {STAGING_MARK}); move it away, or choose another --out",
             staging.display()
@@ -431,7 +476,7 @@ pub(crate) fn make_staging(staging: &Path) -> Result<()> {
 }
 
 /// Where publishing keeps the previous manifest until the new one is in place.
-const PREVIOUS: &str = ".previous-manifest.json";
+pub(crate) const PREVIOUS: &str = ".previous-manifest.json";
 
 /// The files earlier runs in `dir` listed: in its manifest, and in the one an unfinished
 /// publication moved aside.

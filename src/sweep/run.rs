@@ -327,6 +327,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         table_rows: if wanted { expected_rows } else { 0 },
         formats: (parquet, csv),
         threads: rayon::current_num_threads(),
+        charts: opts.stage.is_some() && opts.shard.is_none() && parquet,
     });
     let checked = estimate.check(&opts.limits, exp.output_dir());
     opts.progress.estimate(
@@ -334,21 +335,6 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         checked.as_ref().map_or(&[][..], |n| n.as_slice()),
     );
     checked?;
-    if opts.dry_run {
-        return Ok(RunReport {
-            kind: E::Grid::KIND,
-            dir: exp.output_dir().to_path_buf(),
-            rows: 0,
-            histories: range.len(),
-            wall: started.elapsed(),
-            files: Vec::new(),
-            resumed_chunks: 0,
-            estimate,
-            flagger,
-        });
-    }
-    let folder = Folder::open(exp.output_dir(), opts.shard.map(|s| s.index), opts.force)?;
-    let staging = folder.staging();
     let key = RunKey {
         kind: E::Grid::KIND,
         config_hash: exp.config_hash(),
@@ -361,6 +347,33 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         histories: total,
         chunks_total: plan.chunks(),
     };
+    let shard_index = opts.shard.map(|s| s.index);
+    if opts.dry_run {
+        // Everything the run checks before its first cell, reading only: the folder (ours, not
+        // in use, no link for its lock), its staging folder and what resuming would need.
+        let dir = exp.output_dir();
+        Folder::check(dir, shard_index, opts.force)?;
+        let empty = summary::empty(&rows_table, &grid);
+        check_staging(
+            &super::folder::staging_path(dir, shard_index),
+            &key,
+            &empty,
+            opts.resume,
+        )?;
+        return Ok(RunReport {
+            kind: E::Grid::KIND,
+            dir: exp.output_dir().to_path_buf(),
+            rows: 0,
+            histories: range.len(),
+            wall: started.elapsed(),
+            files: Vec::new(),
+            resumed_chunks: 0,
+            estimate,
+            flagger,
+        });
+    }
+    let folder = Folder::open(exp.output_dir(), shard_index, opts.force)?;
+    let staging = folder.staging();
     let empty = summary::empty(&rows_table, &grid);
     let mut checkpoint = prepare_staging(&staging, key, empty, opts.resume)?;
     let chunks_total = checkpoint.key.chunks_total;
@@ -644,13 +657,33 @@ fn prepare_staging(
     empty: Summary,
     resume: bool,
 ) -> Result<Checkpoint> {
+    match check_staging(staging, &key, &empty, resume)? {
+        Some(p) => Ok(p),
+        None => {
+            super::folder::clear_staging(staging)?;
+            super::folder::make_staging(staging)?;
+            Ok(Checkpoint {
+                key,
+                chunks_done: 0,
+                summary: empty,
+            })
+        }
+    }
+}
+
+/// What [`prepare_staging`] checks, reading only (a dry run checks this too): the
+/// checkpoint to continue from, `None` to start over.
+fn check_staging(
+    staging: &Path,
+    key: &RunKey,
+    empty: &Summary,
+    resume: bool,
+) -> Result<Option<Checkpoint>> {
     let path = staging.join(CHECKPOINT);
     // A link planted for the staging folder (or its checkpoint) is refused before anything
-    // in it is read or written.
+    // in it is read or written, and so is a folder of that name ctxlab did not make.
     crate::links::refuse_link(staging)?;
-    if staging.exists() && !super::folder::staging_is_ours(staging) {
-        super::folder::clear_staging(staging)?;
-    }
+    super::folder::refuse_foreign_staging(staging)?;
     crate::links::refuse_link(&path)?;
     let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
         Ok(text) => Some(serde_json::from_str(&text).map_err(|e| {
@@ -676,20 +709,12 @@ fn prepare_staging(
                     staging.display()
                 );
             }
-            if !p.summary.same_shape(&empty) {
+            if !p.summary.same_shape(empty) {
                 refuse!("{}: the checkpoint's summary does not fit this grid; delete that folder to start over", path.display());
             }
-            Ok(p)
+            Ok(Some(p))
         }
-        None => {
-            super::folder::clear_staging(staging)?;
-            super::folder::make_staging(staging)?;
-            Ok(Checkpoint {
-                key,
-                chunks_done: 0,
-                summary: empty,
-            })
-        }
+        None => Ok(None),
     }
 }
 

@@ -157,11 +157,15 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
                 Some(id) => responses.insert(id.clone()),
                 None => true,
             };
-            match (new_response, &message.usage) {
+            let counted = match (new_response, &message.usage) {
                 (true, Some(usage)) => run.call_billed(usage.billed()),
                 // Later lines of a response repeat its input and stream its output.
                 (false, Some(usage)) => run.raise_output(usage.output_tokens),
-                _ => {}
+                _ => Ok(()),
+            };
+            if let Err(msg) = counted {
+                problems.line(InputError::line(path, line_no, msg))?;
+                continue;
             }
         }
         if line.is_compact_summary == Some(true) {
