@@ -70,6 +70,8 @@ impl SummaryCache {
             ))
             .into());
         }
+        // Not even read through a link: the cache is the user's folder, its entries ctxlab's.
+        self.refuse_links(hash)?;
         let path = self.path_of(hash);
         let text = match crate::text::read(&path) {
             Ok(text) => text,

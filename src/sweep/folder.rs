@@ -295,7 +295,7 @@ impl Folder {
             let path = self.dir.join(to);
             if fs::symlink_metadata(&path).is_ok() && !ours.contains(to) {
                 refuse!(
-                    "{}: a file ctxlab did not write (no manifest of this folder lists it) is where ctxlab publishes {to}; move it away, or choose another --out",
+                    "{}: a file ctxlab did not write (no manifest of this folder lists it) is where ctxlab publishes {to}; move it away and run again (a sweep with --resume), or choose another --out",
                     path.display()
                 );
             }

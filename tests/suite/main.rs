@@ -18,6 +18,7 @@ mod fuzz;
 mod hostile;
 mod import_formats;
 mod invariants;
+mod links_locks_limits;
 mod llm_summaries;
 mod llm_sweep;
 mod memory;
