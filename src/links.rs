@@ -167,7 +167,10 @@ mod tests {
         let hard = dir.path().join("lock");
         std::fs::hard_link(&target, &hard).unwrap();
         let e = open_own(&hard).unwrap_err().to_string();
-        assert!(e.contains("lock: is a hard link to a file with 2 names"), "{e}");
+        assert!(
+            e.contains("lock: is a hard link to a file with 2 names"),
+            "{e}"
+        );
         assert_eq!(std::fs::read(&target).unwrap(), b"precious");
         // A stale plain file is replaced.
         let stale = dir.path().join("stale");

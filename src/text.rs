@@ -28,11 +28,13 @@ pub fn read(path: &Path) -> Result<String, InputError> {
 /// is read whole, so no parser is handed more than that. `what` names the kind of file.
 pub fn read_at_most(path: &Path, max: u64, what: &str) -> Result<String, InputError> {
     use std::io::Read as _;
-    let too_large = |found: String| InputError::File {
+    let too_large = |found: String| {
+        InputError::File {
         path: path.to_path_buf(),
         message: format!(
             "is {found} bytes, more than the {max} bytes {what} may have (README, \"Limits\"); is this the file you meant?"
         ),
+    }
     };
     let file = std::fs::File::open(path).map_err(|e| InputError::io(path, e))?;
     if let Ok(m) = file.metadata() {
@@ -77,7 +79,9 @@ pub fn bound_message(msg: &str) -> String {
             {
                 let text: Vec<char> = line[prefix..].chars().collect();
                 let width = SOURCE_LINE_CHARS - prefix.min(40);
-                let start = column.saturating_sub(width / 2).min(text.len().saturating_sub(width));
+                let start = column
+                    .saturating_sub(width / 2)
+                    .min(text.len().saturating_sub(width));
                 let end = (start + width).min(text.len());
                 let cut = text.len() - (end - start);
                 let lead = if start > 0 { "…" } else { "" };
@@ -144,7 +148,10 @@ fn caret_column(line: &str) -> Option<(usize, usize)> {
     let prefix = bar + 2;
     let rest = line.get(prefix..)?;
     let column = rest.find('^')?;
-    rest[..column].chars().all(|c| c == ' ').then_some((prefix, column))
+    rest[..column]
+        .chars()
+        .all(|c| c == ' ')
+        .then_some((prefix, column))
 }
 
 /// Bytes as UTF-8 text without a leading byte-order mark; `path` names them in the error.
@@ -248,7 +255,11 @@ mod tests {
         let bounded = bound_message(&msg);
         let lines: Vec<&str> = bounded.lines().collect();
         assert_eq!(lines.len(), 5, "{bounded}");
-        assert!(lines[2].starts_with("  2 | …3, 3, ") && lines[2].ends_with(" (2854 characters cut)"), "{}", lines[2]);
+        assert!(
+            lines[2].starts_with("  2 | …3, 3, ") && lines[2].ends_with(" (2854 characters cut)"),
+            "{}",
+            lines[2]
+        );
         // The caret stays under the end of the line shown.
         let at = lines[3].find('^').unwrap();
         assert_eq!(lines[2].chars().nth(at).unwrap(), ' ');

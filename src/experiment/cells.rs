@@ -229,7 +229,11 @@ pub fn load(path: &Path, overrides: &[String]) -> Result<Experiment, InputError>
 /// An experiment file's text; one over [`super::limits::MAX_EXPERIMENT_BYTES`] is refused
 /// before it is read whole (the TOML parser takes several times a file's size).
 fn read_file(path: &Path) -> Result<String, InputError> {
-    crate::text::read_at_most(path, super::limits::MAX_EXPERIMENT_BYTES, "an experiment file")
+    crate::text::read_at_most(
+        path,
+        super::limits::MAX_EXPERIMENT_BYTES,
+        "an experiment file",
+    )
 }
 
 /// Parses experiment text; `origin` names it in errors.

@@ -59,7 +59,9 @@ pub fn parse(
             return Err(InputError::line(
                 path,
                 line_no,
-                format!("found a JSON array; {EXPECTED} (fields are read by name, not by position)"),
+                format!(
+                    "found a JSON array; {EXPECTED} (fields are read by name, not by position)"
+                ),
             ));
         }
         let line: Line = serde_json::from_str(raw).map_err(|e| {

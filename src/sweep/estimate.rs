@@ -414,9 +414,24 @@ impl Estimate {
             );
         }
         let (bytes, what, own, hint) = [
-            (p.histories, "the histories held in memory take", "their", "; load fewer or shorter histories per run"),
-            (p.writer, "the rows waiting for the tables take", "their", "; write fewer rows (--cells sample or none)"),
-            (p.summary, "the summary's groups take", "their", "; sweep fewer strategies, budgets or noise levels per experiment"),
+            (
+                p.histories,
+                "the histories held in memory take",
+                "their",
+                "; load fewer or shorter histories per run",
+            ),
+            (
+                p.writer,
+                "the rows waiting for the tables take",
+                "their",
+                "; write fewer rows (--cells sample or none)",
+            ),
+            (
+                p.summary,
+                "the summary's groups take",
+                "their",
+                "; sweep fewer strategies, budgets or noise levels per experiment",
+            ),
             (p.base, "the program itself takes", "its", ""),
         ]
         .into_iter()
@@ -430,14 +445,21 @@ impl Estimate {
 }
 
 /// The panels, lines a panel and points a line of a run's largest chart, from its axes.
-fn chart_shape(axes: &crate::tables::manifest::Axes, kind: crate::tables::manifest::SweepKind) -> (usize, usize, usize) {
+fn chart_shape(
+    axes: &crate::tables::manifest::Axes,
+    kind: crate::tables::manifest::SweepKind,
+) -> (usize, usize, usize) {
     let uniform = axes.false_negative.len() * axes.false_positive.len();
     let levels = axes.noise.len().max(uniform).max(1);
     match kind {
         crate::tables::manifest::SweepKind::Cells => {
             let series = axes.strategies.len() * axes.keep_recent.len().max(1);
             // Noise models of several families: a panel per strategy and rate.
-            let other = axes.false_negative.len().max(axes.false_positive.len()).max(1);
+            let other = axes
+                .false_negative
+                .len()
+                .max(axes.false_positive.len())
+                .max(1);
             let panels = if axes.noise.len() > uniform {
                 levels.max(series * other)
             } else {
@@ -463,7 +485,10 @@ const CGROUP_ROOT: &str = "/sys/fs/cgroup";
 pub fn machine_memory(cgroup_root: &Path) -> Option<(u64, String)> {
     let mut found: Vec<(u64, String)> = Vec::new();
     if let Some(b) = mem_available() {
-        found.push((b, "the memory available (MemAvailable in /proc/meminfo)".into()));
+        found.push((
+            b,
+            "the memory available (MemAvailable in /proc/meminfo)".into(),
+        ));
     }
     let membership = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
     if let Some(c) = cgroup_room(cgroup_root, &membership) {
@@ -488,7 +513,11 @@ pub fn cgroup_room(root: &Path, membership: &str) -> Option<(u64, String)> {
         let (base, limit_file, usage_file) = if controllers.is_empty() {
             (root.to_path_buf(), "memory.max", "memory.current")
         } else if controllers.split(',').any(|c| c == "memory") {
-            (root.join("memory"), "memory.limit_in_bytes", "memory.usage_in_bytes")
+            (
+                root.join("memory"),
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            )
         } else {
             continue;
         };
@@ -635,7 +664,10 @@ mod tests {
         std::fs::write(job.join("memory.current"), "268435456\n").unwrap();
         let (room, what) = cgroup_room(r, "0::/slurm/job_7\n").unwrap();
         assert_eq!(room, 768 << 20);
-        assert!(what.contains("job_7/memory.max of 1.0 GiB, 256.0 MiB in use"), "{what}");
+        assert!(
+            what.contains("job_7/memory.max of 1.0 GiB, 256.0 MiB in use"),
+            "{what}"
+        );
         // A tighter parent wins.
         std::fs::write(r.join("slurm/memory.max"), "536870912\n").unwrap();
         assert_eq!(cgroup_room(r, "0::/slurm/job_7\n").unwrap().0, 512 << 20);
@@ -644,9 +676,15 @@ mod tests {
         std::fs::create_dir_all(&v1).unwrap();
         std::fs::write(v1.join("memory.limit_in_bytes"), "2147483648").unwrap();
         std::fs::write(v1.join("memory.usage_in_bytes"), "1073741824").unwrap();
-        std::fs::write(r.join("memory/memory.limit_in_bytes"), "9223372036854771712").unwrap();
+        std::fs::write(
+            r.join("memory/memory.limit_in_bytes"),
+            "9223372036854771712",
+        )
+        .unwrap();
         assert_eq!(
-            cgroup_room(r, "12:cpu,cpuacct:/pod\n4:memory:/pod\n").unwrap().0,
+            cgroup_room(r, "12:cpu,cpuacct:/pod\n4:memory:/pod\n")
+                .unwrap()
+                .0,
             1 << 30
         );
         assert_eq!(cgroup_room(r, "3:cpu:/pod\n"), None);

@@ -166,9 +166,14 @@ impl Folder {
     /// Finishes the publishes a killed command left half done (see the module documentation).
     fn finish_interrupted(&self) -> Result<()> {
         let names: Vec<String> = match self.shard {
-            None => [PARTIAL, ".partial-merge", ".partial-compare", ".partial-plot"]
-                .map(String::from)
-                .to_vec(),
+            None => [
+                PARTIAL,
+                ".partial-merge",
+                ".partial-compare",
+                ".partial-plot",
+            ]
+            .map(String::from)
+            .to_vec(),
             Some(i) => vec![format!(".partial-shard={i}")],
         };
         for name in names {
@@ -314,13 +319,9 @@ impl Folder {
     /// Carries out (or, after a kill, finishes) the publish `j` describes: moves into place
     /// what is still staged, removes the files earlier runs listed and this one does not, puts
     /// `last` in place, then clears the staging folder.
-    fn complete(
-        &self,
-        staging: &Path,
-        j: &Journal,
-        fault: Option<&Fault>,
-    ) -> Result<Vec<PathBuf>> {
-        let staged = |name: &str| fs::symlink_metadata(staging.join(name)).is_ok_and(|m| m.is_file());
+    fn complete(&self, staging: &Path, j: &Journal, fault: Option<&Fault>) -> Result<Vec<PathBuf>> {
+        let staged =
+            |name: &str| fs::symlink_metadata(staging.join(name)).is_ok_and(|m| m.is_file());
         let aside = self.dir.join(PREVIOUS);
         let mut written: Vec<PathBuf> = Vec::new();
         if staged(&j.last.0) {
@@ -414,7 +415,8 @@ impl Journal {
         let plain = |p: &str| {
             let p = Path::new(p);
             !p.as_os_str().is_empty()
-                && p.components().all(|c| matches!(c, std::path::Component::Normal(_)))
+                && p.components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
         };
         let fine = j
             .files

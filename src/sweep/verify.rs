@@ -72,7 +72,13 @@ pub fn checksum(path: &Path, config_hash: &str, shard: (usize, usize)) -> Result
     use sha2::{Digest, Sha256};
     use std::io::Read as _;
     let mut h = Sha256::new();
-    h.update(format!("ctxlab shard rows v1\n{config_hash}\n{}/{}\n", shard.0, shard.1).as_bytes());
+    h.update(
+        format!(
+            "ctxlab shard rows v1\n{config_hash}\n{}/{}\n",
+            shard.0, shard.1
+        )
+        .as_bytes(),
+    );
     let mut f = std::fs::File::open(path).at(path, "read")?;
     let mut buf = vec![0u8; 1 << 20];
     loop {

@@ -41,7 +41,12 @@ fn precious(dir: &Path) -> (PathBuf, Vec<u8>) {
 }
 
 fn unchanged(path: &Path, bytes: &[u8]) {
-    assert_eq!(std::fs::read(path).unwrap(), bytes, "{} changed", path.display());
+    assert_eq!(
+        std::fs::read(path).unwrap(),
+        bytes,
+        "{} changed",
+        path.display()
+    );
 }
 
 /// The refusal is one line.
@@ -134,7 +139,10 @@ fn r1_merge_refuses_a_planted_lock_link() {
     let p = d.path();
     let (target, bytes) = precious(p);
     for i in 0..2 {
-        ok(p, &["sweep", "exp.toml", "-q", "--shard", &format!("{i}/2")]);
+        ok(
+            p,
+            &["sweep", "exp.toml", "-q", "--shard", &format!("{i}/2")],
+        );
     }
     std::os::unix::fs::symlink(&target, p.join("out/.ctxlab.lock")).unwrap();
     assert_fails_with(
@@ -163,7 +171,12 @@ fn killed(p: &Path) {
 #[test]
 fn r2_links_planted_in_the_staging_folder_are_refused_on_resume() {
     let resume = ["sweep", "exp.toml", "-q", "--chunk-cells", "40", "--resume"];
-    for planted in ["cells.parquet", "manifest.json.tmp", "summary.csv", "summary.parquet"] {
+    for planted in [
+        "cells.parquet",
+        "manifest.json.tmp",
+        "summary.csv",
+        "summary.parquet",
+    ] {
         let d = setup();
         let p = d.path();
         let (target, bytes) = precious(p);
@@ -174,7 +187,9 @@ fn r2_links_planted_in_the_staging_folder_are_refused_on_resume() {
         let o = ctxlab(p, &resume);
         assert_fails_with(
             &o,
-            &[&format!(".partial/{planted}: is a symbolic link inside the output folder")],
+            &[&format!(
+                ".partial/{planted}: is a symbolic link inside the output folder"
+            )],
         );
         one_line(&o);
         unchanged(&target, &bytes);
@@ -228,7 +243,12 @@ fn r3_summaries_import_and_fill_refuse_a_link_inside_the_cache() {
         max_tokens: None,
     };
     let hash = request.hash();
-    batch::write_requests(&p.join("requests.jsonl"), &[request.clone()], Existing::Refuse).unwrap();
+    batch::write_requests(
+        &p.join("requests.jsonl"),
+        std::slice::from_ref(&request),
+        Existing::Refuse,
+    )
+    .unwrap();
     let answer = serde_json::json!({"custom_id": hash, "response": {"status_code": 200, "body":
         {"choices": [{"index": 0, "message": {"role": "assistant", "content": "sum"}}]}}, "error": null});
     std::fs::write(p.join("responses.jsonl"), format!("{answer}\n")).unwrap();
@@ -250,11 +270,22 @@ fn r3_summaries_import_and_fill_refuse_a_link_inside_the_cache() {
         }
         let o = ctxlab(
             p,
-            &["summaries", "import", "responses.jsonl", "--requests", "requests.jsonl", "--into", "cache"],
+            &[
+                "summaries",
+                "import",
+                "responses.jsonl",
+                "--requests",
+                "requests.jsonl",
+                "--into",
+                "cache",
+            ],
         );
         assert_fails_with(
             &o,
-            &[&format!("{}: is a symbolic link inside the summary cache", link.strip_prefix(p).unwrap().display())],
+            &[&format!(
+                "{}: is a symbolic link inside the summary cache",
+                link.strip_prefix(p).unwrap().display()
+            )],
         );
         unchanged(&target, &bytes);
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "{what}");
@@ -264,7 +295,10 @@ fn r3_summaries_import_and_fill_refuse_a_link_inside_the_cache() {
             .put(&request, "sum")
             .unwrap_err()
             .to_string();
-        assert!(e.contains("is a symbolic link inside the summary cache"), "{e}");
+        assert!(
+            e.contains("is a symbolic link inside the summary cache"),
+            "{e}"
+        );
         unchanged(&target, &bytes);
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0, "{what}");
     }
@@ -291,7 +325,13 @@ fn r4_compare_and_plot_wait_for_no_one_and_a_killed_compare_is_finished() {
         &["compare", "out", "--baseline", "recent"][..],
     ] {
         let o = ctxlab(p, args);
-        assert_fails_with(&o, &["out: in use by", "another ctxlab run writes into this folder"]);
+        assert_fails_with(
+            &o,
+            &[
+                "out: in use by",
+                "another ctxlab run writes into this folder",
+            ],
+        );
         one_line(&o);
     }
     drop(holder);
@@ -342,16 +382,32 @@ fn r5_merge_refuses_rows_of_another_shard_or_experiment_with_the_same_count() {
     let p = d.path();
     // 4 histories over 2 shards: both shards' rows files count the same.
     for i in 0..2 {
-        ok(p, &["sweep", "exp.toml", "-q", "--shard", &format!("{i}/2")]);
         ok(
             p,
-            &["sweep", "exp.toml", "-q", "--shard", &format!("{i}/2"), "--set", "sweep.budgets=[25, 50]", "--out", "other"],
+            &["sweep", "exp.toml", "-q", "--shard", &format!("{i}/2")],
+        );
+        ok(
+            p,
+            &[
+                "sweep",
+                "exp.toml",
+                "-q",
+                "--shard",
+                &format!("{i}/2"),
+                "--set",
+                "sweep.budgets=[25, 50]",
+                "--out",
+                "other",
+            ],
         );
     }
     let part = |dir: &str, i: usize| p.join(format!("{dir}/cells/shard={i}/part.parquet"));
     let csv = |dir: &str, i: usize| p.join(format!("{dir}/cells-csv/shard={i}/part.csv"));
     let original = std::fs::read(part("out", 1)).unwrap();
-    for (from, what) in [(part("out", 0), "shard 0's"), (part("other", 1), "another experiment's")] {
+    for (from, what) in [
+        (part("out", 0), "shard 0's"),
+        (part("other", 1), "another experiment's"),
+    ] {
         std::fs::copy(&from, part("out", 1)).unwrap();
         let o = ctxlab(p, &["merge", "out"]);
         assert_fails_with(
@@ -390,7 +446,10 @@ fn r6_force_never_removes_a_users_partial_nor_overwrites_a_users_file() {
         &["out/.partial: ctxlab stages its files here, but this is not a staging folder ctxlab made"],
     );
     one_line(&o);
-    assert_eq!(std::fs::read_to_string(out.join(".partial/notes.txt")).unwrap(), "my notes");
+    assert_eq!(
+        std::fs::read_to_string(out.join(".partial/notes.txt")).unwrap(),
+        "my notes"
+    );
     std::fs::remove_dir_all(out.join(".partial")).unwrap();
     // A file of the user's under one of ctxlab's names.
     std::fs::write(out.join("summary.csv"), "mine").unwrap();
@@ -399,7 +458,10 @@ fn r6_force_never_removes_a_users_partial_nor_overwrites_a_users_file() {
         &o,
         &["out/summary.csv: a file ctxlab did not write (no manifest of this folder lists it) is where ctxlab publishes summary.csv"],
     );
-    assert_eq!(std::fs::read_to_string(out.join("summary.csv")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.csv")).unwrap(),
+        "mine"
+    );
     assert!(!out.join("manifest.json").exists());
     // Moved away, the run (resumed: its cells are done) goes through; a rerun replaces what
     // the manifest lists.
@@ -416,7 +478,10 @@ fn r6_force_never_removes_a_users_partial_nor_overwrites_a_users_file() {
         &ctxlab(p, &["sweep", "exp.toml", "-q"]),
         &["out/cells.parquet: a file ctxlab did not write"],
     );
-    assert_eq!(std::fs::read_to_string(out.join("report.md")).unwrap(), "mine");
+    assert_eq!(
+        std::fs::read_to_string(out.join("report.md")).unwrap(),
+        "mine"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,7 +496,11 @@ fn r7_a_flags_file_of_arrays_is_refused() {
         "{\"history\":\"run\",\"id\":1,\"text\":\"a\"}\n{\"history\":\"run\",\"id\":2,\"text\":\"b\"}\n",
     )
     .unwrap();
-    std::fs::write(p.join("flags.jsonl"), "[\"run\", 1, true]\n[\"run\", 2, false]\n").unwrap();
+    std::fs::write(
+        p.join("flags.jsonl"),
+        "[\"run\", 1, true]\n[\"run\", 2, false]\n",
+    )
+    .unwrap();
     std::fs::write(
         p.join("e.toml"),
         "name = \"f\"\nseed = 1\n[histories]\nfiles = [\"h.jsonl\"]\nflags_file = \"flags.jsonl\"\n[sweep]\nstrategies = [\"recent\"]\nbudgets = [50]\n[output]\ndir = \"out\"\n",
@@ -478,7 +547,17 @@ fn r8_recorded_usage_that_would_wrap_is_refused_naming_file_and_message() {
     )
     .unwrap();
     assert_fails_with(
-        &ctxlab(p, &["import", "t.traj.json", "--format", "mini-swe-agent", "--out", "o.jsonl"]),
+        &ctxlab(
+            p,
+            &[
+                "import",
+                "t.traj.json",
+                "--format",
+                "mini-swe-agent",
+                "--out",
+                "o.jsonl",
+            ],
+        ),
         &["t.traj.json: key `messages[2]`: recorded usage"],
     );
     let line = |id: &str, input: u64, output: u64| {
@@ -494,7 +573,17 @@ fn r8_recorded_usage_that_would_wrap_is_refused_naming_file_and_message() {
     )
     .unwrap();
     assert_fails_with(
-        &ctxlab(p, &["import", "cc.jsonl", "--format", "claude-code", "--out", "o.jsonl"]),
+        &ctxlab(
+            p,
+            &[
+                "import",
+                "cc.jsonl",
+                "--format",
+                "claude-code",
+                "--out",
+                "o.jsonl",
+            ],
+        ),
         &["cc.jsonl:3: recorded usage"],
     );
     assert!(!p.join("o.jsonl").exists());
@@ -535,13 +624,28 @@ fn r9_charts_of_a_grid_at_the_limit_are_in_the_estimate_and_refused_up_front() {
     );
     assert!(!p.join("out").exists());
     // The estimate says so before anything runs.
-    let o = ctxlab(p, &["sweep", "wide.toml", "--dry-run", "--max-memory", "off"]);
+    let o = ctxlab(
+        p,
+        &["sweep", "wide.toml", "--dry-run", "--max-memory", "off"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("peak memory ≈ ") && stderr(&o).contains(" GiB (estimated)"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("peak memory ≈ ") && stderr(&o).contains(" GiB (estimated)"),
+        "{}",
+        stderr(&o)
+    );
     // Without charts to draw (CSV only: no summary.parquet to draw them from) it fits.
     let o = ctxlab(
         p,
-        &["sweep", "wide.toml", "--dry-run", "--max-memory", "8G", "--set", "output.formats=[\"csv\"]"],
+        &[
+            "sweep",
+            "wide.toml",
+            "--dry-run",
+            "--max-memory",
+            "8G",
+            "--set",
+            "output.formats=[\"csv\"]",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -552,7 +656,11 @@ fn r10_an_address_space_limit_refuses_the_run_instead_of_aborting_it() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
     std::fs::write(p.join("wide.toml"), widest_noise()).unwrap();
-    let o = limited(p, &["sweep", "wide.toml", "-q"], &[(libc::RLIMIT_AS, 3 << 30)]);
+    let o = limited(
+        p,
+        &["sweep", "wide.toml", "-q"],
+        &[(libc::RLIMIT_AS, 3 << 30)],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("of memory at its peak, more than "), "{err}");
@@ -567,7 +675,11 @@ fn r10_an_address_space_limit_refuses_the_run_instead_of_aborting_it() {
     assert!(!p.join("out").exists());
     // A run that fits is not refused under the same limit.
     std::fs::write(p.join("exp.toml"), EXP).unwrap();
-    let o = limited(p, &["sweep", "exp.toml", "-q"], &[(libc::RLIMIT_AS, 3 << 30)]);
+    let o = limited(
+        p,
+        &["sweep", "exp.toml", "-q"],
+        &[(libc::RLIMIT_AS, 3 << 30)],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
@@ -593,7 +705,11 @@ fn r12_a_toml_error_on_a_huge_line_prints_a_bounded_message() {
     // A 2 MB line with its error at the end, and deep nesting.
     let line = format!("seed = [{}", "3, ".repeat(700_000));
     std::fs::write(p.join("long.toml"), format!("name = \"x\"\n{line}\n")).unwrap();
-    std::fs::write(p.join("deep.toml"), format!("a = {}\n", "[".repeat(100_000))).unwrap();
+    std::fs::write(
+        p.join("deep.toml"),
+        format!("a = {}\n", "[".repeat(100_000)),
+    )
+    .unwrap();
     for (file, needle) in [("long.toml", "characters cut)"), ("deep.toml", "deep.toml")] {
         let o = ctxlab(p, &["sweep", file, "--dry-run"]);
         assert!(!o.status.success());
@@ -602,7 +718,10 @@ fn r12_a_toml_error_on_a_huge_line_prints_a_bounded_message() {
         assert!(err.contains(needle), "{err}");
     }
     let err = stderr(&ctxlab(p, &["sweep", "long.toml", "--dry-run"]));
-    assert!(err.contains("TOML parse error at line 2, column 2100008"), "{err}");
+    assert!(
+        err.contains("TOML parse error at line 2, column 2100008"),
+        "{err}"
+    );
     assert!(err.contains("unclosed array, expected `]`"), "{err}");
 }
 
@@ -614,7 +733,12 @@ fn r13_a_dry_run_refuses_what_the_run_would_refuse() {
     let d = setup();
     let p = d.path();
     // A spec's own keep_recent beside a keep_recent axis of two values: two identical groups.
-    let set = ["--set", "sweep.strategies=[\"recent\", \"mask(keep_recent=2)\"]", "--set", "sweep.keep_recent=[1, 3]"];
+    let set = [
+        "--set",
+        "sweep.strategies=[\"recent\", \"mask(keep_recent=2)\"]",
+        "--set",
+        "sweep.keep_recent=[1, 3]",
+    ];
     let needles = [
         "exp.toml: key `sweep.keep_recent`: mask(keep_recent=2) sets its own keep_recent, which wins over this axis",
         "drop keep_recent from the spec",
@@ -627,7 +751,18 @@ fn r13_a_dry_run_refuses_what_the_run_would_refuse() {
         assert!(!p.join("out").exists());
     }
     // One axis value is fine.
-    ok(p, &["sweep", "exp.toml", "--dry-run", "--set", "sweep.strategies=[\"recent\", \"mask(keep_recent=2)\"]", "--set", "sweep.keep_recent=[1]"]);
+    ok(
+        p,
+        &[
+            "sweep",
+            "exp.toml",
+            "--dry-run",
+            "--set",
+            "sweep.strategies=[\"recent\", \"mask(keep_recent=2)\"]",
+            "--set",
+            "sweep.keep_recent=[1]",
+        ],
+    );
     // The folder checks too: an unfinished run, a foreign folder.
     killed(p);
     assert_fails_with(
@@ -675,7 +810,10 @@ fn r14_a_kill_after_the_manifest_leaves_a_folder_the_next_run_accepts() {
         ("CTXLAB_FAULT", "cleanup"),
     );
     assert!(!o.status.success());
-    ok(p, &["sweep", "exp.toml", "-q", "--shard", "0/2", "--out", "s"]);
+    ok(
+        p,
+        &["sweep", "exp.toml", "-q", "--shard", "0/2", "--out", "s"],
+    );
     assert!(!p.join("s/.partial-shard=0").exists());
     let o = ctxlab_env(
         p,
@@ -698,7 +836,14 @@ fn a_full_disk_leaves_no_partial_or_temporary_file() {
     let fsize = libc::RLIMIT_FSIZE;
     let o = limited(
         p,
-        &["generate", "exp.toml", "--out", "h.jsonl", "--set", "histories.generate.records=[3000,3000]"],
+        &[
+            "generate",
+            "exp.toml",
+            "--out",
+            "h.jsonl",
+            "--set",
+            "histories.generate.records=[3000,3000]",
+        ],
         &[(fsize, 4096)],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
@@ -710,7 +855,10 @@ fn a_full_disk_leaves_no_partial_or_temporary_file() {
     ok(p, &["sweep", "exp.toml", "-q"]);
     let out = p.join("out");
     let before = listing(&out);
-    for args in [&["plot", "out"][..], &["compare", "out", "--baseline", "recent"][..]] {
+    for args in [
+        &["plot", "out"][..],
+        &["compare", "out", "--baseline", "recent"][..],
+    ] {
         let o = limited(p, args, &[(fsize, 20_000)]);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
         assert_eq!(listing(&out), before, "{args:?}: the folder changed");
@@ -745,7 +893,17 @@ fn fill_retries_are_bounded_and_retry_after_is_honoured() {
     let d = tempfile::tempdir().unwrap();
     let o = ctxlab(
         d.path(),
-        &["summaries", "fill", "r.jsonl", "--url", "http://127.0.0.1:9", "--into", "c", "--retries", "11"],
+        &[
+            "summaries",
+            "fill",
+            "r.jsonl",
+            "--url",
+            "http://127.0.0.1:9",
+            "--into",
+            "c",
+            "--retries",
+            "11",
+        ],
     );
     assert_fails_with(&o, &["--retries", "11"]);
     // A server that answers 429 with `Retry-After: 2`, then 200.
@@ -798,7 +956,12 @@ fn fill_retries_are_bounded_and_retry_after_is_honoured() {
         ..Endpoint::new(url)
     };
     let started = std::time::Instant::now();
-    assert_eq!(endpoint.fill(&[request.clone()], &cache).unwrap(), 1);
+    assert_eq!(
+        endpoint
+            .fill(std::slice::from_ref(&request), &cache)
+            .unwrap(),
+        1
+    );
     let waited = started.elapsed();
     assert!(waited >= std::time::Duration::from_secs(2), "{waited:?}");
     assert!(waited < std::time::Duration::from_secs(8), "{waited:?}");
