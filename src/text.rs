@@ -256,7 +256,7 @@ mod tests {
         let lines: Vec<&str> = bounded.lines().collect();
         assert_eq!(lines.len(), 5, "{bounded}");
         assert!(
-            lines[2].starts_with("  2 | …3, 3, ") && lines[2].ends_with(" (2854 characters cut)"),
+            lines[2].starts_with("  2 | … 3, 3, ") && lines[2].ends_with(" (2854 characters cut)"),
             "{}",
             lines[2]
         );

@@ -49,8 +49,9 @@ pub fn publish(
 ) -> Result<Vec<PathBuf>> {
     let staging = folder.fresh_staging(staging_name)?;
     let result = stage_and_publish(folder, &staging, manifest, files, draw, dropped, fault);
-    if result.is_err() && !staging.join(MANIFEST).exists() {
-        // Nothing moved: the staging folder is ours alone, and nothing in it is wanted.
+    if result.is_err() && !staging.join(crate::sweep::folder::JOURNAL).exists() {
+        // Nothing moved (no journal yet): nothing in the staging folder is wanted. A journalled
+        // publish that failed is finished by the next command that takes the folder.
         let _ = std::fs::remove_dir_all(&staging);
     }
     result

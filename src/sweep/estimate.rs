@@ -395,6 +395,17 @@ impl Estimate {
     /// parts of the peak.
     fn advice(&self, limit: u64) -> String {
         let p = &self.memory;
+        // What every stage holds: no change to the grid's shape or the chunk removes it.
+        if p.base + p.summary >= limit {
+            return if p.summary > p.base {
+                format!("lowering --chunk-cells cannot bring it under: the summary's groups take {} on their own; sweep fewer strategies, budgets or noise levels per experiment", size(p.summary))
+            } else {
+                format!(
+                    "lowering --chunk-cells cannot bring it under: the program itself takes {} on its own",
+                    size(p.base)
+                )
+            };
+        }
         if p.report() > limit && p.report() >= p.evaluation() {
             return format!(
                 "the charts take most of it ({} for a chart of {} panels, one per noise level); sweep fewer noise levels (false_negative × false_positive rates, or noise models) per experiment",

@@ -394,7 +394,7 @@ const PARTIAL: &str = ".partial";
 const STAGING_MARK: &str = ".ctxlab-staging";
 
 /// The moves of a publish, written before the first one.
-const JOURNAL: &str = "publish.json";
+pub(crate) const JOURNAL: &str = "publish.json";
 
 #[derive(Debug, Serialize, Deserialize)]
 struct Journal {
