@@ -468,7 +468,22 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
         // (the file the refusal must name, the arguments)
         let (names, args): (&str, Vec<&str>) = match kind {
             0 => {
-                std::fs::write(p.join("flags.jsonl"), mutate(&mut rng, flags.as_bytes())).unwrap();
+                let mut text = mutate(&mut rng, flags.as_bytes());
+                if !pristine && rng.below(3) == 0 {
+                    // A line in the positional form a careless flagger writes.
+                    let i = 1 + rng.below(6);
+                    let object = format!(
+                        "{{\"history\":\"run\",\"id\":{i},\"flag\":{}}}\n",
+                        i % 3 == 0
+                    );
+                    text = format!(
+                        "{}[\"run\", {i}, {}]\n",
+                        flags.replace(&object, ""),
+                        i % 3 == 0
+                    )
+                    .into_bytes();
+                }
+                std::fs::write(p.join("flags.jsonl"), text).unwrap();
                 let _ = std::fs::remove_dir_all(p.join("fo"));
                 ("flags.jsonl", vec!["sweep", "f.toml", "-q"])
             }
@@ -558,9 +573,21 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
         if code == Some(0) {
             accepted += 1;
             match kind {
-                0 => assert!(
-                    p.join("fo/manifest.json").is_file() && p.join("fo/summary.parquet").is_file()
-                ),
+                0 => {
+                    assert!(
+                        p.join("fo/manifest.json").is_file()
+                            && p.join("fo/summary.parquet").is_file()
+                    );
+                    // Flags files are JSON objects, one a line, read by name.
+                    let text = std::fs::read_to_string(p.join("flags.jsonl")).unwrap();
+                    assert!(
+                        text.lines().all(|l| l.trim().is_empty()
+                            || l.trim_start()
+                                .trim_start_matches('\u{feff}')
+                                .starts_with('{')),
+                        "a flags file not of objects was accepted: {text}"
+                    );
+                }
                 1..=3 => {
                     let cache = SummaryCache::open(&p.join("cache")).unwrap();
                     for r in &requests {
