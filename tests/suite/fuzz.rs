@@ -474,12 +474,12 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
                     let i = 1 + rng.below(6);
                     let object = format!(
                         "{{\"history\":\"run\",\"id\":{i},\"flag\":{}}}\n",
-                        i % 3 == 0
+                        i.is_multiple_of(3)
                     );
                     text = format!(
                         "{}[\"run\", {i}, {}]\n",
                         flags.replace(&object, ""),
-                        i % 3 == 0
+                        i.is_multiple_of(3)
                     )
                     .into_bytes();
                 }
