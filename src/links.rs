@@ -115,10 +115,8 @@ pub fn open_own(path: &Path) -> Result<File> {
     .open(path)
     {
         Ok(f) => f,
-        Err(e) if is_link(path) => {
-            let _ = e;
-            return Err(Error::Refused(planted(path)));
-        }
+        // O_NOFOLLOW fails on a link (ELOOP): say what is there.
+        Err(_) if is_link(path) => return Err(Error::Refused(planted(path))),
         Err(e) => return Err(e).at(path, "open"),
     };
     let meta = file.metadata().at(path, "open")?;

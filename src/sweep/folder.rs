@@ -6,7 +6,10 @@
 //!   gets; the operating system releases the lock when the process ends, however it ends.
 //! - **Only our own files.** A folder that is not empty and shows no sign of ctxlab (no lock
 //!   file, no manifest, no shard states) is refused unless forced; files ctxlab did not write are
-//!   never removed.
+//!   never removed nor replaced: a file in the way of a publish must be one an earlier manifest
+//!   (or shard state, or interrupted publish) lists, so a file of the user's that shares a
+//!   ctxlab name is refused, `--force` or not, and a staging folder ctxlab did not make (no
+//!   `.ctxlab-staging` mark) is never removed.
 //! - **Publishing last, the manifest last of all.** The previous manifest is moved aside first
 //!   (kept, so a resumed run still knows what it listed): from then on the folder does not look
 //!   finished until the new manifest is in place. Files the previous
@@ -15,10 +18,6 @@
 //!   `publish.json`, the list of moves; a run killed while publishing leaves it, and the next
 //!   command that takes the folder finishes the publish (a sweep's own, whose manifest is not yet
 //!   in place, is finished by `--resume`, as the sweep says).
-//! - **Only our own files, by name too.** A file in the way of a publish must be one an earlier
-//!   manifest (or shard state, or interrupted publish) lists: a file of the user's that shares a
-//!   ctxlab name is refused, `--force` or not, and a staging folder ctxlab did not make (no
-//!   `.ctxlab-staging` mark) is never removed.
 //! - **No links.** The lock file is opened without following a link and checked through its
 //!   handle; every file made in the folder or its staging folders is created exclusively
 //!   (`crate::links`).
@@ -59,7 +58,22 @@ fn lock_owner(file: &File) -> String {
     owner
 }
 
-/// The lock file of a whole run (and of `merge`).
+/// Refuses `dir`, whose lock `file` another process holds, naming that process.
+fn refuse_in_use(dir: &Path, file: &File) -> Result<()> {
+    let owner = lock_owner(file);
+    let owner = owner.trim();
+    let who = if owner.is_empty() {
+        "another process".to_string()
+    } else {
+        format!("process {owner}")
+    };
+    refuse!(
+        "{}: in use by {who} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
+        dir.display()
+    )
+}
+
+/// The lock file of a whole run (and of `merge`, `compare` and `plot`).
 pub const LOCK: &str = ".ctxlab.lock";
 
 /// A results folder held by this process.
@@ -135,19 +149,7 @@ impl Folder {
         let mut file = crate::links::open_own(&path)?;
         match try_lock_own(&file) {
             Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                let owner = lock_owner(&file);
-                let owner = owner.trim();
-                let who = if owner.is_empty() {
-                    "another process".to_string()
-                } else {
-                    format!("process {owner}")
-                };
-                refuse!(
-                    "{}: in use by {who} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
-                    dir.display()
-                );
-            }
+            Err(fs::TryLockError::WouldBlock) => refuse_in_use(dir, &file)?,
             Err(fs::TryLockError::Error(e)) => return Err(e).at(&path, "lock"),
         }
         file.set_len(0)
@@ -230,15 +232,10 @@ impl Folder {
         }
         crate::links::refuse_link(&path)?;
         let file = File::open(&path).at(&path, "open")?;
-        if let Err(fs::TryLockError::WouldBlock) = file.try_lock() {
-            let owner = lock_owner(&file);
-            refuse!(
-                "{}: in use by process {} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
-                dir.display(),
-                owner.trim()
-            );
+        match file.try_lock() {
+            Err(fs::TryLockError::WouldBlock) => refuse_in_use(dir, &file),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Moves the staged files (`(staged name, final relative path)`) into place, then `last`
