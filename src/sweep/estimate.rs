@@ -455,6 +455,28 @@ impl Estimate {
     }
 }
 
+/// Refuses a merge whose report stage (the charts of the whole grid, drawn from the merged
+/// summary) would not fit `limit`: the shards evaluated the cells, the merge draws.
+pub fn check_report<G: SweepGrid>(grid: &G, limit: Limit) -> Result<()> {
+    let (panels, lines, points) = chart_shape(&grid.axes(), G::KIND);
+    let charts = crate::report::figure::memory_bound(panels, lines, points) * 2;
+    let need = BASE_MEMORY + charts;
+    let found = match limit {
+        Limit::Off => None,
+        Limit::Bytes(b) => Some((b, "the --max-memory limit".to_string())),
+        Limit::Machine => machine_memory(Path::new(CGROUP_ROOT)),
+    };
+    match found {
+        Some((limit, what)) if need > limit => Err(Error::Refused(format!(
+            "the merge's charts need an estimated {} of memory (a chart of {panels} panels, one per noise level), more than {what}, {}; sweep fewer noise levels (false_negative × false_positive rates, or noise models) per experiment, or pass --max-memory SIZE (e.g. --max-memory {}) or --max-memory off to merge anyway",
+            size(need),
+            size(limit),
+            suggest(need)
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The panels, lines a panel and points a line of a run's largest chart, from its axes.
 fn chart_shape(
     axes: &crate::tables::manifest::Axes,

@@ -123,6 +123,9 @@ fn merge_kind<E: SweepExperiment>(
 ) -> Result<MergeReport> {
     let dir = &folder.dir;
     let grid = exp.grid(histories);
+    if opts.stage.is_some() && exp.formats().0 {
+        super::estimate::check_report(&grid, opts.limits.memory)?;
+    }
     let rows_table = E::Grid::rows_table();
     let mut total: Summary = summary::empty(&rows_table, &grid);
     let mut shard_files = Vec::new();

@@ -634,6 +634,15 @@ fn r9_charts_of_a_grid_at_the_limit_are_in_the_estimate_and_refused_up_front() {
         "{}",
         stderr(&o)
     );
+    // A shard draws no charts and runs; the merge, which draws them, is refused up front.
+    ok(p, &["sweep", "wide.toml", "-q", "--shard", "0/1"]);
+    let o = ctxlab(p, &["merge", "out", "--max-memory", "8G"]);
+    assert_fails_with(
+        &o,
+        &["the merge's charts need an estimated", "(a chart of 65535 panels, one per noise level), more than the --max-memory limit, 8.0 GiB"],
+    );
+    assert!(!p.join("out/manifest.json").exists());
+    std::fs::remove_dir_all(p.join("out")).unwrap();
     // Without charts to draw (CSV only: no summary.parquet to draw them from) it fits.
     let o = ctxlab(
         p,
