@@ -27,7 +27,16 @@ pub fn drawn(dir: &Path, compare: &Path) -> Result<Vec<OutputFile>> {
     if !dir.join("summary.parquet").exists() {
         return Ok(Vec::new());
     }
-    Ok(match Manifest::read(&dir.join(MANIFEST))?.kind {
+    let manifest = Manifest::read(&dir.join(MANIFEST))?;
+    // A grid whose charts would not fit is refused before a bitmap is allocated.
+    crate::sweep::estimate::check_charts(
+        &manifest.grid,
+        manifest.kind,
+        crate::sweep::estimate::Limit::Machine,
+        "the charts",
+        false,
+    )?;
+    Ok(match manifest.kind {
         SweepKind::Cells => super::charts::render_files(dir, compare)?,
         SweepKind::Sessions => super::session_charts::render_files(dir)?,
     })

@@ -458,7 +458,19 @@ impl Estimate {
 /// Refuses a merge whose report stage (the charts of the whole grid, drawn from the merged
 /// summary) would not fit `limit`: the shards evaluated the cells, the merge draws.
 pub fn check_report<G: SweepGrid>(grid: &G, limit: Limit) -> Result<()> {
-    let (panels, lines, points) = chart_shape(&grid.axes(), G::KIND);
+    check_charts(&grid.axes(), G::KIND, limit, "the merge's charts", true)
+}
+
+/// Refuses drawing the charts of a run of `axes` (`what` names them: a merge's, a redraw's)
+/// when their memory would not fit `limit`; `overridable`: the command takes `--max-memory`.
+pub fn check_charts(
+    axes: &crate::tables::manifest::Axes,
+    kind: crate::tables::manifest::SweepKind,
+    limit: Limit,
+    what: &str,
+    overridable: bool,
+) -> Result<()> {
+    let (panels, lines, points) = chart_shape(axes, kind);
     let charts = crate::report::figure::memory_bound(panels, lines, points) * 2;
     let need = BASE_MEMORY + charts;
     let found = match limit {
@@ -467,11 +479,18 @@ pub fn check_report<G: SweepGrid>(grid: &G, limit: Limit) -> Result<()> {
         Limit::Machine => machine_memory(Path::new(CGROUP_ROOT)),
     };
     match found {
-        Some((limit, what)) if need > limit => Err(Error::Refused(format!(
-            "the merge's charts need an estimated {} of memory (a chart of {panels} panels, one per noise level), more than {what}, {}; sweep fewer noise levels (false_negative × false_positive rates, or noise models) per experiment, or pass --max-memory SIZE (e.g. --max-memory {}) or --max-memory off to merge anyway",
+        Some((limit, source)) if need > limit => Err(Error::Refused(format!(
+            "{what} need an estimated {} of memory (a chart of {panels} panels, one per noise level), more than {source}, {}; sweep fewer noise levels (false_negative × false_positive rates, or noise models) per experiment{}",
             size(need),
             size(limit),
-            suggest(need)
+            if overridable {
+                format!(
+                    ", or pass --max-memory SIZE (e.g. --max-memory {}) or --max-memory off to draw them anyway",
+                    suggest(need)
+                )
+            } else {
+                String::new()
+            }
         ))),
         _ => Ok(()),
     }

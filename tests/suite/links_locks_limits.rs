@@ -643,6 +643,31 @@ fn r9_charts_of_a_grid_at_the_limit_are_in_the_estimate_and_refused_up_front() {
     );
     assert!(!p.join("out/manifest.json").exists());
     std::fs::remove_dir_all(p.join("out")).unwrap();
+    // `plot` checks the charts of the grid its manifest names before drawing: a folder whose
+    // manifest holds the widest noise grid is refused on a machine that cannot draw it.
+    let fits = ctxlab::sweep::estimate::machine_memory(Path::new("/sys/fs/cgroup"))
+        .is_none_or(|(b, _)| b > 64 << 30);
+    if !fits {
+        std::fs::write(p.join("exp.toml"), EXP).unwrap();
+        ok(p, &["sweep", "exp.toml", "-q", "--out", "small"]);
+        let path = p.join("small/manifest.json");
+        let mut m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let rates = |n: usize| (0..n).map(|i| i as f64 / 1000.0).collect::<Vec<f64>>();
+        m["grid"]["false_negative"] = serde_json::json!(rates(255));
+        m["grid"]["false_positive"] = serde_json::json!(rates(257));
+        std::fs::write(&path, serde_json::to_string_pretty(&m).unwrap()).unwrap();
+        let before = std::fs::read(p.join("small/report.md")).unwrap();
+        assert_fails_with(
+            &ctxlab(p, &["plot", "small"]),
+            &[
+                "the charts need an estimated",
+                "(a chart of 65535 panels, one per noise level)",
+                "sweep fewer noise levels",
+            ],
+        );
+        assert_eq!(std::fs::read(p.join("small/report.md")).unwrap(), before);
+    }
     // Without charts to draw (CSV only: no summary.parquet to draw them from) it fits.
     let o = ctxlab(
         p,
