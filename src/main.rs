@@ -8,7 +8,9 @@ fn main() -> ExitCode {
         // The reader of stdout went away (`| head`): what it wanted it has; exit quietly.
         Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            ctxlab::warnln!("error: {e:#}");
+            // However long what it quotes, a message stays a few lines (cut where it errs).
+            let message = ctxlab::text::bound_message(&format!("{e:#}"));
+            ctxlab::warnln!("error: {message}");
             ExitCode::FAILURE
         }
     }

@@ -24,6 +24,136 @@ pub fn read(path: &Path) -> Result<String, InputError> {
     decode(path, bytes)
 }
 
+/// Reads a text file of at most `max` bytes (see [`read`]): a larger one is refused before it
+/// is read whole, so no parser is handed more than that. `what` names the kind of file.
+pub fn read_at_most(path: &Path, max: u64, what: &str) -> Result<String, InputError> {
+    use std::io::Read as _;
+    let too_large = |found: String| {
+        InputError::File {
+        path: path.to_path_buf(),
+        message: format!(
+            "is {found} bytes, more than the {max} bytes {what} may have (README, \"Limits\"); is this the file you meant?"
+        ),
+    }
+    };
+    let file = std::fs::File::open(path).map_err(|e| InputError::io(path, e))?;
+    if let Ok(m) = file.metadata() {
+        if m.is_file() && m.len() > max {
+            return Err(too_large(m.len().to_string()));
+        }
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputError::io(path, e))?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(format!("more than {max}")));
+    }
+    decode(path, bytes)
+}
+
+/// The longest line a message prints whole, in characters (a sentence of advice fits).
+pub const MESSAGE_LINE_CHARS: usize = 2000;
+
+/// The width of a quoted source line shown around its caret.
+pub const SOURCE_LINE_CHARS: usize = 160;
+
+/// The most lines a message prints.
+pub const MESSAGE_LINES: usize = 40;
+
+/// `msg` with every line cut to [`MESSAGE_LINE_CHARS`] (a quoted source line to
+/// [`SOURCE_LINE_CHARS`]) and at most [`MESSAGE_LINES`] lines,
+/// saying how much was cut. A quoted source line with its caret below it (the TOML parser's
+/// `2 | …` / `  |    ^`) is cut around the caret's column, so what is shown is where the
+/// error is.
+pub fn bound_message(msg: &str) -> String {
+    let lines: Vec<&str> = msg.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let caret = lines.get(i + 1).and_then(|next| caret_column(next));
+        match (source_prefix(line), caret) {
+            (Some(prefix), Some((caret_prefix, column)))
+                if line.chars().count() > SOURCE_LINE_CHARS =>
+            {
+                let text: Vec<char> = line[prefix..].chars().collect();
+                let width = SOURCE_LINE_CHARS - prefix.min(40);
+                let start = column
+                    .saturating_sub(width / 2)
+                    .min(text.len().saturating_sub(width));
+                let end = (start + width).min(text.len());
+                let cut = text.len() - (end - start);
+                let lead = if start > 0 { "…" } else { "" };
+                let tail = if end < text.len() { "…" } else { "" };
+                out.push(format!(
+                    "{}{lead}{}{tail} ({cut} characters cut)",
+                    &line[..prefix],
+                    text[start..end].iter().collect::<String>()
+                ));
+                out.push(format!(
+                    "{}{}^",
+                    &lines[i + 1][..caret_prefix],
+                    " ".repeat(column - start + lead.chars().count())
+                ));
+                i += 2;
+                continue;
+            }
+            _ => out.push(cut_line(line)),
+        }
+        i += 1;
+    }
+    if out.len() > MESSAGE_LINES {
+        let more = out.len() - MESSAGE_LINES;
+        out.truncate(MESSAGE_LINES);
+        out.push(format!("… ({more} more lines cut)"));
+    }
+    let mut text = out.join("\n");
+    if msg.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// A line cut to [`MESSAGE_LINE_CHARS`] characters, saying how many were cut.
+fn cut_line(line: &str) -> String {
+    let count = line.chars().count();
+    if count <= MESSAGE_LINE_CHARS {
+        return line.to_string();
+    }
+    format!(
+        "{}… ({} characters cut)",
+        line.chars().take(MESSAGE_LINE_CHARS).collect::<String>(),
+        count - MESSAGE_LINE_CHARS
+    )
+}
+
+/// The length of `  12 | ` before a quoted source line.
+fn source_prefix(line: &str) -> Option<usize> {
+    let bar = line.find(" | ")?;
+    line[..bar]
+        .trim()
+        .chars()
+        .all(|c| c.is_ascii_digit())
+        .then_some(bar + 3)
+        .filter(|_| !line[..bar].trim().is_empty())
+}
+
+/// In a caret line `    |    ^`, the length of `    | ` and the caret's column after it.
+fn caret_column(line: &str) -> Option<(usize, usize)> {
+    let bar = line.find('|')?;
+    if !line[..bar].trim().is_empty() {
+        return None;
+    }
+    let prefix = bar + 2;
+    let rest = line.get(prefix..)?;
+    let column = rest.find('^')?;
+    rest[..column]
+        .chars()
+        .all(|c| c == ' ')
+        .then_some((prefix, column))
+}
+
 /// Bytes as UTF-8 text without a leading byte-order mark; `path` names them in the error.
 pub fn decode(path: &Path, bytes: Vec<u8>) -> Result<String, InputError> {
     match String::from_utf8(bytes) {
@@ -115,6 +245,34 @@ mod tests {
             e.to_string(),
             "h.jsonl:2: invalid UTF-8 at byte offset 6: the file must be UTF-8 text"
         );
+    }
+
+    #[test]
+    fn long_message_lines_are_cut_around_the_caret() {
+        let source = format!("seed = [{}", "3, ".repeat(1000));
+        let caret = " ".repeat(source.len());
+        let msg = format!("TOML parse error at line 2, column 3009\n    |\n  2 | {source}\n    | {caret}^\n  unclosed array, expected `]`\n");
+        let bounded = bound_message(&msg);
+        let lines: Vec<&str> = bounded.lines().collect();
+        assert_eq!(lines.len(), 5, "{bounded}");
+        assert!(
+            lines[2].starts_with("  2 | … 3, 3, ") && lines[2].ends_with(" (2854 characters cut)"),
+            "{}",
+            lines[2]
+        );
+        // The caret stays under the end of the line shown.
+        let at = lines[3].find('^').unwrap();
+        assert_eq!(lines[2].chars().nth(at).unwrap(), ' ');
+        assert!(lines[3].len() < 200);
+        assert_eq!(lines[4], "  unclosed array, expected `]`");
+        // A long plain line, and too many lines.
+        assert_eq!(
+            bound_message(&"x".repeat(3000)),
+            format!("{}… (1000 characters cut)", "x".repeat(2000))
+        );
+        let many = bound_message(&"l\n".repeat(100));
+        assert!(many.ends_with("… (60 more lines cut)\n"), "{many}");
+        assert_eq!(bound_message("short\nlines"), "short\nlines");
     }
 
     #[test]

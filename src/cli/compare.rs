@@ -19,7 +19,13 @@ pub struct CompareArgs {
 }
 
 pub fn run(a: CompareArgs) -> Result<()> {
-    let c = compare::compare(&a.results, &a.baseline, a.measure.as_deref())?;
+    let fault = super::sweep::fault_from_env()?;
+    let c = compare::compare_with_fault(
+        &a.results,
+        &a.baseline,
+        a.measure.as_deref(),
+        fault.as_ref(),
+    )?;
     crate::say!("{}", compare::to_text(&c));
     for f in &c.written {
         crate::sayln!("  {}", f.display());

@@ -36,13 +36,18 @@ pub fn run(a: GenerateArgs) -> Result<()> {
     };
     let histories = generate::generate(cfg);
     let write = || -> Result<()> {
-        let file = std::fs::File::create(&tmp)?;
+        // Created exclusively: a link at the temporary name is refused, not followed.
+        let file = crate::links::create(&tmp)?;
         let mut w = BufWriter::new(file);
         write_jsonl(&mut w, &histories)?;
         w.flush()?;
         Ok(())
     };
-    write().with_context(|| format!("{}: cannot write", tmp.display()))?;
+    if let Err(e) = write() {
+        // A full disk leaves no half-written temporary behind.
+        crate::links::remove_file(&tmp);
+        return Err(e.context(format!("{}: cannot write", tmp.display())));
+    }
     std::fs::rename(&tmp, &a.out).with_context(|| format!("{}: cannot write", a.out.display()))?;
     let records: usize = histories.iter().map(|h| h.len()).sum();
     crate::sayln!(

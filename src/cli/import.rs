@@ -39,13 +39,13 @@ pub fn run(a: ImportArgs) -> Result<()> {
     // Whole file to a temporary name, then a rename: a reader never sees half an import.
     let tmp = a.out.with_extension("jsonl.partial");
     let write = || -> Result<()> {
-        let mut w = BufWriter::new(std::fs::File::create(&tmp)?);
+        let mut w = BufWriter::new(crate::links::create(&tmp)?);
         write_jsonl(&mut w, &histories)?;
         w.flush()?;
         Ok(())
     };
     if let Err(e) = write() {
-        let _ = std::fs::remove_file(&tmp);
+        crate::links::remove_file(&tmp);
         return Err(e.context(format!("{}: cannot write", tmp.display())));
     }
     std::fs::rename(&tmp, &a.out).with_context(|| format!("{}: cannot write", a.out.display()))?;

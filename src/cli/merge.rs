@@ -10,12 +10,20 @@ use std::path::{Path, PathBuf};
 pub struct MergeArgs {
     /// The results folder the shards wrote into.
     pub results: PathBuf,
+    /// The memory the charts may take: `machine` (the smallest of what is available, the
+    /// cgroup's limit and the address-space limit), a size (`8G`) or `off`.
+    #[arg(long, value_name = "SIZE", default_value = "machine", value_parser = super::sweep::parse_limit)]
+    pub max_memory: crate::sweep::estimate::Limit,
 }
 
 pub fn run(a: MergeArgs) -> Result<()> {
     let stage = |dir: &Path| crate::report::draw(dir);
     let opts = RunOptions {
         stage: Some(&stage),
+        limits: crate::sweep::estimate::Limits {
+            memory: a.max_memory,
+            ..Default::default()
+        },
         fault: super::sweep::fault_from_env()?,
         ..RunOptions::default()
     };

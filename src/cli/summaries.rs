@@ -56,8 +56,9 @@ pub struct FillArgs {
     /// Requests in flight at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub concurrency: u64,
-    /// Tries again after a timeout, a 408, a 429 or a 5xx status.
-    #[arg(long, default_value_t = 3)]
+    /// Tries again after a timeout, a 408, a 429 or a 5xx status (at most 10), waiting what a
+    /// `Retry-After` asks (up to 120 s) or a doubling backoff.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(0..=crate::llm::endpoint::MAX_RETRIES as i64))]
     pub retries: u32,
     /// Seconds one try may take.
     #[arg(long, default_value_t = 300.0, value_parser = seconds)]

@@ -72,7 +72,7 @@ pub struct SweepArgs {
 }
 
 /// A `--max-memory` / `--max-disk` value: `machine` (the default), `off` or a size.
-fn parse_limit(s: &str) -> std::result::Result<Limit, String> {
+pub(crate) fn parse_limit(s: &str) -> std::result::Result<Limit, String> {
     match s {
         "machine" => Ok(Limit::Machine),
         _ => s.parse(),

@@ -222,8 +222,18 @@ impl Experiment {
 
 /// Reads, overrides and validates an experiment file.
 pub fn load(path: &Path, overrides: &[String]) -> Result<Experiment, InputError> {
-    let text = crate::text::read(path)?;
+    let text = read_file(path)?;
     parse(&path.display().to_string(), &text, overrides)
+}
+
+/// An experiment file's text; one over [`super::limits::MAX_EXPERIMENT_BYTES`] is refused
+/// before it is read whole (the TOML parser takes several times a file's size).
+fn read_file(path: &Path) -> Result<String, InputError> {
+    crate::text::read_at_most(
+        path,
+        super::limits::MAX_EXPERIMENT_BYTES,
+        "an experiment file",
+    )
 }
 
 /// Parses experiment text; `origin` names it in errors.
@@ -242,7 +252,7 @@ pub enum AnyExperiment {
 
 /// Reads, overrides and validates an experiment file of either kind.
 pub fn load_any(path: &Path, overrides: &[String]) -> Result<AnyExperiment, InputError> {
-    let text = crate::text::read(path)?;
+    let text = read_file(path)?;
     parse_any(&path.display().to_string(), &text, overrides)
 }
 
@@ -465,6 +475,23 @@ fn validate(
             v.iter().map(|&k| Some(k as usize)).collect()
         }
     };
+    // The summary holds one group per strategy and keep_recent in force: a spec's own
+    // keep_recent wins over the axis, so with several axis values its groups would repeat
+    // (the run would fail at the summary, after every cell).
+    if keep_recent.len() > 1 {
+        if let Some(s) = strategies.iter().find(|s| s.keep_recent.is_some()) {
+            return Err(InputError::key(
+                origin,
+                "sweep.keep_recent",
+                format!(
+                    "{} sets its own keep_recent, which wins over this axis: each of the axis's {} values would give it the same cells and the summary the same group {} times; drop keep_recent from the spec (the axis then applies), or give the axis one value",
+                    s.label(),
+                    keep_recent.len(),
+                    keep_recent.len()
+                ),
+            ));
+        }
+    }
     if let Some(b) = file.charts.noise_budget {
         check_noise_budget(b, &s.budgets)
             .map_err(|m| InputError::key(origin, "charts.noise_budget", m))?;

@@ -14,6 +14,10 @@
 
 use crate::error::InputError;
 
+/// Bytes of an experiment file: a real one is a few kilobytes, and the TOML parser needs
+/// several times a file's size in memory.
+pub const MAX_EXPERIMENT_BYTES: u64 = 4 << 20;
+
 /// Values per axis: rows keep axis indices as `u16`.
 pub const MAX_AXIS: usize = u16::MAX as usize;
 

@@ -54,6 +54,16 @@ pub fn parse(
             continue;
         }
         lines += 1;
+        // serde reads a struct from an array by position; a flag line has named fields.
+        if raw.trim_start().starts_with('[') {
+            return Err(InputError::line(
+                path,
+                line_no,
+                format!(
+                    "found a JSON array; {EXPECTED} (fields are read by name, not by position)"
+                ),
+            ));
+        }
         let line: Line = serde_json::from_str(raw).map_err(|e| {
             InputError::line(path, line_no, format!("{}; {EXPECTED}", json_error(&e)))
         })?;

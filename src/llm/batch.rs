@@ -79,10 +79,13 @@ pub fn write_requests(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temporary = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut f| f.write_all(text.as_bytes()).and_then(|()| f.sync_all()));
+    // Created exclusively: a link at the temporary name is refused, not followed.
+    let mut file = crate::links::create(&temporary)?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_all());
     if let Err(e) = written {
-        let _ = std::fs::remove_file(&temporary);
+        crate::links::remove_file(&temporary);
         return Err(InputError::io(&temporary, e).into());
     }
     // A hard link fails when `path` exists, so a file that appeared meanwhile is not replaced.
@@ -90,7 +93,7 @@ pub fn write_requests(
         Existing::Refuse => std::fs::hard_link(&temporary, path),
         Existing::Replace => std::fs::rename(&temporary, path),
     };
-    let _ = std::fs::remove_file(&temporary);
+    crate::links::remove_file(&temporary);
     placed.map_err(|e| InputError::io(path, e))?;
     Ok(seen.len())
 }

@@ -70,6 +70,8 @@ impl SummaryCache {
             ))
             .into());
         }
+        // Not even read through a link: the cache is the user's folder, its entries ctxlab's.
+        self.refuse_links(hash)?;
         let path = self.path_of(hash);
         let text = match crate::text::read(&path) {
             Ok(text) => text,
@@ -101,6 +103,8 @@ impl SummaryCache {
     pub fn put(&self, request: &SummaryRequest, text: &str) -> Result<()> {
         let hash = request.hash();
         let path = self.path_of(&hash);
+        // A link inside the cache (its group folder or the entry) is refused, not followed.
+        self.refuse_links(&hash)?;
         if let Some((_, stored)) = self.entry(&hash)? {
             if stored == text {
                 return Ok(());
@@ -124,20 +128,41 @@ impl SummaryCache {
             std::process::id(),
             TEMPORARIES.fetch_add(1, Ordering::Relaxed)
         ));
-        let written = std::fs::File::create(&temporary)
-            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
+        let mut file = crate::links::create(&temporary)?;
+        let written = file
+            .write_all(&bytes)
+            .and_then(|()| file.sync_all())
             .and_then(|()| std::fs::rename(&temporary, &path));
         if let Err(e) = written {
-            let _ = std::fs::remove_file(&temporary);
+            crate::links::remove_file(&temporary);
             return Err(InputError::io(&path, e).into());
         }
         Ok(())
     }
 
+    /// Refuses a symbolic link on the way to the entry of `hash` inside the cache.
+    fn refuse_links(&self, hash: &str) -> Result<()> {
+        let group = self.dir.join(&hash[..2]);
+        match [group.clone(), group.join(format!("{hash}.json"))]
+            .into_iter()
+            .find(|p| crate::links::is_link(p))
+        {
+            Some(link) => Err(InputError::File {
+                path: link,
+                message: "is a symbolic link inside the summary cache; ctxlab does not write through links (remove it)".into(),
+            }
+            .into()),
+            None => Ok(()),
+        }
+    }
+
     /// Removes the answer to `hash` (an import undoing what it stored when a later entry fails).
     pub(crate) fn remove(&self, hash: &str) {
+        if self.refuse_links(hash).is_err() {
+            return;
+        }
         let path = self.path_of(hash);
-        let _ = std::fs::remove_file(&path);
+        crate::links::remove_file(&path);
         // Its folder too, when that leaves it empty (removing a folder with files fails).
         if let Some(folder) = path.parent() {
             let _ = std::fs::remove_dir(folder);

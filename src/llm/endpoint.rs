@@ -26,7 +26,9 @@ pub struct Endpoint {
     pub api_key_env: Option<String>,
     /// How many requests are in flight at once (at least 1).
     pub concurrency: usize,
-    /// How many times a request is tried again after a timeout, a 408, a 429 or a 5xx status.
+    /// How many times a request is tried again after a timeout, a 408, a 429 or a 5xx status
+    /// (at most [`MAX_RETRIES`]); a `Retry-After` in the answer sets the wait before the next
+    /// try, up to [`MAX_RETRY_AFTER`].
     pub retries: u32,
     /// How long one try may take, from connecting to the last byte of the answer.
     pub timeout: Duration,
@@ -163,10 +165,13 @@ impl Endpoint {
     ) -> Result<String, String> {
         let body = serde_json::to_string(&Body::of(request)).expect("a body serialises");
         let mut last = String::new();
-        for attempt in 0..=self.retries {
+        // The wait the server asked for with its last answer (`Retry-After`), bounded.
+        let mut asked: Option<Duration> = None;
+        for attempt in 0..=self.retries.min(MAX_RETRIES) {
             if attempt > 0 {
                 let wait = self.backoff.saturating_mul(1 << (attempt - 1).min(16));
-                std::thread::sleep(wait.min(Duration::from_secs(60)));
+                let wait = wait.min(Duration::from_secs(60));
+                std::thread::sleep(asked.take().map_or(wait, |a| a.max(wait)));
             }
             let mut call = agent.post(url).header("Content-Type", "application/json");
             if let Some(key) = key {
@@ -175,6 +180,11 @@ impl Endpoint {
             match call.send(body.as_bytes()) {
                 Ok(mut response) => {
                     let status = response.status().as_u16();
+                    asked = response
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(retry_after);
                     let text = match response.body_mut().read_to_string() {
                         Ok(text) => text,
                         Err(e) if is_timeout(&e) => {
@@ -224,7 +234,7 @@ impl Endpoint {
                 Err(e) => return Err(e.to_string()),
             }
         }
-        let tries = self.retries + 1;
+        let tries = self.retries.min(MAX_RETRIES) + 1;
         Err(format!(
             "{last} ({tries} {})",
             if tries == 1 { "try" } else { "tries" }
@@ -256,6 +266,20 @@ impl Endpoint {
     }
 }
 
+/// The most retries a request gets (`--retries`): beyond it a failing endpoint is down, not busy.
+pub const MAX_RETRIES: u32 = 10;
+
+/// The longest wait a `Retry-After` answer is honoured for; a server asking for more waits
+/// this long.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+
+/// A `Retry-After` value in whole seconds (the HTTP-date form is not read: the default backoff
+/// applies), at most [`MAX_RETRY_AFTER`].
+pub fn retry_after(value: &str) -> Option<Duration> {
+    let seconds: u64 = value.trim().parse().ok()?;
+    Some(Duration::from_secs(seconds).min(MAX_RETRY_AFTER))
+}
+
 fn is_timeout(e: &ureq::Error) -> bool {
     match e {
         ureq::Error::Timeout(_) => true,
@@ -267,6 +291,15 @@ fn is_timeout(e: &ureq::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_is_read_in_seconds_and_bounded() {
+        assert_eq!(retry_after("3"), Some(Duration::from_secs(3)));
+        assert_eq!(retry_after(" 7 "), Some(Duration::from_secs(7)));
+        assert_eq!(retry_after("86400"), Some(MAX_RETRY_AFTER));
+        assert_eq!(retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+        assert_eq!(retry_after("-1"), None);
+    }
 
     #[test]
     fn addresses_are_completed_to_the_chat_completions_path() {

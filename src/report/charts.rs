@@ -77,11 +77,21 @@ impl Inputs {
 /// into place, so on any error nothing is written. Returns the paths written: for each chart
 /// its PNG then its SVG, then the report.
 pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
+    let files = render_files(results_dir, &results_dir.join("compare.parquet"))?;
+    Ok(publish::write_all(results_dir, &files)?)
+}
+
+/// The charts and report of a results folder, in memory; the compare charts are drawn from
+/// the table at `compare` (absent: none), which may not be published yet.
+pub(crate) fn render_files(
+    results_dir: &Path,
+    compare: &Path,
+) -> crate::error::Result<Vec<OutputFile>> {
     let inputs = Inputs::read(results_dir)?;
     let grid = inputs.grid()?;
     let noise = NoiseChoice::resolve(&grid, &inputs.manifest, &inputs.manifest_path)?;
     let mut figures = figures(&grid, &inputs.manifest, &noise);
-    figures.extend(compare_figures(results_dir, &grid, &inputs.manifest)?);
+    figures.extend(compare_figures(compare, &grid, &inputs.manifest)?);
 
     let mut files = Vec::new();
     for figure in &figures {
@@ -92,7 +102,7 @@ pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
         relative: REPORT_FILE.into(),
         bytes: report.into_bytes(),
     });
-    Ok(publish::write_all(results_dir, &files)?)
+    Ok(files)
 }
 
 fn drawing(figure: &Figure, ext: &str, e: crate::error::DrawError) -> crate::error::Error {
@@ -376,15 +386,14 @@ fn retention_vs_reduction(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
 /// difference (strategy − baseline) against the budget, a panel per noise level, with its
 /// interval by history and the zero line.
 fn compare_figures(
-    dir: &Path,
+    path: &Path,
     grid: &SummaryGrid,
     manifest: &Manifest,
 ) -> Result<Vec<Figure>, InputError> {
-    let path = dir.join("compare.parquet");
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let t = crate::tables::read::Checked::read(&path, &crate::tables::cells::pairs_table(), false)?;
+    let t = crate::tables::read::Checked::read(path, &crate::tables::cells::pairs_table(), false)?;
     let (strategy, keep_recent, budget) = (
         t.text("strategy"),
         t.whole("keep_recent"),

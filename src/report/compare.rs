@@ -1,11 +1,12 @@
 //! `ctxlab compare RESULTS --baseline SPEC [--measure NAME]`: the paired comparisons of a
 //! published run against one strategy, from its `pairs.parquet` (every strategy against every
 //! other, cell by cell on the same history, replicate and axes, with intervals by history).
-//! Writes `compare.parquet` and `compare.csv` into the folder (and lists them in its
-//! manifest), all or nothing, then redraws the charts (a cell sweep's include one
-//! `compare_<measure>` chart per measure); nothing is written when an argument is wrong.
+//! Writes `compare.parquet` and `compare.csv` into the folder with the charts redrawn (a cell
+//! sweep's include one `compare_<measure>` chart per measure), all listed in its manifest and
+//! published together under the folder's lock like a sweep's files; nothing is written when
+//! an argument is wrong.
 
-use super::publish::{self, OutputFile};
+use super::publish::OutputFile;
 use super::text_table::{self, Align};
 use crate::error::{Error, InputError, Result};
 use crate::strategy::Strategy;
@@ -26,6 +27,18 @@ pub struct Comparison {
 /// Reads `dir`'s pairs against `baseline` (a strategy spec) for `measure` (or every paired
 /// measure) and writes them as `compare.*`.
 pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comparison> {
+    compare_with_fault(dir, baseline, measure, None)
+}
+
+/// [`compare`], aborting at `fault` while publishing (for the tests of a kill).
+pub fn compare_with_fault(
+    dir: &Path,
+    baseline: &str,
+    measure: Option<&str>,
+    fault: Option<&crate::sweep::fault::Fault>,
+) -> Result<Comparison> {
+    // The folder's lock first, so the manifest and tables read are not another run's half.
+    let folder = super::republish::take(dir)?;
     let manifest_path = dir.join(MANIFEST);
     let manifest = Manifest::read(&manifest_path)?;
     let wrong = |key: &str, message: String| -> Error {
@@ -90,22 +103,6 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
             message: e.to_string(),
         })?;
     let csv = filter_csv(&dir.join("pairs.csv"), &keep)?.unwrap_or_default();
-    let mut listed = manifest.clone();
-    let names: &[&str] = if dir.join("pairs.csv").exists() {
-        &["compare.parquet", "compare.csv"]
-    } else {
-        &["compare.parquet"]
-    };
-    for &f in names {
-        if !listed.files.iter().any(|x| x == f) {
-            listed.files.push(f.to_string());
-        }
-    }
-    let manifest_bytes = serde_json::to_string_pretty(&listed).map_err(|e| Error::Table {
-        path: manifest_path.clone(),
-        doing: "encode",
-        message: e.to_string(),
-    })? + "\n";
     let mut files = vec![OutputFile {
         relative: "compare.parquet".into(),
         bytes: parquet,
@@ -117,27 +114,31 @@ pub fn compare(dir: &Path, baseline: &str, measure: Option<&str>) -> Result<Comp
             bytes: csv,
         });
     }
-    let tables = files.len();
-    files.push(OutputFile {
-        relative: MANIFEST.into(),
-        bytes: manifest_bytes.into_bytes(),
-    });
-    let written = publish::write_all(dir, &files)?;
+    let Some(folder) = folder else {
+        return Err(Error::Refused(format!(
+            "{}: the manifest appeared while ctxlab compared; run compare again",
+            manifest_path.display()
+        )));
+    };
     // A compare chart of a measure this comparison leaves out would show another baseline.
-    for m in measures
+    let dropped: Vec<String> = measures
         .iter()
         .filter(|m| measure.is_some_and(|x| x != m.as_str()))
-    {
-        for ext in ["png", "svg"] {
-            let _ = std::fs::remove_file(
-                dir.join(super::charts::CHARTS_DIR)
-                    .join(format!("compare_{m}.{ext}")),
-            );
-        }
-    }
-    // The compare charts (a cell sweep's) are drawn from the table just written.
-    let mut written: Vec<PathBuf> = written.into_iter().take(tables).collect();
-    written.extend(super::draw(dir)?.into_iter().map(|f| dir.join(f)));
+        .flat_map(|m| {
+            ["png", "svg"].map(|ext| format!("{}/compare_{m}.{ext}", super::charts::CHARTS_DIR))
+        })
+        .collect();
+    // Charts and report are redrawn with the compare charts from the table staged beside them;
+    // tables, charts, report and manifest are then published together.
+    let written = super::republish::publish(
+        &folder,
+        ".partial-compare",
+        manifest,
+        files,
+        |staging| super::republish::drawn(dir, &staging.join("compare.parquet")),
+        &dropped,
+        fault,
+    )?;
     Ok(Comparison {
         baseline: label,
         measures,

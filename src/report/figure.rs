@@ -147,6 +147,23 @@ pub struct LegendEntry {
     pub style: LineStyle,
 }
 
+/// Bytes drawing a figure of `panels` panels of `lines` lines of `points` points takes at
+/// most, for the memory estimate of a run: its bitmap (3 bytes a pixel, the layout's own
+/// heights: four panels a row at most), its PNG and its SVG text, each held at once.
+pub fn memory_bound(panels: usize, lines: usize, points: usize) -> u64 {
+    let panels = panels.max(1) as u64;
+    let columns = panels.min(4);
+    let inner = u64::from(WIDTH) - 2 * PAD as u64;
+    let panel_width = (inner / columns).min(MAX_PANEL_WIDTH as u64);
+    let panel_height = (panel_width * 8 / 10).clamp(340, 520);
+    // Title, subtitle, axis labels and a legend of a row per 4 lines.
+    let height = panels.div_ceil(columns) * panel_height + 400 + (lines as u64).div_ceil(4) * 36;
+    let bitmap = u64::from(WIDTH) * height * 3;
+    // SVG: a panel's frame, ticks and title; a line's path and markers, ~120 bytes a point.
+    let svg = panels * (6 << 10) + panels * lines as u64 * (200 + points as u64 * 120);
+    bitmap + bitmap / 4 + 2 * svg
+}
+
 /// A whole chart: title, shared axes, panels in a grid, legend.
 #[derive(Debug, Clone)]
 pub struct Figure {

@@ -12,6 +12,7 @@ pub(crate) mod manifest;
 pub(crate) mod markdown;
 pub(crate) mod palette;
 pub(crate) mod publish;
+pub mod republish;
 pub mod session;
 pub mod session_charts;
 pub(crate) mod summary_grid;

@@ -1,6 +1,6 @@
 //! Writing a set of output files all or nothing: every file goes to a temporary name beside
 //! its final one, and only when all are written are they renamed into place. A failure before
-//! that leaves the folder as it was.
+//! that leaves the folder as it was. No link inside the folder is followed (`crate::links`).
 
 use crate::error::InputError;
 use std::fs;
@@ -63,7 +63,12 @@ fn stage(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let temporary = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-        fs::write(&temporary, &file.bytes).map_err(|e| InputError::io(&temporary, e))?;
+        // Created exclusively (a link planted at the temporary name is refused, not
+        // followed); a write that fails half way (a full disk) removes its file.
+        crate::links::write(&temporary, &file.bytes).map_err(|e| match e {
+            crate::error::Error::Io { source, .. } => InputError::io(&temporary, source),
+            other => InputError::Invalid(other.to_string()),
+        })?;
         temporaries.push((temporary, target));
     }
     Ok(())

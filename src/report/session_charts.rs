@@ -12,7 +12,7 @@ use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
 use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
 use super::palette;
-use super::publish;
+use super::publish::{self, OutputFile};
 use super::summary_grid::NoiseLevel;
 use crate::error::InputError;
 use crate::tables::manifest::{Manifest as SessionManifest, SweepKind};
@@ -122,6 +122,12 @@ fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputEr
 /// and SVG) and writes them into `results_dir/charts/`, all or nothing. Returns the paths
 /// written, each chart's PNG then its SVG.
 pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
+    let files = render_files(results_dir)?;
+    Ok(publish::write_all(results_dir, &files)?)
+}
+
+/// The charts of a session sweep's results folder, in memory.
+pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<OutputFile>> {
     let manifest_path = results_dir.join("manifest.json");
     let manifest = SessionManifest::read(&manifest_path)?;
     if manifest.kind != SweepKind::Sessions {
@@ -138,7 +144,7 @@ pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
     for figure in figures(&rows, &manifest) {
         files.extend(figure_files(&figure)?);
     }
-    Ok(publish::write_all(results_dir, &files)?)
+    Ok(files)
 }
 
 /// The rows arranged on the sweep's axes.

@@ -1,6 +1,8 @@
 //! What a sweep will take, worked out before anything runs: its rows, its chunks, the bytes
 //! of its tables in each format and its peak memory; and the refusal of a sweep that would
-//! not fit the machine (memory) or the output folder's filesystem (disk).
+//! not fit the machine (memory: the smallest of what is available, the cgroup's limit and the
+//! address-space limit; the report stage's charts included) or the output folder's filesystem
+//! (disk).
 //!
 //! The bytes are estimates from the declared columns (a typical width per column type, the
 //! real widths of the history names and strategy labels), calibrated on real runs; the README
@@ -17,8 +19,8 @@ use std::path::Path;
 /// A limit on one figure: what the machine offers, a size given on the command line, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Limit {
-    /// Memory: `MemAvailable` of /proc/meminfo; disk: the free space of the output folder's
-    /// filesystem.
+    /// Memory: the smallest of `MemAvailable`, the cgroup's room and `RLIMIT_AS`'s room (see
+    /// [`machine_memory`]); disk: the free space of the output folder's filesystem.
     #[default]
     Machine,
     Bytes(u64),
@@ -83,7 +85,40 @@ pub struct Estimate {
     /// Bytes of the tables in Parquet and in CSV (`None`: that format is not written).
     pub parquet_bytes: Option<u64>,
     pub csv_bytes: Option<u64>,
+    /// The peak: the larger of the evaluation's and the report stage's (they do not overlap).
     pub memory_bytes: u64,
+    /// What the evaluation's peak is made of, for the advice when it does not fit.
+    pub memory: MemoryParts,
+}
+
+/// The parts of a run's memory, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MemoryParts {
+    /// The program itself.
+    pub base: u64,
+    /// The rows of a chunk: what `--chunk-cells` bounds.
+    pub chunk: u64,
+    /// The rows waiting for the tables' encoder (a row group or three).
+    pub writer: u64,
+    /// The summary's running sums.
+    pub summary: u64,
+    /// The loaded histories, and those in flight.
+    pub histories: u64,
+    /// The report stage: the largest chart's bitmap and every chart's files.
+    pub charts: u64,
+    /// The panels of the largest chart.
+    pub chart_panels: u64,
+    /// Bytes of one row (to work out a chunk that fits).
+    pub row: u64,
+}
+
+impl MemoryParts {
+    fn evaluation(&self) -> u64 {
+        self.base + self.chunk + self.writer + self.summary + self.histories
+    }
+    fn report(&self) -> u64 {
+        self.base + self.summary + self.charts
+    }
 }
 
 /// What an estimate is worked out from.
@@ -98,6 +133,8 @@ pub struct EstimateInput<'a, G: SweepGrid> {
     pub table_rows: u64,
     pub formats: (bool, bool),
     pub threads: usize,
+    /// Whether the run draws charts and a report (an unsharded run with a report stage).
+    pub charts: bool,
 }
 
 /// Memory of the program itself: code, the Parquet library, thread stacks (measured: a sweep
@@ -191,6 +228,7 @@ impl Estimate {
             table_rows,
             formats: (parquet, csv),
             threads,
+            charts,
         } = input;
         let (csv_row, parquet_row) = input.row_bytes();
         // The summary and pairs tables: a row per group (and per group and baseline), about
@@ -222,7 +260,23 @@ impl Estimate {
         let summary = (groups * measures + groups * strategies) * 300;
         let (held, per_history) = history_memory(source);
         let in_flight = plan.histories_per_chunk().min(threads.max(1)) as u64;
-        let memory = BASE_MEMORY + chunk * row + writer + summary + held + in_flight * per_history;
+        let (panels, lines, points) = chart_shape(&grid.axes(), G::KIND);
+        let parts = MemoryParts {
+            base: BASE_MEMORY,
+            chunk: chunk * row,
+            writer,
+            summary,
+            histories: held + in_flight * per_history,
+            // One figure per chart kind and compare measure, each as large as the largest.
+            charts: if charts {
+                crate::report::figure::memory_bound(panels, lines, points) * 2
+            } else {
+                0
+            },
+            chart_panels: panels as u64,
+            row,
+        };
+        let memory = parts.evaluation().max(parts.report());
         Estimate {
             unit: match G::KIND {
                 crate::tables::manifest::SweepKind::Cells => "cells",
@@ -237,6 +291,7 @@ impl Estimate {
             parquet_bytes: parquet.then(|| bytes(parquet_row, small_parquet)),
             csv_bytes: csv.then(|| bytes(csv_row, small_csv)),
             memory_bytes: memory,
+            memory: parts,
         }
     }
 
@@ -280,11 +335,8 @@ impl Estimate {
         let memory = match limits.memory {
             Limit::Off => None,
             Limit::Bytes(b) => Some((b, "the --max-memory limit".to_string())),
-            Limit::Machine => match mem_available() {
-                Some(b) => Some((
-                    b,
-                    "the memory available (MemAvailable in /proc/meminfo)".into(),
-                )),
+            Limit::Machine => match machine_memory(Path::new(CGROUP_ROOT)) {
+                Some(found) => Some(found),
                 None => {
                     notes.push(
                         "memory not checked: MemAvailable is read from /proc/meminfo, absent here"
@@ -297,11 +349,10 @@ impl Estimate {
         if let Some((limit, what)) = memory {
             if self.memory_bytes > limit {
                 return Err(Error::Refused(format!(
-                    "the sweep needs an estimated {} of memory at its peak, more than {what}, {}; lower --chunk-cells (now {} {} a chunk), or pass --max-memory SIZE (e.g. --max-memory {}) or --max-memory off to run it anyway",
+                    "the sweep needs an estimated {} of memory at its peak, more than {what}, {}; {}, or pass --max-memory SIZE (e.g. --max-memory {}) or --max-memory off to run it anyway",
                     size(self.memory_bytes),
                     size(limit),
-                    self.rows_per_chunk,
-                    self.unit,
+                    self.advice(limit),
                     suggest(self.memory_bytes)
                 )));
             }
@@ -337,6 +388,250 @@ impl Estimate {
         }
         Ok(notes)
     }
+}
+
+impl Estimate {
+    /// What to change so that the run fits `limit`: a change that helps, worked out from the
+    /// parts of the peak.
+    fn advice(&self, limit: u64) -> String {
+        let p = &self.memory;
+        // What every stage holds: no change to the grid's shape or the chunk removes it.
+        if p.base + p.summary >= limit {
+            return if p.summary > p.base {
+                format!("lowering --chunk-cells cannot bring it under: the summary's groups take {} on their own; sweep fewer strategies, budgets or noise levels per experiment", size(p.summary))
+            } else {
+                format!(
+                    "lowering --chunk-cells cannot bring it under: the program itself takes {} on its own",
+                    size(p.base)
+                )
+            };
+        }
+        if p.report() > limit && p.report() >= p.evaluation() {
+            return format!(
+                "the charts take most of it ({} for a chart of {} panels, one per noise level); sweep fewer noise levels (false_negative × false_positive rates, or noise models) per experiment",
+                size(p.charts),
+                p.chart_panels
+            );
+        }
+        // Without its chunk, what the evaluation holds anyway.
+        let fixed = p.evaluation() - p.chunk;
+        let rows_that_fit = limit.saturating_sub(fixed) / p.row.max(1);
+        if fixed < limit && rows_that_fit >= 1 {
+            let per_chunk = (rows_that_fit / 2).max(1);
+            return format!(
+                "lower --chunk-cells (now {} {unit} a chunk; e.g. --chunk-cells {per_chunk})",
+                self.rows_per_chunk,
+                unit = self.unit
+            );
+        }
+        let (bytes, what, own, hint) = [
+            (
+                p.histories,
+                "the histories held in memory take",
+                "their",
+                "; load fewer or shorter histories per run",
+            ),
+            (
+                p.writer,
+                "the rows waiting for the tables take",
+                "their",
+                "; write fewer rows (--cells sample or none)",
+            ),
+            (
+                p.summary,
+                "the summary's groups take",
+                "their",
+                "; sweep fewer strategies, budgets or noise levels per experiment",
+            ),
+            (p.base, "the program itself takes", "its", ""),
+        ]
+        .into_iter()
+        .max_by_key(|(b, ..)| *b)
+        .expect("four parts");
+        format!(
+            "lowering --chunk-cells cannot bring it under: {what} {} on {own} own{hint}",
+            size(bytes)
+        )
+    }
+}
+
+/// Refuses a merge whose report stage (the charts of the whole grid, drawn from the merged
+/// summary) would not fit `limit`: the shards evaluated the cells, the merge draws.
+pub fn check_report<G: SweepGrid>(grid: &G, limit: Limit) -> Result<()> {
+    check_charts(&grid.axes(), G::KIND, limit, "the merge's charts", true)
+}
+
+/// Refuses drawing the charts of a run of `axes` (`what` names them: a merge's, a redraw's)
+/// when their memory would not fit `limit`; `overridable`: the command takes `--max-memory`.
+pub fn check_charts(
+    axes: &crate::tables::manifest::Axes,
+    kind: crate::tables::manifest::SweepKind,
+    limit: Limit,
+    what: &str,
+    overridable: bool,
+) -> Result<()> {
+    let (panels, lines, points) = chart_shape(axes, kind);
+    let charts = crate::report::figure::memory_bound(panels, lines, points) * 2;
+    let need = BASE_MEMORY + charts;
+    let found = match limit {
+        Limit::Off => None,
+        Limit::Bytes(b) => Some((b, "the --max-memory limit".to_string())),
+        Limit::Machine => machine_memory(Path::new(CGROUP_ROOT)),
+    };
+    match found {
+        Some((limit, source)) if need > limit => Err(Error::Refused(format!(
+            "{what} need an estimated {} of memory (a chart of {panels} panels, one per noise level), more than {source}, {}; sweep fewer noise levels (false_negative × false_positive rates, or noise models) per experiment{}",
+            size(need),
+            size(limit),
+            if overridable {
+                format!(
+                    ", or pass --max-memory SIZE (e.g. --max-memory {}) or --max-memory off to draw them anyway",
+                    suggest(need)
+                )
+            } else {
+                String::new()
+            }
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The panels, lines a panel and points a line of a run's largest chart, from its axes.
+fn chart_shape(
+    axes: &crate::tables::manifest::Axes,
+    kind: crate::tables::manifest::SweepKind,
+) -> (usize, usize, usize) {
+    let uniform = axes.false_negative.len() * axes.false_positive.len();
+    let levels = axes.noise.len().max(uniform).max(1);
+    match kind {
+        crate::tables::manifest::SweepKind::Cells => {
+            let series = axes.strategies.len() * axes.keep_recent.len().max(1);
+            // Noise models of several families: a panel per strategy and rate.
+            let other = axes
+                .false_negative
+                .len()
+                .max(axes.false_positive.len())
+                .max(1);
+            let panels = if axes.noise.len() > uniform {
+                levels.max(series * other)
+            } else {
+                levels
+            };
+            (panels, series, axes.budgets.len())
+        }
+        crate::tables::manifest::SweepKind::Sessions => (
+            axes.note_rates.len().max(1) * levels,
+            axes.strategies.len() * axes.windows.len().max(1),
+            axes.ratios.len(),
+        ),
+    }
+}
+
+/// Where the cgroup file system is mounted.
+const CGROUP_ROOT: &str = "/sys/fs/cgroup";
+
+/// The memory this process may still take, and what sets it: the smallest of `MemAvailable`,
+/// the room left under its cgroup's limit (v2 `memory.max`, v1 `memory.limit_in_bytes`, the
+/// limits of the cgroups above it included: a Slurm `--mem`, a Kubernetes limit) and the room
+/// left under its address-space limit (`RLIMIT_AS`, `ulimit -v`). `None` when none is known.
+pub fn machine_memory(cgroup_root: &Path) -> Option<(u64, String)> {
+    let mut found: Vec<(u64, String)> = Vec::new();
+    if let Some(b) = mem_available() {
+        found.push((
+            b,
+            "the memory available (MemAvailable in /proc/meminfo)".into(),
+        ));
+    }
+    let membership = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    if let Some(c) = cgroup_room(cgroup_root, &membership) {
+        found.push(c);
+    }
+    if let Some(r) = address_space_room() {
+        found.push(r);
+    }
+    found.into_iter().min_by_key(|(b, _)| *b)
+}
+
+/// The room left under the memory limit of the cgroup `membership` (the text of
+/// /proc/self/cgroup) names, under `root`: the tightest of its own and its ancestors'.
+pub fn cgroup_room(root: &Path, membership: &str) -> Option<(u64, String)> {
+    let read = |p: &Path| -> Option<u64> { std::fs::read_to_string(p).ok()?.trim().parse().ok() };
+    let mut best: Option<(u64, String)> = None;
+    for line in membership.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let relative = path.trim_start_matches('/');
+        // v2: the unified hierarchy; v1: the memory controller's own.
+        let (base, limit_file, usage_file) = if controllers.is_empty() {
+            (root.to_path_buf(), "memory.max", "memory.current")
+        } else if controllers.split(',').any(|c| c == "memory") {
+            (
+                root.join("memory"),
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            )
+        } else {
+            continue;
+        };
+        let mut at = base.join(relative);
+        loop {
+            // "max" (v2) does not parse: no limit at this level; v1's "no limit" is a figure
+            // near 2^63, which never wins.
+            if let Some(limit) = read(&at.join(limit_file)) {
+                let used = read(&at.join(usage_file)).unwrap_or(0);
+                let room = limit.saturating_sub(used);
+                if best.as_ref().is_none_or(|(b, _)| room < *b) {
+                    best = Some((
+                        room,
+                        format!(
+                            "the room left under the cgroup's memory limit ({} of {}, {} in use)",
+                            at.join(limit_file).display(),
+                            size(limit),
+                            size(used)
+                        ),
+                    ));
+                }
+            }
+            if at == base || !at.pop() {
+                break;
+            }
+        }
+    }
+    best
+}
+
+/// The room left under `RLIMIT_AS` (the address-space limit, `ulimit -v`), when one is set:
+/// the limit less the process's address space now (`VmSize`).
+#[cfg(unix)]
+fn address_space_room() -> Option<(u64, String)> {
+    let mut limit: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: `limit` is a valid, writable rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0
+        || limit.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)] // the field type differs between platforms
+    let cap = limit.rlim_cur as u64;
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let used = status
+        .lines()
+        .find(|l| l.starts_with("VmSize:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map_or(0, |kib| kib.saturating_mul(1024));
+    Some((
+        cap.saturating_sub(used),
+        format!(
+            "the room left under the address-space limit (RLIMIT_AS, ulimit -v: {} of which {} in use)",
+            size(cap),
+            size(used)
+        ),
+    ))
+}
+
+#[cfg(not(unix))]
+fn address_space_room() -> Option<(u64, String)> {
+    None
 }
 
 /// A size for people: `812 B`, `3.4 KiB`, `1.2 GiB`.
@@ -408,6 +703,98 @@ mod tests {
         assert_eq!("off".parse(), Ok(Limit::Off));
         assert!("4X".parse::<Limit>().is_err());
         assert!("".parse::<Limit>().is_err());
+    }
+
+    #[test]
+    fn cgroup_limits_are_read_at_every_level_v2_and_v1() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        let job = r.join("slurm/job_7");
+        std::fs::create_dir_all(&job).unwrap();
+        std::fs::write(r.join("slurm/memory.max"), "max\n").unwrap();
+        std::fs::write(job.join("memory.max"), "1073741824\n").unwrap();
+        std::fs::write(job.join("memory.current"), "268435456\n").unwrap();
+        let (room, what) = cgroup_room(r, "0::/slurm/job_7\n").unwrap();
+        assert_eq!(room, 768 << 20);
+        assert!(
+            what.contains("job_7/memory.max of 1.0 GiB, 256.0 MiB in use"),
+            "{what}"
+        );
+        // A tighter parent wins.
+        std::fs::write(r.join("slurm/memory.max"), "536870912\n").unwrap();
+        assert_eq!(cgroup_room(r, "0::/slurm/job_7\n").unwrap().0, 512 << 20);
+        // v1: the memory controller's hierarchy; "no limit" is a figure near 2^63.
+        let v1 = r.join("memory/pod");
+        std::fs::create_dir_all(&v1).unwrap();
+        std::fs::write(v1.join("memory.limit_in_bytes"), "2147483648").unwrap();
+        std::fs::write(v1.join("memory.usage_in_bytes"), "1073741824").unwrap();
+        std::fs::write(
+            r.join("memory/memory.limit_in_bytes"),
+            "9223372036854771712",
+        )
+        .unwrap();
+        assert_eq!(
+            cgroup_room(r, "12:cpu,cpuacct:/pod\n4:memory:/pod\n")
+                .unwrap()
+                .0,
+            1 << 30
+        );
+        assert_eq!(cgroup_room(r, "3:cpu:/pod\n"), None);
+    }
+
+    #[test]
+    fn advice_names_a_change_that_helps() {
+        let mut e = Estimate {
+            unit: "cells",
+            histories: 1,
+            rows: 1 << 20,
+            rows_per_history: 1 << 20,
+            chunks: 4,
+            rows_per_chunk: 1 << 18,
+            table_rows: 0,
+            parquet_bytes: None,
+            csv_bytes: None,
+            memory_bytes: 0,
+            memory: MemoryParts {
+                base: 40 << 20,
+                chunk: 256 << 20,
+                writer: 0,
+                summary: 1 << 20,
+                histories: 10 << 20,
+                charts: 5 << 20,
+                chart_panels: 4,
+                row: 1024,
+            },
+        };
+        // 307 MiB needed, 200 MiB allowed: 149 MiB left for rows, 152 576 rows; half a chunk.
+        assert_eq!(
+            e.advice(200 << 20),
+            "lower --chunk-cells (now 262144 cells a chunk; e.g. --chunk-cells 76288)"
+        );
+        // The histories alone exceed it: a smaller chunk cannot help.
+        e.memory.histories = 100 << 20;
+        assert_eq!(
+            e.advice(120 << 20),
+            "lowering --chunk-cells cannot bring it under: the histories held in memory take 100.0 MiB on their own; load fewer or shorter histories per run"
+        );
+        e.memory.histories = 10 << 20;
+        assert_eq!(
+            e.advice(1 << 20),
+            "lowering --chunk-cells cannot bring it under: the program itself takes 40.0 MiB on its own"
+        );
+        // Charts of 65 535 panels dominate.
+        e.memory.charts = 26 << 30;
+        e.memory.chart_panels = 65_535;
+        assert!(e
+            .advice(1 << 30)
+            .starts_with("the charts take most of it (26.0 GiB for a chart of 65535 panels"));
+    }
+
+    #[test]
+    fn a_chart_of_every_noise_level_of_a_grid_at_the_limit_is_gigabytes() {
+        // 255 × 257 levels, four panels a row of 386 px wide and 340 px high.
+        let bytes = crate::report::figure::memory_bound(65_535, 2, 2);
+        assert!(bytes > 26 << 30 && bytes < 40 << 30, "{bytes}");
     }
 
     #[test]

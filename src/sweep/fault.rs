@@ -19,6 +19,8 @@ pub enum Fault {
     Publish,
     /// With every file in place but the manifest.
     Manifest,
+    /// With the manifest in place, before the staging folder is removed.
+    Cleanup,
 }
 
 impl FromStr for Fault {
@@ -30,11 +32,12 @@ impl FromStr for Fault {
             "charts" => Fault::Charts,
             "publish" => Fault::Publish,
             "manifest" => Fault::Manifest,
+            "cleanup" => Fault::Cleanup,
             _ => match s.strip_prefix("chunks:").map(str::parse) {
                 Some(Ok(k)) => Fault::AfterChunks(k),
                 _ => {
                     return Err(format!(
-                    "unknown fault {s:?}: expected chunks:K, assembly, charts, publish or manifest"
+                    "unknown fault {s:?}: expected chunks:K, assembly, charts, publish, manifest or cleanup"
                 )
                     .into())
                 }

@@ -6,17 +6,28 @@
 //!   gets; the operating system releases the lock when the process ends, however it ends.
 //! - **Only our own files.** A folder that is not empty and shows no sign of ctxlab (no lock
 //!   file, no manifest, no shard states) is refused unless forced; files ctxlab did not write are
-//!   never removed.
+//!   never removed nor replaced: a file in the way of a publish must be one an earlier manifest
+//!   (or shard state, or interrupted publish) lists, so a file of the user's that shares a
+//!   ctxlab name is refused, `--force` or not, and a staging folder ctxlab did not make (no
+//!   `.ctxlab-staging` mark) is never removed.
 //! - **Publishing last, the manifest last of all.** The previous manifest is moved aside first
 //!   (kept, so a resumed run still knows what it listed): from then on the folder does not look
 //!   finished until the new manifest is in place. Files the previous
 //!   manifest listed and this run does not write are removed before the new manifest arrives.
+//! - **A publish is journalled.** Before the first file moves, the staging folder gets
+//!   `publish.json`, the list of moves; a run killed while publishing leaves it, and the next
+//!   command that takes the folder finishes the publish (a sweep's own, whose manifest is not yet
+//!   in place, is finished by `--resume`, as the sweep says).
+//! - **No links.** The lock file is opened without following a link and checked through its
+//!   handle; every file made in the folder or its staging folders is created exclusively
+//!   (`crate::links`).
 
 use super::fault::{self, Fault};
 use crate::error::{At, Result};
 use crate::refuse;
 use crate::tables::manifest::{Manifest, MANIFEST};
-use std::fs::{self, File, OpenOptions};
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File};
 use std::io::{Read as _, Seek as _, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -47,7 +58,22 @@ fn lock_owner(file: &File) -> String {
     owner
 }
 
-/// The lock file of a whole run (and of `merge`).
+/// Refuses `dir`, whose lock `file` another process holds, naming that process.
+fn refuse_in_use(dir: &Path, file: &File) -> Result<()> {
+    let owner = lock_owner(file);
+    let owner = owner.trim();
+    let who = if owner.is_empty() {
+        "another process".to_string()
+    } else {
+        format!("process {owner}")
+    };
+    refuse!(
+        "{}: in use by {who} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
+        dir.display()
+    )
+}
+
+/// The lock file of a whole run (and of `merge`, `compare` and `plot`).
 pub const LOCK: &str = ".ctxlab.lock";
 
 /// A results folder held by this process.
@@ -104,48 +130,111 @@ impl Folder {
             );
         }
         fs::create_dir_all(dir).at(dir, "create")?;
+        Folder::lock(dir, shard)
+    }
+
+    /// Takes `dir`, a results folder that must exist already (`compare`, `plot`, `merge`).
+    pub fn existing(dir: &Path) -> Result<Folder> {
+        if !dir.is_dir() {
+            refuse!(
+                "{}: not a folder: expected a results folder written by `ctxlab sweep`",
+                dir.display()
+            );
+        }
+        Folder::lock(dir, None)
+    }
+
+    fn lock(dir: &Path, shard: Option<usize>) -> Result<Folder> {
         let path = dir.join(lock_name(shard));
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .at(&path, "open")?;
+        let mut file = crate::links::open_own(&path)?;
         match try_lock_own(&file) {
             Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                let owner = lock_owner(&file);
-                let owner = owner.trim();
-                let who = if owner.is_empty() {
-                    "another process".to_string()
-                } else {
-                    format!("process {owner}")
-                };
-                refuse!(
-                    "{}: in use by {who} (another ctxlab run writes into this folder); wait for it to finish or choose another --out",
-                    dir.display()
-                );
-            }
+            Err(fs::TryLockError::WouldBlock) => refuse_in_use(dir, &file)?,
             Err(fs::TryLockError::Error(e)) => return Err(e).at(&path, "lock"),
         }
         file.set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| writeln!(file, "{}", std::process::id()))
             .at(&path, "write")?;
-        Ok(Folder {
+        let folder = Folder {
             dir: dir.to_path_buf(),
             shard,
             _lock: file,
-        })
+        };
+        folder.finish_interrupted()?;
+        Ok(folder)
+    }
+
+    /// Finishes the publishes a killed command left half done (see the module documentation).
+    fn finish_interrupted(&self) -> Result<()> {
+        let names: Vec<String> = match self.shard {
+            None => [
+                PARTIAL,
+                ".partial-merge",
+                ".partial-compare",
+                ".partial-plot",
+            ]
+            .map(String::from)
+            .to_vec(),
+            Some(i) => vec![format!(".partial-shard={i}")],
+        };
+        for name in names {
+            let staging = self.dir.join(&name);
+            if crate::links::is_link(&staging) || !staging.is_dir() {
+                continue;
+            }
+            let Some(journal) = Journal::read(&staging) else {
+                continue;
+            };
+            let sweep_own = name == PARTIAL || name.starts_with(".partial-shard=");
+            if sweep_own && staging.join(&journal.last.0).exists() {
+                // The sweep's own, not yet published: `--resume` finishes it.
+                continue;
+            }
+            self.complete(&staging, &journal, None)?;
+        }
+        Ok(())
+    }
+
+    /// A fresh staging folder `name` in the folder (one ctxlab made before is cleared; a
+    /// folder of that name ctxlab did not make is refused, never removed).
+    pub fn fresh_staging(&self, name: &str) -> Result<PathBuf> {
+        let staging = self.dir.join(name);
+        clear_staging(&staging)?;
+        make_staging(&staging)?;
+        Ok(staging)
     }
 
     /// Where this run stages its files: inside the folder (so renames stay on one file
     /// system) but outside every table's place.
     pub fn staging(&self) -> PathBuf {
-        match self.shard {
-            None => self.dir.join(".partial"),
-            Some(i) => self.dir.join(format!(".partial-shard={i}")),
+        staging_path(&self.dir, self.shard)
+    }
+
+    /// What [`Folder::open`] checks, reading only (a dry run): a folder there, ours unless
+    /// `force`, its lock file no link and held by no other run.
+    pub fn check(dir: &Path, shard: Option<usize>, force: bool) -> Result<()> {
+        if dir.exists() && !dir.is_dir() {
+            refuse!("{}: exists and is not a folder", dir.display());
+        }
+        if !dir.is_dir() {
+            return Ok(());
+        }
+        if !force && !is_ours(dir)? {
+            refuse!(
+                "{}: this folder holds files that ctxlab did not write; choose another --out, or pass --force to write into it (ctxlab removes only files it wrote)",
+                dir.display()
+            );
+        }
+        let path = dir.join(lock_name(shard));
+        if fs::symlink_metadata(&path).is_err() {
+            return Ok(());
+        }
+        crate::links::refuse_link(&path)?;
+        let file = File::open(&path).at(&path, "open")?;
+        match file.try_lock() {
+            Err(fs::TryLockError::WouldBlock) => refuse_in_use(dir, &file),
+            _ => Ok(()),
         }
     }
 
@@ -174,57 +263,219 @@ impl Folder {
                 refuse!("{message}");
             }
         }
+        self.check_in_the_way(staging, files, last, owned, also_previous)?;
+        let journal = Journal {
+            files: files.to_vec(),
+            last: (last.0.to_string(), last.1.to_string()),
+            owned: owned.to_vec(),
+            also_previous: also_previous.to_vec(),
+        };
+        super::run::write_json(&staging.join(JOURNAL), &journal)?;
+        self.complete(staging, &journal, fault)
+    }
+
+    /// Refuses a publish that would replace a file ctxlab did not write: every destination
+    /// already there must be listed by the folder's manifest (or the one kept aside), by the
+    /// previous shard state, by an interrupted publish's journal, or be the run's own state or
+    /// manifest.
+    fn check_in_the_way(
+        &self,
+        staging: &Path,
+        files: &[(String, String)],
+        last: (&str, &str),
+        owned: &[String],
+        also_previous: &[String],
+    ) -> Result<()> {
+        let mut ours: std::collections::HashSet<String> =
+            previous_files(&self.dir).into_iter().collect();
+        ours.extend(also_previous.iter().cloned());
+        ours.extend(owned.iter().cloned());
+        if let Some(j) = Journal::read(staging) {
+            ours.extend(j.files.into_iter().map(|(_, to)| to));
+        }
+        for to in files.iter().map(|(_, to)| to.as_str()) {
+            let path = self.dir.join(to);
+            if fs::symlink_metadata(&path).is_ok() && !ours.contains(to) {
+                refuse!(
+                    "{}: a file ctxlab did not write (no manifest of this folder lists it) is where ctxlab publishes {to}; move it away and run again (a sweep with --resume), or choose another --out",
+                    path.display()
+                );
+            }
+        }
+        let path = self.dir.join(last.1);
+        if fs::symlink_metadata(&path).is_ok() && !written_by_ctxlab(&path) {
+            refuse!(
+                "{}: a file ctxlab did not write is where ctxlab publishes {}; move it away, or choose another --out",
+                path.display(),
+                last.1
+            );
+        }
+        Ok(())
+    }
+
+    /// Carries out (or, after a kill, finishes) the publish `j` describes: moves into place
+    /// what is still staged, removes the files earlier runs listed and this one does not, puts
+    /// `last` in place, then clears the staging folder.
+    fn complete(&self, staging: &Path, j: &Journal, fault: Option<&Fault>) -> Result<Vec<PathBuf>> {
+        let staged =
+            |name: &str| fs::symlink_metadata(staging.join(name)).is_ok_and(|m| m.is_file());
         let aside = self.dir.join(PREVIOUS);
-        let mut previous = previous_files(&self.dir);
-        previous.extend_from_slice(also_previous);
-        // From here on the folder does not look finished until `last` is in place. The old
-        // manifest is kept aside (not deleted) so that an interrupted publication, resumed,
-        // still knows what it listed.
-        let old_manifest = self.dir.join(MANIFEST);
-        if old_manifest.exists() {
-            fs::rename(&old_manifest, &aside).at(&old_manifest, "move aside")?;
-        }
-        let mut written = Vec::new();
-        for (i, (from, to)) in files.iter().enumerate() {
-            let (from, to) = (staging.join(from), self.dir.join(to));
-            if let Some(parent) = to.parent() {
-                fs::create_dir_all(parent).at(parent, "create")?;
+        let mut written: Vec<PathBuf> = Vec::new();
+        if staged(&j.last.0) {
+            let mut previous = previous_files(&self.dir);
+            previous.extend_from_slice(&j.also_previous);
+            // From here on the folder does not look finished until `last` is in place. The
+            // old manifest is kept aside (not deleted) so that an interrupted publication,
+            // resumed, still knows what it listed.
+            let old_manifest = self.dir.join(MANIFEST);
+            if fs::symlink_metadata(&old_manifest).is_ok() {
+                fs::rename(&old_manifest, &aside).at(&old_manifest, "move aside")?;
             }
-            fs::rename(&from, &to).at(&to, "move into place")?;
+            for (i, (from, to)) in j.files.iter().enumerate() {
+                let target = self.dir.join(to);
+                if staged(from) {
+                    self.make_parents(to)?;
+                    fs::rename(staging.join(from), &target).at(&target, "move into place")?;
+                }
+                written.push(target);
+                if i == 0 {
+                    fault::point(fault, Fault::Publish);
+                }
+            }
+            let keep: std::collections::HashSet<&str> = j
+                .files
+                .iter()
+                .map(|(_, to)| to.as_str())
+                .chain(j.owned.iter().map(String::as_str))
+                .chain([j.last.1.as_str()])
+                .collect();
+            // A shard leaves the rest of the folder to the other shards and to `merge`.
+            if self.shard.is_none() {
+                for stale in previous.iter().filter(|f| !keep.contains(f.as_str())) {
+                    remove_ours(&self.dir, stale);
+                }
+            }
+            fault::point(fault, Fault::Manifest);
+            let to = self.dir.join(&j.last.1);
+            self.make_parents(&j.last.1)?;
+            fs::rename(staging.join(&j.last.0), &to).at(&to, "move into place")?;
             written.push(to);
-            if i == 0 {
-                fault::point(fault, Fault::Publish);
-            }
+        } else {
+            written.extend(j.files.iter().map(|(_, to)| self.dir.join(to)));
+            written.push(self.dir.join(&j.last.1));
         }
-        let keep: std::collections::HashSet<&str> = files
-            .iter()
-            .map(|(_, to)| to.as_str())
-            .chain(owned.iter().map(String::as_str))
-            .chain([last.1])
-            .collect();
-        // A shard leaves the rest of the folder to the other shards and to `merge`.
+        fault::point(fault, Fault::Cleanup);
         if self.shard.is_none() {
-            for stale in previous.iter().filter(|f| !keep.contains(f.as_str())) {
-                remove_ours(&self.dir, stale);
-            }
-        }
-        fault::point(fault, Fault::Manifest);
-        let to = self.dir.join(last.1);
-        if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent).at(parent, "create")?;
-        }
-        fs::rename(staging.join(last.0), &to).at(&to, "move into place")?;
-        written.push(to);
-        if self.shard.is_none() {
-            let _ = fs::remove_file(&aside);
+            crate::links::remove_file(&aside);
         }
         fs::remove_dir_all(staging).ok();
         Ok(written)
     }
+
+    /// Makes the folders `relative` (checked free of links) needs inside the folder.
+    fn make_parents(&self, relative: &str) -> Result<()> {
+        if let Some(message) = crate::links::through_link(&self.dir, Path::new(relative)) {
+            refuse!("{message}");
+        }
+        if let Some(parent) = self.dir.join(relative).parent() {
+            fs::create_dir_all(parent).at(parent, "create")?;
+        }
+        Ok(())
+    }
+}
+
+/// The staging folder of a whole run.
+const PARTIAL: &str = ".partial";
+
+/// The mark of a staging folder ctxlab made.
+const STAGING_MARK: &str = ".ctxlab-staging";
+
+/// The moves of a publish, written before the first one.
+pub(crate) const JOURNAL: &str = "publish.json";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    files: Vec<(String, String)>,
+    last: (String, String),
+    owned: Vec<String>,
+    also_previous: Vec<String>,
+}
+
+impl Journal {
+    fn read(staging: &Path) -> Option<Journal> {
+        let path = staging.join(JOURNAL);
+        if crate::links::is_link(&path) {
+            return None;
+        }
+        let j: Journal = serde_json::from_str(&fs::read_to_string(path).ok()?).ok()?;
+        // Only plain names inside the folder.
+        let plain = |p: &str| {
+            let p = Path::new(p);
+            !p.as_os_str().is_empty()
+                && p.components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)))
+        };
+        let fine = j
+            .files
+            .iter()
+            .flat_map(|(a, b)| [a, b])
+            .chain([&j.last.0, &j.last.1])
+            .chain(&j.owned)
+            .chain(&j.also_previous)
+            .all(|p| plain(p));
+        fine.then_some(j)
+    }
+}
+
+/// Whether `staging` is a staging folder ctxlab made: it carries the mark (or a checkpoint or
+/// publish journal, as runs of earlier versions left them), or is empty.
+pub(crate) fn staging_is_ours(staging: &Path) -> bool {
+    [STAGING_MARK, "checkpoint.json", JOURNAL]
+        .iter()
+        .any(|f| fs::symlink_metadata(staging.join(f)).is_ok_and(|m| m.is_file()))
+        || fs::read_dir(staging).is_ok_and(|mut d| d.next().is_none())
+}
+
+/// Where a run (or shard `i`) stages its files in `dir`.
+pub(crate) fn staging_path(dir: &Path, shard: Option<usize>) -> PathBuf {
+    match shard {
+        None => dir.join(PARTIAL),
+        Some(i) => dir.join(format!(".partial-shard={i}")),
+    }
+}
+
+/// Removes the staging folder at `staging` when there is one: refuses a link there, or a
+/// folder ctxlab did not make.
+pub(crate) fn clear_staging(staging: &Path) -> Result<()> {
+    refuse_foreign_staging(staging)?;
+    if fs::symlink_metadata(staging).is_ok() {
+        fs::remove_dir_all(staging).at(staging, "clear")?;
+    }
+    Ok(())
+}
+
+/// Refuses a link or anything but a staging folder ctxlab made at `staging` (nothing there
+/// passes).
+pub(crate) fn refuse_foreign_staging(staging: &Path) -> Result<()> {
+    crate::links::refuse_link(staging)?;
+    match fs::symlink_metadata(staging) {
+        Err(_) => Ok(()),
+        Ok(m) if m.is_dir() && staging_is_ours(staging) => Ok(()),
+        Ok(_) => refuse!(
+            "{}: ctxlab stages its files here, but this is not a staging folder ctxlab made (it lacks {STAGING_MARK}); move it away, or choose another --out",
+            staging.display()
+        ),
+    }
+}
+
+/// Makes the staging folder `staging` (which must not exist) with its mark.
+pub(crate) fn make_staging(staging: &Path) -> Result<()> {
+    fs::create_dir(staging).at(staging, "create")?;
+    crate::links::write(&staging.join(STAGING_MARK), b"")
 }
 
 /// Where publishing keeps the previous manifest until the new one is in place.
-const PREVIOUS: &str = ".previous-manifest.json";
+pub(crate) const PREVIOUS: &str = ".previous-manifest.json";
 
 /// The files earlier runs in `dir` listed: in its manifest, and in the one an unfinished
 /// publication moved aside.

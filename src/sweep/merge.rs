@@ -3,7 +3,8 @@
 //! Each shard left `shards/shard=i.json` (its summary state, the resolved experiment and its
 //! hash) beside its rows in `<table>/shard=i/part.parquet`. Merging checks that every shard
 //! 0..n is there, that all come from the same experiment and together cover every history
-//! once, that each shard's rows files hold the rows its state says, then adds the summaries
+//! once, that each shard's rows files hold the rows its state says and the very bytes it wrote
+//! (a checksum over the experiment's hash, the shard and the file, kept in its state), then adds the summaries
 //! (exact integer sums, so the result equals a single-machine run bit for bit) and publishes
 //! the summary tables, the report stage's files and the manifest, under the folder's lock.
 
@@ -31,7 +32,11 @@ pub struct MergeReport {
 /// Reads every shard state of `dir`, checks them, and publishes the merged summary and
 /// manifest (`opts.stage` draws the charts and report; the other options do not apply).
 pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
-    let folder = Folder::open(dir, None, true)?;
+    if !dir.is_dir() {
+        // Names the missing shard states.
+        read_states(dir)?;
+    }
+    let folder = Folder::existing(dir)?;
     let states = read_states(dir)?;
     let first = &states[0].1;
     let count = first.shard.1;
@@ -118,6 +123,9 @@ fn merge_kind<E: SweepExperiment>(
 ) -> Result<MergeReport> {
     let dir = &folder.dir;
     let grid = exp.grid(histories);
+    if opts.stage.is_some() && exp.formats().0 {
+        super::estimate::check_report(&grid, opts.limits.memory)?;
+    }
     let rows_table = E::Grid::rows_table();
     let mut total: Summary = summary::empty(&rows_table, &grid);
     let mut shard_files = Vec::new();
@@ -149,11 +157,7 @@ fn merge_kind<E: SweepExperiment>(
         shard_files.push(format!("shards/shard={}.json", s.shard.0));
         total.merge(&s.summary);
     }
-    let staging = dir.join(".partial-merge");
-    if staging.exists() {
-        std::fs::remove_dir_all(&staging).at(&staging, "clear")?;
-    }
-    std::fs::create_dir_all(&staging).at(&staging, "create")?;
+    let staging = folder.fresh_staging(".partial-merge")?;
     // Each figure was checked finite and at most a century.
     let wall = Duration::from_secs_f64(shards.iter().map(|(_, s)| s.wall_seconds).sum());
     let mut staged = Vec::new();

@@ -4,7 +4,7 @@
 
 pub mod estimate;
 pub mod fault;
-mod folder;
+pub(crate) mod folder;
 pub mod kind;
 pub mod memory;
 pub mod merge;

@@ -217,7 +217,7 @@ pub(crate) fn create_csv<G, R>(
     path: &Path,
     table: &Table<G, R>,
 ) -> Result<csv::Writer<BufWriter<File>>> {
-    let file = File::create(path).at(path, "create")?;
+    let file = crate::links::create(path)?;
     let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, file));
     table.write_csv_header(&mut w).at(path, "write")?;
     Ok(w)
@@ -256,7 +256,7 @@ struct ParquetSink {
 
 impl ParquetSink {
     fn create<G: Sync, R: Sync>(path: &Path, table: &Table<G, R>, grid: &G) -> Result<Self> {
-        let file = File::create(path).at(path, "create")?;
+        let file = crate::links::create(path)?;
         // The schema of the declared table, from an empty frame of it.
         let schema = table
             .frame(grid, Names::NONE, &[])

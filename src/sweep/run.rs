@@ -25,7 +25,6 @@ use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
 use serde::{Deserialize, Serialize};
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -255,6 +254,10 @@ pub struct ShardState {
     pub summary: Summary,
     /// The files this shard published besides its state, relative to the folder.
     pub files: Vec<String>,
+    /// Per file of `files`, its checksum (see `verify::checksum`): what `merge` checks the
+    /// file's bytes against.
+    #[serde(default)]
+    pub checksums: Vec<(String, String)>,
     /// The flagger's confusion over every history (each shard loads them all), for the
     /// merged manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -324,6 +327,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         table_rows: if wanted { expected_rows } else { 0 },
         formats: (parquet, csv),
         threads: rayon::current_num_threads(),
+        charts: opts.stage.is_some() && opts.shard.is_none() && parquet,
     });
     let checked = estimate.check(&opts.limits, exp.output_dir());
     opts.progress.estimate(
@@ -331,21 +335,6 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         checked.as_ref().map_or(&[][..], |n| n.as_slice()),
     );
     checked?;
-    if opts.dry_run {
-        return Ok(RunReport {
-            kind: E::Grid::KIND,
-            dir: exp.output_dir().to_path_buf(),
-            rows: 0,
-            histories: range.len(),
-            wall: started.elapsed(),
-            files: Vec::new(),
-            resumed_chunks: 0,
-            estimate,
-            flagger,
-        });
-    }
-    let folder = Folder::open(exp.output_dir(), opts.shard.map(|s| s.index), opts.force)?;
-    let staging = folder.staging();
     let key = RunKey {
         kind: E::Grid::KIND,
         config_hash: exp.config_hash(),
@@ -358,6 +347,33 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         histories: total,
         chunks_total: plan.chunks(),
     };
+    let shard_index = opts.shard.map(|s| s.index);
+    if opts.dry_run {
+        // Everything the run checks before its first cell, reading only: the folder (ours, not
+        // in use, no link for its lock), its staging folder and what resuming would need.
+        let dir = exp.output_dir();
+        Folder::check(dir, shard_index, opts.force)?;
+        let empty = summary::empty(&rows_table, &grid);
+        check_staging(
+            &super::folder::staging_path(dir, shard_index),
+            &key,
+            &empty,
+            opts.resume,
+        )?;
+        return Ok(RunReport {
+            kind: E::Grid::KIND,
+            dir: exp.output_dir().to_path_buf(),
+            rows: 0,
+            histories: range.len(),
+            wall: started.elapsed(),
+            files: Vec::new(),
+            resumed_chunks: 0,
+            estimate,
+            flagger,
+        });
+    }
+    let folder = Folder::open(exp.output_dir(), shard_index, opts.force)?;
+    let staging = folder.staging();
     let empty = summary::empty(&rows_table, &grid);
     let mut checkpoint = prepare_staging(&staging, key, empty, opts.resume)?;
     let chunks_total = checkpoint.key.chunks_total;
@@ -490,9 +506,21 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 .and_then(|t| serde_json::from_str::<ShardState>(&t).ok())
                 .map(|s| s.files)
                 .unwrap_or_default();
+            let config_hash = exp.config_hash();
+            let checksums = places
+                .iter()
+                .map(|(from, to)| {
+                    let sum = super::verify::checksum(
+                        &staging.join(from),
+                        &config_hash,
+                        (s.index, s.count),
+                    )?;
+                    Ok((to.clone(), sum))
+                })
+                .collect::<Result<Vec<_>>>()?;
             let state = ShardState {
                 kind: E::Grid::KIND,
-                config_hash: exp.config_hash(),
+                config_hash,
                 shard: (s.index, s.count),
                 histories: (range.start, range.end),
                 rows: shard_rows,
@@ -501,6 +529,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 config: exp.resolved_json(),
                 summary,
                 files: places.iter().map(|(_, to)| to.clone()).collect(),
+                checksums,
                 flagger: flagger.clone(),
             };
             write_json(&staging.join("state.json"), &state)?;
@@ -628,7 +657,34 @@ fn prepare_staging(
     empty: Summary,
     resume: bool,
 ) -> Result<Checkpoint> {
+    match check_staging(staging, &key, &empty, resume)? {
+        Some(p) => Ok(p),
+        None => {
+            super::folder::clear_staging(staging)?;
+            super::folder::make_staging(staging)?;
+            Ok(Checkpoint {
+                key,
+                chunks_done: 0,
+                summary: empty,
+            })
+        }
+    }
+}
+
+/// What [`prepare_staging`] checks, reading only (a dry run checks this too): the
+/// checkpoint to continue from, `None` to start over.
+fn check_staging(
+    staging: &Path,
+    key: &RunKey,
+    empty: &Summary,
+    resume: bool,
+) -> Result<Option<Checkpoint>> {
     let path = staging.join(CHECKPOINT);
+    // A link planted for the staging folder (or its checkpoint) is refused before anything
+    // in it is read or written, and so is a folder of that name ctxlab did not make.
+    crate::links::refuse_link(staging)?;
+    super::folder::refuse_foreign_staging(staging)?;
+    crate::links::refuse_link(&path)?;
     let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
         Ok(text) => Some(serde_json::from_str(&text).map_err(|e| {
             Error::Refused(format!(
@@ -656,24 +712,12 @@ fn prepare_staging(
             if let Err(e) = p.summary.check_format() {
                 refuse!("{}: the unfinished run cannot be resumed: {e}; delete {} to start over", path.display(), staging.display());
             }
-            if !p.summary.same_shape(&empty) {
+            if !p.summary.same_shape(empty) {
                 refuse!("{}: the checkpoint's summary does not fit this grid; delete that folder to start over", path.display());
             }
-            Ok(p)
+            Ok(Some(p))
         }
-        None => {
-            if staging.exists() {
-                std::fs::remove_dir_all(staging)
-                    .at(staging, "clear")?;
-            }
-            std::fs::create_dir_all(staging)
-                .at(staging, "create")?;
-            Ok(Checkpoint {
-                key,
-                chunks_done: 0,
-                summary: empty,
-            })
-        }
+        None => Ok(None),
     }
 }
 
@@ -690,7 +734,7 @@ pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     }
     .at(path, "encode")?
         + "\n";
-    std::fs::write(&tmp, text).at(&tmp, "write")?;
+    crate::links::write(&tmp, text.as_bytes())?;
     std::fs::rename(&tmp, path).at(path, "write")
 }
 
@@ -828,7 +872,7 @@ pub(crate) fn write_table<G: Sync, R: Sync>(
 
 /// Writes a whole DataFrame as one Parquet file.
 pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<()> {
-    let file = File::create(path).at(path, "create")?;
+    let file = crate::links::create(path)?;
     ParquetWriter::new(BufWriter::new(file))
         .with_compression(ParquetCompression::Zstd(None))
         .finish(df)

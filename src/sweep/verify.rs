@@ -5,7 +5,7 @@
 use super::kind::SweepGrid;
 use super::rows_writer::csv_lines;
 use super::run::ShardState;
-use crate::error::Result;
+use crate::error::{At, Result};
 use crate::refuse;
 use crate::tables::read::parquet_rows;
 use std::path::Path;
@@ -65,6 +65,32 @@ pub fn expected_files(stem: &str, s: &ShardState, formats: (bool, bool)) -> Vec<
     out
 }
 
+/// The checksum of a shard's rows file: SHA-256 over the experiment's hash, the shard
+/// (`i/n`) and the file's bytes, so a file another shard or another experiment wrote does
+/// not pass for this one's even when its rows count the same.
+pub fn checksum(path: &Path, config_hash: &str, shard: (usize, usize)) -> Result<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read as _;
+    let mut h = Sha256::new();
+    h.update(
+        format!(
+            "ctxlab shard rows v1\n{config_hash}\n{}/{}\n",
+            shard.0, shard.1
+        )
+        .as_bytes(),
+    );
+    let mut f = std::fs::File::open(path).at(path, "read")?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).at(path, "read")?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// Checks that the state lists only files a shard publishes (all of them when it wrote rows),
 /// and that each is there and holds `rows_written` rows.
 pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[String]) -> Result<()> {
@@ -112,6 +138,20 @@ pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[String]) -> Re
                 file.display(),
                 s.shard.0,
                 s.rows_written
+            );
+        }
+        let Some((_, recorded)) = s.checksums.iter().find(|(name, _)| name == f) else {
+            refuse!(
+                "{}: shard {}'s state records no checksum for {f} (written by an earlier ctxlab, or edited); re-run the shard",
+                path.display(),
+                s.shard.0
+            );
+        };
+        if checksum(&file, &s.config_hash, s.shard)? != *recorded {
+            refuse!(
+                "{}: its bytes are not the ones shard {} wrote for this experiment (their checksum differs from its state's): the file was replaced, or comes from another shard or experiment; re-run the shard",
+                file.display(),
+                s.shard.0
             );
         }
     }

@@ -3,12 +3,15 @@
 //! input (byte flips, deletions, duplications, hostile tokens, truncation) and checks that the
 //! loader returns instead of panicking, that a rejection names the file (or the `--set`), and
 //! that what is accepted keeps the documented rules. `CTXLAB_FUZZ_CASES` sets the number of
-//! cases (3 000 by default, for CI); the seed is fixed, so a failure reproduces.
+//! cases (3 000 by default, for CI); the seed is fixed, so a failure reproduces. A second test
+//! runs the binary itself as a child under a memory and a time limit on mutated flags files,
+//! Batch files, answer-cache entries, merge's rows files, oversized files and overlong lines.
 
 use crate::common::*;
 use ctxlab::import::{self, Format, Problems};
 use ctxlab::sweep::{merge, RunOptions};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
 
 /// xorshift64*: small, seeded, good enough to pick mutations.
 struct Rng(u64);
@@ -125,6 +128,23 @@ fn names(msg: &str, place: &str, input: &[u8]) {
         "rejection does not name {place}: {msg}\ninput: {:?}",
         String::from_utf8_lossy(input)
     );
+}
+
+/// Removes what a merge published into `dir` (the files its manifest lists besides the
+/// shards', then the manifest), so the next merge starts from the shards alone.
+fn unmerge(dir: &Path) {
+    let manifest = dir.join("manifest.json");
+    let Ok(text) = std::fs::read_to_string(&manifest) else {
+        return;
+    };
+    let listed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for f in listed["files"].as_array().unwrap() {
+        let f = f.as_str().unwrap();
+        if !f.contains("shard=") {
+            let _ = std::fs::remove_file(dir.join(f));
+        }
+    }
+    std::fs::remove_file(&manifest).unwrap();
 }
 
 #[test]
@@ -247,7 +267,7 @@ fn mutated_inputs_never_panic_and_rejections_say_where() {
             _ => {
                 let input = mutate(&mut rng, &state);
                 std::fs::write(&state_path, &input).unwrap();
-                let _ = std::fs::remove_file(p.join("s/manifest.json"));
+                unmerge(&p.join("s"));
                 match no_panic("merge", &input, || {
                     merge::merge(&p.join("s"), &RunOptions::default())
                 }) {
@@ -272,4 +292,338 @@ fn mutated_inputs_never_panic_and_rejections_say_where() {
         started.elapsed().as_secs_f64()
     );
     assert!(rejected > total / 4 && accepted > 0);
+}
+
+/// Runs the ctxlab binary in `dir` as a child under a memory limit (`RLIMIT_AS`) and a time
+/// limit, so an abort, an out-of-memory kill or a hang fails the test rather than the
+/// machine. Returns its exit code (`None`: killed by a signal) and its error output.
+#[cfg(target_os = "linux")]
+fn child(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    use std::io::Read as _;
+    use std::os::unix::process::CommandExt as _;
+    const MEMORY: u64 = 4 << 30;
+    const SECONDS: u64 = 60;
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_ctxlab"));
+    c.args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: only setrlimit, async-signal-safe, between fork and exec.
+    unsafe {
+        c.pre_exec(|| {
+            let l = libc::rlimit {
+                rlim_cur: MEMORY,
+                rlim_max: MEMORY,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &l) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut running = c.spawn().expect("run ctxlab");
+    let mut err = running.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = err.read_to_end(&mut text);
+        text
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = running.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(SECONDS) {
+            let _ = running.kill();
+            panic!("{args:?}: still running after {SECONDS} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let text = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    (status.code(), text)
+}
+
+/// A Batch output line answering `custom_id` with `text`.
+fn batch_answer(custom_id: &str, text: &str) -> String {
+    serde_json::json!({"id": "batch_req_1", "custom_id": custom_id, "response": {"status_code": 200,
+        "body": {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}},
+        "error": null})
+    .to_string()
+}
+
+/// The binary itself, as a child under memory and time limits, on mutated flags files, Batch
+/// request and answer files, answer-cache entries and merge rows files, and on files past the
+/// size limit or with lines far past the message bound: every run exits 0 or 1 (never an
+/// abort, a signal or a hang), every refusal is a short message naming the file, and what is
+/// accepted is valid (a finished folder, entries that read back). `CTXLAB_FUZZ_CHILD_CASES`
+/// sets the number of cases (140 by default).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_ones() {
+    use ctxlab::llm::batch::{self, Existing};
+    use ctxlab::llm::{SummaryCache, SummaryRequest};
+    let total: usize = std::env::var("CTXLAB_FUZZ_CHILD_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(140);
+    let mut rng = Rng(0x0dd_ba11_5eed_cafe);
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("exp.toml"), EXP).unwrap();
+    // A loaded history with a flags file.
+    let history: String = (1..=6)
+        .map(|i| {
+            format!(
+                "{{\"history\":\"run\",\"id\":{i},\"text\":\"{}\",\"required\":{}}}\n",
+                "x".repeat(5 * i),
+                i % 2 == 0
+            )
+        })
+        .collect();
+    std::fs::write(p.join("h.jsonl"), history).unwrap();
+    let flags: String = (1..=6)
+        .map(|i| {
+            format!(
+                "{{\"history\":\"run\",\"id\":{i},\"flag\":{}}}\n",
+                i % 3 == 0
+            )
+        })
+        .collect();
+    std::fs::write(
+        p.join("f.toml"),
+        "name = \"f\"\nseed = 1\n[histories]\nfiles = [\"h.jsonl\"]\nflags_file = \"flags.jsonl\"\n[sweep]\nstrategies = [\"recent\", \"required\"]\nbudgets = [50]\n[output]\ndir = \"fo\"\n",
+    )
+    .unwrap();
+    // Batch files for two requests.
+    let requests: Vec<SummaryRequest> = ["alpha", "beta"]
+        .iter()
+        .map(|i| SummaryRequest {
+            prompt: "Summarise.".into(),
+            input: (*i).into(),
+            model: "m".into(),
+            max_tokens: None,
+        })
+        .collect();
+    batch::write_requests(&p.join("requests.jsonl"), &requests, Existing::Refuse).unwrap();
+    let requests_text = std::fs::read(p.join("requests.jsonl")).unwrap();
+    let responses_text = format!(
+        "{}\n{}\n",
+        batch_answer(&requests[0].hash(), "sum of alpha"),
+        batch_answer(&requests[1].hash(), "sum of beta")
+    )
+    .into_bytes();
+    // A cache entry, as `summaries import` stores it.
+    std::fs::write(p.join("responses.jsonl"), &responses_text).unwrap();
+    let (code, err) = child(
+        p,
+        &[
+            "summaries",
+            "import",
+            "responses.jsonl",
+            "--requests",
+            "requests.jsonl",
+            "--into",
+            "good",
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let entry_path = SummaryCache::open(&p.join("good"))
+        .unwrap()
+        .path_of(&requests[0].hash());
+    let entry = std::fs::read(&entry_path).unwrap();
+    // A sharded run whose rows files are mutated.
+    for i in 0..2 {
+        let (code, err) = child(
+            p,
+            &[
+                "sweep",
+                "exp.toml",
+                "-q",
+                "--shard",
+                &format!("{i}/2"),
+                "--out",
+                "s",
+            ],
+        );
+        assert_eq!(code, Some(0), "{err}");
+    }
+    let parts = [
+        p.join("s/cells/shard=1/part.parquet"),
+        p.join("s/cells-csv/shard=0/part.csv"),
+    ];
+    let originals: Vec<Vec<u8>> = parts.iter().map(|f| std::fs::read(f).unwrap()).collect();
+
+    let (mut accepted, mut refused) = (0usize, 0usize);
+    for case in 0..total {
+        let kind = case % 7;
+        // One round in five leaves the input as it was, so the accepting side is checked too.
+        let pristine = (case / 7) % 5 == 0;
+        let mutate = |rng: &mut Rng, bytes: &[u8]| {
+            if pristine {
+                bytes.to_vec()
+            } else {
+                mutate(rng, bytes)
+            }
+        };
+        // (the file the refusal must name, the arguments)
+        let (names, args): (&str, Vec<&str>) = match kind {
+            0 => {
+                let mut text = mutate(&mut rng, flags.as_bytes());
+                if !pristine && rng.below(3) == 0 {
+                    // A line in the positional form a careless flagger writes.
+                    let i = 1 + rng.below(6);
+                    let object = format!(
+                        "{{\"history\":\"run\",\"id\":{i},\"flag\":{}}}\n",
+                        i.is_multiple_of(3)
+                    );
+                    text = format!(
+                        "{}[\"run\", {i}, {}]\n",
+                        flags.replace(&object, ""),
+                        i.is_multiple_of(3)
+                    )
+                    .into_bytes();
+                }
+                std::fs::write(p.join("flags.jsonl"), text).unwrap();
+                let _ = std::fs::remove_dir_all(p.join("fo"));
+                ("flags.jsonl", vec!["sweep", "f.toml", "-q"])
+            }
+            1 | 2 => {
+                let (file, seed) = if kind == 1 {
+                    ("responses.jsonl", &responses_text)
+                } else {
+                    ("requests.jsonl", &requests_text)
+                };
+                std::fs::write(p.join("requests.jsonl"), &requests_text).unwrap();
+                std::fs::write(p.join("responses.jsonl"), &responses_text).unwrap();
+                std::fs::write(p.join(file), mutate(&mut rng, seed)).unwrap();
+                let _ = std::fs::remove_dir_all(p.join("cache"));
+                (
+                    file,
+                    vec![
+                        "summaries",
+                        "import",
+                        "responses.jsonl",
+                        "--requests",
+                        "requests.jsonl",
+                        "--into",
+                        "cache",
+                    ],
+                )
+            }
+            3 => {
+                std::fs::write(p.join("requests.jsonl"), &requests_text).unwrap();
+                std::fs::write(p.join("responses.jsonl"), &responses_text).unwrap();
+                let _ = std::fs::remove_dir_all(p.join("cache"));
+                let at = p
+                    .join("cache")
+                    .join(entry_path.strip_prefix(p.join("good")).unwrap());
+                std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+                std::fs::write(&at, mutate(&mut rng, &entry)).unwrap();
+                (
+                    ".json",
+                    vec![
+                        "summaries",
+                        "import",
+                        "responses.jsonl",
+                        "--requests",
+                        "requests.jsonl",
+                        "--into",
+                        "cache",
+                    ],
+                )
+            }
+            4 => {
+                unmerge(&p.join("s"));
+                let i = rng.below(parts.len());
+                for (f, o) in parts.iter().zip(&originals) {
+                    std::fs::write(f, o).unwrap();
+                }
+                std::fs::write(&parts[i], mutate(&mut rng, &originals[i])).unwrap();
+                ("part.", vec!["merge", "s"])
+            }
+            5 => {
+                // Past the size limit by a few bytes or a few megabytes.
+                let extra = (4 << 20) + 1 + rng.below(4 << 20);
+                let mut text = EXP.as_bytes().to_vec();
+                text.resize(text.len() + extra, b'#');
+                std::fs::write(p.join("big.toml"), text).unwrap();
+                ("big.toml: is ", vec!["sweep", "big.toml", "--dry-run"])
+            }
+            _ => {
+                // A TOML error on a line far longer than a message may be.
+                let long = "3, ".repeat(10_000 + rng.below(300_000));
+                let line = self::mutate(&mut rng, format!("seed = [{long}").as_bytes());
+                let mut text = b"name = \"x\"\n".to_vec();
+                text.extend(line);
+                std::fs::write(p.join("long.toml"), text).unwrap();
+                ("long.toml", vec!["sweep", "long.toml", "--dry-run"])
+            }
+        };
+        let (code, err) = child(p, &args);
+        assert!(
+            matches!(code, Some(0) | Some(1)),
+            "{args:?} (case {case}) ended by a signal or an abort: {code:?}\n{}",
+            ctxlab::text::cut(&err, 2000)
+        );
+        assert!(
+            err.len() <= 4096,
+            "{args:?} (case {case}): {} bytes of error output",
+            err.len()
+        );
+        if code == Some(0) {
+            accepted += 1;
+            match kind {
+                0 => {
+                    assert!(
+                        p.join("fo/manifest.json").is_file()
+                            && p.join("fo/summary.parquet").is_file()
+                    );
+                    // Flags files are JSON objects, one a line, read by name.
+                    let text = std::fs::read_to_string(p.join("flags.jsonl")).unwrap();
+                    assert!(
+                        text.lines().all(|l| l.trim().is_empty()
+                            || l.trim_start()
+                                .trim_start_matches('\u{feff}')
+                                .starts_with('{')),
+                        "a flags file not of objects was accepted: {text}"
+                    );
+                }
+                1..=3 => {
+                    let cache = SummaryCache::open(&p.join("cache")).unwrap();
+                    for r in &requests {
+                        // What is stored reads back, checked against its request.
+                        cache.entry(&r.hash()).unwrap();
+                    }
+                }
+                4 => {
+                    assert!(p.join("s/manifest.json").is_file());
+                    // Only an unchanged file passes its checksum.
+                    for (f, o) in parts.iter().zip(&originals) {
+                        assert_eq!(
+                            &std::fs::read(f).unwrap(),
+                            o,
+                            "merge accepted a changed {}",
+                            f.display()
+                        );
+                    }
+                }
+                _ => panic!("{args:?}: accepted"),
+            }
+        } else {
+            refused += 1;
+            assert!(err.starts_with("error: "), "{err}");
+            assert!(
+                err.contains(names),
+                "{args:?}: the refusal does not name {names}: {err}"
+            );
+            if kind == 4 {
+                assert!(!p.join("s/manifest.json").exists(), "{err}");
+            }
+        }
+    }
+    eprintln!("child fuzz: {total} cases ({accepted} accepted, {refused} refused)");
+    assert!(
+        accepted > 0 && refused > total / 3,
+        "{accepted} accepted, {refused} refused"
+    );
 }

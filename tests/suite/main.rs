@@ -21,6 +21,7 @@ mod hostile;
 mod import_formats;
 mod invariants;
 mod judge;
+mod links_locks_limits;
 mod llm_summaries;
 mod llm_sweep;
 mod losses;

@@ -256,11 +256,15 @@ pub fn parse(
                 Some(id) => responses.insert(id.clone()),
                 None => true,
             };
-            match (new_response, &message.usage) {
+            let counted = match (new_response, &message.usage) {
                 (true, Some(usage)) => run.call_billed(usage.billed()),
                 // Later lines of a response repeat its input and stream its output.
                 (false, Some(usage)) => run.raise_output(usage.output_tokens),
-                _ => {}
+                _ => Ok(()),
+            };
+            if let Err(msg) = counted {
+                problems.line(InputError::line(path, line_no, msg))?;
+                continue;
             }
             if new_response {
                 tally.responses += 1;

@@ -99,7 +99,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Run, InputError> {
         .unwrap_or_else(|| run_name(path));
     let mut run = RunBuilder::new(name);
     let mut seen_task = false;
-    for m in &t.messages {
+    for (i, m) in t.messages.iter().enumerate() {
         let text = super::content_text(&m.content);
         match m.role {
             Role::System => run.push(Kind::System, None, text),
@@ -115,11 +115,14 @@ pub fn parse(path: &Path, text: &str) -> Result<Run, InputError> {
                     .and_then(|x| x.response.as_ref())
                     .and_then(|r| r.usage.as_ref());
                 if let Some(u) = usage {
-                    match (u.billed(path)?, u.prompt_tokens) {
+                    let counted = match (u.billed(path)?, u.prompt_tokens) {
                         (Some(billed), _) => run.call_billed(billed),
                         (None, Some(tokens)) => run.call(tokens),
-                        (None, None) => {}
-                    }
+                        (None, None) => Ok(()),
+                    };
+                    counted.map_err(|msg| {
+                        InputError::key(path.display().to_string(), format!("messages[{i}]"), msg)
+                    })?;
                 }
                 run.push(Kind::Assistant, None, text);
             }

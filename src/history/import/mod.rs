@@ -385,7 +385,14 @@ pub(crate) struct RunBuilder {
     continued: bool,
     /// The time of the records pushed next.
     time: Option<crate::history::Time>,
+    /// Tokens the recorded usage of the calls so far adds up to (inputs and outputs).
+    recorded_total: u64,
 }
+
+/// The most tokens the recorded usage of one transcript may add up to, inputs and outputs of
+/// every call together: 2^53, far beyond any real run (a million calls of a billion tokens
+/// stay under it) and small enough that every sum a session replay takes over it stays exact.
+pub const MAX_RECORDED_TOKENS: u64 = 1 << 53;
 
 impl RunBuilder {
     pub fn new(name: impl Into<String>) -> Self {
@@ -397,6 +404,7 @@ impl RunBuilder {
             context_start: 0,
             continued: false,
             time: None,
+            recorded_total: 0,
         }
     }
 
@@ -430,30 +438,62 @@ impl RunBuilder {
         self.time = time;
     }
 
-    /// A model call is made now, on every record of the current context.
-    pub fn call(&mut self, recorded: u64) {
+    /// A model call is made now, on every record of the current context; refused (nothing
+    /// recorded) when the transcript's recorded usage would add up beyond
+    /// [`MAX_RECORDED_TOKENS`].
+    pub fn call(&mut self, recorded: u64) -> Result<(), String> {
+        self.count(Some(recorded))?;
+        self.push_call(recorded, None);
+        Ok(())
+    }
+
+    /// [`RunBuilder::call`] for a call whose billing the transcript records.
+    pub fn call_billed(&mut self, usage: Usage) -> Result<(), String> {
+        let input = usage
+            .uncached
+            .checked_add(usage.cache_read)
+            .and_then(|t| t.checked_add(usage.cache_write));
+        self.count(input.and_then(|t| t.checked_add(usage.output)))?;
+        self.push_call(usage.input(), Some(usage));
+        Ok(())
+    }
+
+    fn push_call(&mut self, recorded: u64, usage: Option<Usage>) {
         self.calls.push(Call {
             start: self.context_start,
             end: self.records.len(),
             recorded,
-            usage: None,
+            usage,
         });
     }
 
-    /// [`RunBuilder::call`] for a call whose billing the transcript records.
-    pub fn call_billed(&mut self, usage: Usage) {
-        self.call(usage.input());
-        if let Some(c) = self.calls.last_mut() {
-            c.usage = Some(usage);
+    /// Adds `tokens` (`None`: a figure that overflowed already) to the recorded total.
+    fn count(&mut self, tokens: Option<u64>) -> Result<(), String> {
+        match tokens
+            .and_then(|t| self.recorded_total.checked_add(t))
+            .filter(|&t| t <= MAX_RECORDED_TOKENS)
+        {
+            Some(total) => {
+                self.recorded_total = total;
+                Ok(())
+            }
+            None => Err(format!(
+                "recorded usage: with this message's, the transcript's model calls add up to more than 2^53 tokens ({MAX_RECORDED_TOKENS}), ctxlab's limit per transcript; no real run reads that many, so the usage figures are corrupt"
+            )),
         }
     }
 
     /// The last call's response reported more output on a later line (Claude Code streams
     /// one response over several lines): keep the largest.
-    pub fn raise_output(&mut self, output: u64) {
+    pub fn raise_output(&mut self, output: u64) -> Result<(), String> {
+        let Some(current) = self.calls.last().and_then(|c| c.usage).map(|u| u.output) else {
+            return Ok(());
+        };
+        self.count(Some(output.saturating_sub(current)))?;
         if let Some(u) = self.calls.last_mut().and_then(|c| c.usage.as_mut()) {
             u.output = u.output.max(output);
         }
+        Ok(())
     }
 
     /// The next record starts a new context (the harness compacted: what came before is

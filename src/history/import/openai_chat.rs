@@ -118,7 +118,7 @@ impl Chat {
             Role::User => self.run.push(Kind::User, None, text),
             Role::Assistant => {
                 if let Some(u) = &m.usage {
-                    self.run.call(u.prompt_tokens);
+                    self.run.call(u.prompt_tokens)?;
                 }
                 if !text.is_empty() {
                     self.run.push(Kind::Assistant, None, text);
