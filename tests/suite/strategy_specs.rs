@@ -39,7 +39,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "summary(recall_other=0.05, summary_size=500, keep_recent=4)",
-        "summary(keep_recent=4, summary_size=500, recall_other=0.05)",
+        "summary(keep_recent=4, summary_size=500, recall_flagged=0.24, recall_other=0.05)",
     ),
     (
         "summary(summary_max=800, summary_ratio=0.25, recall_flagged=1.0, recall_other=0)",
