@@ -67,7 +67,7 @@ pub use replay::SessionScratch;
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
 
 use crate::history::CostedHistory;
-use crate::strategy::{Context, Outcome, Strategy, View, When};
+use crate::strategy::{Context, Outcome, Strategy, SummaryCall, View, When};
 use crate::summariser::Summariser;
 
 /// What a session compacts with. [`Strategy`] is the one the project uses; the trait keeps the
@@ -106,6 +106,21 @@ pub trait Compactor {
     fn unbounded(&self) -> bool {
         false
     }
+
+    /// How its harness sends the call that writes a summary (default: on the whole context).
+    fn summary_call(&self) -> SummaryCall {
+        SummaryCall::WholeContext
+    }
+
+    /// Whether its rule sees the records earlier compactions masked as they were.
+    fn reads_unmasked(&self) -> bool {
+        false
+    }
+
+    /// Whether a context the provider refuses is condensed at once and the call retried.
+    fn honours_condensation_request(&self) -> bool {
+        false
+    }
 }
 
 impl Compactor for Strategy {
@@ -138,6 +153,18 @@ impl Compactor for Strategy {
 
     fn when(&self) -> Option<When> {
         Strategy::when(self)
+    }
+
+    fn summary_call(&self) -> SummaryCall {
+        Strategy::summary_call(self)
+    }
+
+    fn reads_unmasked(&self) -> bool {
+        Strategy::reads_unmasked(self)
+    }
+
+    fn honours_condensation_request(&self) -> bool {
+        Strategy::honours_condensation_request(self)
     }
 }
 

@@ -48,6 +48,10 @@ pub struct Context {
     /// the window) read them; the window a rule compacts against is its capacity plus the head.
     pub(crate) head_len: usize,
     pub(crate) head_cost: u64,
+    /// The session asks for a condensation now, whatever the trigger says (the provider refused
+    /// the context as too long: OpenHands' `CondensationRequestAction`). Set by the session
+    /// around one compaction and not reset by [`Context::clear`], which runs before the rule.
+    pub condensation_requested: bool,
 }
 
 impl Context {
