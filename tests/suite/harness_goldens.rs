@@ -101,12 +101,16 @@ fn openhands_recent_events_condenser_as_its_test_has_it() {
     );
     // keep_first=1, max_events=2: Event 1, 5.
     assert_eq!(
-        cell("openhands_recent(keep_first=1, max_events=2)", &h, 1000).1.items,
+        cell("openhands_recent(keep_first=1, max_events=2)", &h, 1000)
+            .1
+            .items,
         verbatim(&[0, 4])
     );
     // keep_first=2, max_events=3: Event 1, 2, 5.
     assert_eq!(
-        cell("openhands_recent(keep_first=2, max_events=3)", &h, 1000).1.items,
+        cell("openhands_recent(keep_first=2, max_events=3)", &h, 1000)
+            .1
+            .items,
         verbatim(&[0, 1, 4])
     );
 }
@@ -141,8 +145,9 @@ fn openhands_amortized_small_view_with_a_condensation_request_is_left_as_it_is()
 #[test]
 fn openhands_llm_summarizing_keeps_first_and_summary_events_as_its_test_has_it() {
     let h = history(&(0..100).map(|_| xs(A, 10)).collect::<Vec<_>>());
-    let s = Strategy::parse("openhands_llm_summarizing(max_size=10, keep_first=3, summary_size=10)")
-        .unwrap();
+    let s =
+        Strategy::parse("openhands_llm_summarizing(max_size=10, keep_first=3, summary_size=10)")
+            .unwrap();
     let cfg = SessionConfig {
         window: 100_000,
         ..SessionConfig::default()
@@ -183,7 +188,14 @@ fn codex_truncates_an_overlong_user_message_as_its_test_has_it() {
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(ctx.items.len(), 2);
     assert_eq!(ctx.items[0], Item::Placeholder(0));
-    assert!(matches!(ctx.items[1], Item::Summary { first: 0, end: 2, .. }));
+    assert!(matches!(
+        ctx.items[1],
+        Item::Summary {
+            first: 0,
+            end: 2,
+            ..
+        }
+    ));
     assert_eq!(ctx.item_costs(&h.costs)[0], 86);
 }
 
@@ -195,7 +207,14 @@ fn codex_appends_the_summary_after_the_user_messages_as_its_test_has_it() {
     let h = history(&[(U, "first user message".into()), xs(A, 400)]);
     let (_, ctx) = cell("codex_compact(threshold=0.1)", &h, 2000);
     assert_eq!(ctx.items[0], Item::Verbatim(0));
-    assert!(matches!(ctx.items[1], Item::Summary { first: 0, end: 2, .. }));
+    assert!(matches!(
+        ctx.items[1],
+        Item::Summary {
+            first: 0,
+            end: 2,
+            ..
+        }
+    ));
     assert_eq!(ctx.items.len(), 2);
     // The summary stands for everything but the kept message.
     assert!(!ctx.summary_kept[0]);
