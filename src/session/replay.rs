@@ -179,6 +179,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         summary_calls: 0,
         exit_call: None,
         unchanged: false,
+        compression_failed: false,
         last_call_usage: 0,
         peak_input: 0,
         appeared_required: 0,
@@ -251,6 +252,8 @@ struct Run<'a, C: ?Sized> {
     exit_call: Option<u32>,
     /// Whether the last replacement left the context as it was.
     unchanged: bool,
+    /// A compression of this session was rejected as a failure its harness remembers.
+    compression_failed: bool,
     /// The last agent call's input and output; after a compaction, the context it left (what
     /// Codex recomputes its usage to).
     last_call_usage: u64,
@@ -553,10 +556,12 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 facts: &self.h.facts,
             };
             let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
+            s.ctx.compression_failed_before = self.compression_failed;
             self.compactor
                 .compact(view, capacity, keep_recent, strategy_stream, &mut s.ctx)
         };
         self.compacted = true;
+        self.compression_failed |= self.s.ctx.compression_failed;
         // Only a summary is written by a model: masking and clearing call none, and a failed
         // compaction wrote nothing.
         let calls_model = outcome == Outcome::Feasible

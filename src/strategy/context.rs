@@ -52,6 +52,13 @@ pub struct Context {
     /// the context as too long: OpenHands' `CondensationRequestAction`). Set by the session
     /// around one compaction and not reset by [`Context::clear`], which runs before the rule.
     pub condensation_requested: bool,
+    /// An earlier compression of the session was rejected (Gemini CLI's
+    /// `hasFailedCompressionAttempt`): set by the session before a compaction, not reset by
+    /// [`Context::clear`]; a cell has no earlier attempt.
+    pub compression_failed_before: bool,
+    /// This compaction was rejected as a failed attempt the harness remembers (set by the rule,
+    /// reset by [`Context::clear`]).
+    pub compression_failed: bool,
 }
 
 impl Context {
@@ -70,6 +77,7 @@ impl Context {
         self.gap_to_tail = 0;
         self.head_len = 0;
         self.head_cost = 0;
+        self.compression_failed = false;
     }
 
     /// Appends an item of the given cost, adding the separator when it is not the first.

@@ -40,8 +40,11 @@
 //!   context!") and the fresh environment-context message are not modelled.
 //! - **4. Rejected** when the new context would cost more than the old
 //!   (`COMPRESSION_FAILED_INFLATED_TOKEN_COUNT`): the context is left unchanged, truncation
-//!   included (infeasible when that does not fit). The failure memory that makes Gemini try only
-//!   the truncation afterwards is not modelled: a session tries again at the next call.
+//!   included (infeasible when that does not fit). Gemini then remembers the failure
+//!   (`hasFailedCompressionAttempt`, reset only by a new chat): every later automatic
+//!   compression of the session skips the model and applies only the tool-output truncation
+//!   (step 1), kept when it truncated something ([`Context::compression_failed_before`]; a
+//!   cell has no earlier attempt).
 //! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{
@@ -191,6 +194,24 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 view.costs[i]
             }
         };
+        if out.compression_failed_before {
+            // Truncation only, no model call.
+            let outcome = if chosen.iter().take(n).any(|&c| c) {
+                for (i, &truncated) in chosen.iter().enumerate().take(n) {
+                    let item = if truncated {
+                        Item::Placeholder(i)
+                    } else {
+                        Item::Verbatim(i)
+                    };
+                    out.push(item, size(i), sep);
+                }
+                fits(out, capacity)
+            } else {
+                unchanged(&view, capacity, out)
+            };
+            out.chosen = chosen;
+            return outcome;
+        }
         let split = self.split(&view, systems, &size);
         let original = view.span_cost(systems..split);
         let replaced = if original < window {
@@ -209,7 +230,9 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 sep,
             );
         let outcome = if split == systems || after > before {
-            // Nothing before the split, or a compression that would grow the context.
+            // Nothing before the split, or a compression that would grow the context, which
+            // Gemini remembers as a failed attempt.
+            out.compression_failed = split != systems;
             unchanged(&view, capacity, out)
         } else {
             for i in 0..systems {

@@ -537,6 +537,45 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
     assert_eq!(ctx.cost, 20 + 81 + 10 + 10 + 300 + 10 + 5);
 }
 
+/// Gemini CLI remembers a rejected (inflated) compression (`hasFailedCompressionAttempt` in
+/// `packages/core/src/core/client.ts`, passed to `ChatCompressionService.compress`): every
+/// later automatic compression of the chat skips the model and only truncates tool outputs.
+#[test]
+fn gemini_cli_compress_only_truncates_after_an_inflated_attempt() {
+    // The history above and then U3 (10), A (10): calls at records 2, 4, 6, 8, 10.
+    let mut spec: Vec<(Kind, usize, bool)> = vec![
+        (S, 20, false),
+        (U, 100, false),
+        (A, 50, false),
+        (T, 500, false),
+        (A, 150, false),
+        (U, 10, false),
+        (A, 10, false),
+        (T, 300, true),
+        (A, 10, false),
+    ];
+    spec.extend([(U, 10, false), (A, 10, false)]);
+    let h = history(&spec);
+    let (m, t) = replay(
+        &h,
+        "gemini_cli_compress(tool_budget=200, truncate_chars=40, summary_size=2000)",
+        2000,
+    );
+    // Before call 4 the context is 1147 ≥ 1000: a summary of 2000 would grow it, rejected.
+    // Before call 5 it is 1169 and only the truncation runs, as in the cell above: both
+    // outputs become 138, 1169 − 162 − 362 = 645, no model call.
+    assert_eq!(compactions(&t), [(5, 1169, 0, false, 645)]);
+    assert_eq!(t.calls[4].input, 645);
+    assert_eq!(m.summary_calls, 0);
+    // Without the rejection (a summary that fits) the same call compresses with a summary.
+    let (m, _) = replay(
+        &h,
+        "gemini_cli_compress(tool_budget=200, truncate_chars=40)",
+        2000,
+    );
+    assert_eq!(m.summary_calls, 2, "the snapshot and the self-check");
+}
+
 // ---------------------------------------------------------------- the Complexity Trap
 
 /// The system prompt (10), the task (10), then `turns` turns: an action (5) and its
