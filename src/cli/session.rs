@@ -221,6 +221,9 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
         anyhow!("--strategy is required when replaying a HISTORY, e.g. --strategy recent")
     })?;
     let strategy = Strategy::parse(spec).map_err(|e| anyhow!("--strategy: {e}"))?;
+    strategy
+        .check_window(a.window)
+        .map_err(|e| anyhow!("--window {}: {e}", a.window))?;
     let mut cfg = base_config(a);
     if let Some(t) = a.target {
         cfg.target = t;

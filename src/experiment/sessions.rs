@@ -216,6 +216,13 @@ fn validate(
     // Ranges of the rate axes are checked here; ratios, windows and the fixed options by
     // `SessionConfig::validate` below, so the rules live in one place.
     check_rates(origin, "session.note_rates", &s.note_rates)?;
+    for (w, &window) in s.windows.iter().enumerate() {
+        for strategy in &strategies {
+            strategy
+                .check_window(window)
+                .map_err(|why| InputError::key(origin, format!("session.windows[{w}]"), why))?;
+        }
+    }
     let pricing = pricing(s).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
     check_recorded(origin, &pricing, &strategies, &source)?;
     let mut configs = Vec::with_capacity(s.windows.len() * s.ratios.len() * s.note_rates.len());

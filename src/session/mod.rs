@@ -20,9 +20,13 @@
 //!   record), under the capacity `floor(window × target)` (with layers: the other layers as
 //!   they are plus the history layer's target). The context is **replaced** by the result, then
 //!   the notes, if any, are read back after it; usage is reset to 0 (`reset = false` leaves it,
-//!   the forgotten reset). The compaction is itself a model call: its input is the context
-//!   being compacted, its output the summaries written (0 for strategies that write none). It
-//!   is billed but does not count towards usage. A strategy that cannot meet the capacity
+//!   the forgotten reset). A compaction that writes a summary is itself a model call, billed as
+//!   the strategy's harness sends it ([`SummaryCall`]): by default its input is the context
+//!   being compacted, with the agent's cache; a harness with a prompt of its own sends its
+//!   instruction and the summarised records, perhaps in several calls. Its output is the
+//!   summaries written (none for strategies that write none). It is billed but does not count
+//!   towards usage. A preset whose harness condenses when the provider refuses a context
+//!   (OpenHands) compacts then and sends the refused call again. A strategy that cannot meet the capacity
 //!   (infeasible) leaves the context and the counter as they were: a failed, fruitless
 //!   compaction, tried again at the next check.
 //! - **Summaries.** A summary carries the records it replaced, each kept with the
@@ -67,7 +71,7 @@ pub use replay::SessionScratch;
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
 
 use crate::history::CostedHistory;
-use crate::strategy::{Context, Outcome, Strategy, View, When};
+use crate::strategy::{Context, Outcome, Strategy, SummaryCall, View, When};
 use crate::summariser::Summariser;
 
 /// What a session compacts with. [`Strategy`] is the one the project uses; the trait keeps the
@@ -106,6 +110,21 @@ pub trait Compactor {
     fn unbounded(&self) -> bool {
         false
     }
+
+    /// How its harness sends the call that writes a summary (default: on the whole context).
+    fn summary_call(&self) -> SummaryCall {
+        SummaryCall::WholeContext
+    }
+
+    /// Whether its rule sees the records earlier compactions masked as they were.
+    fn reads_unmasked(&self) -> bool {
+        false
+    }
+
+    /// Whether a context the provider refuses is condensed at once and the call retried.
+    fn honours_condensation_request(&self) -> bool {
+        false
+    }
 }
 
 impl Compactor for Strategy {
@@ -138,6 +157,18 @@ impl Compactor for Strategy {
 
     fn when(&self) -> Option<When> {
         Strategy::when(self)
+    }
+
+    fn summary_call(&self) -> SummaryCall {
+        Strategy::summary_call(self)
+    }
+
+    fn reads_unmasked(&self) -> bool {
+        Strategy::reads_unmasked(self)
+    }
+
+    fn honours_condensation_request(&self) -> bool {
+        Strategy::honours_condensation_request(self)
     }
 }
 

@@ -10,7 +10,7 @@ use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
 use crate::history::{CostedHistory, Kind};
 use crate::rng;
-use crate::strategy::{Context, Item, Outcome, TextRef, Texts, View, When};
+use crate::strategy::{Context, Item, Outcome, SummaryCall, TextRef, Texts, View, When};
 use crate::summariser::Summariser;
 
 const VERBATIM: u8 = 1;
@@ -179,6 +179,8 @@ pub(super) fn run<C: Compactor + ?Sized>(
         summary_calls: 0,
         exit_call: None,
         unchanged: false,
+        compression_failed: false,
+        last_call_usage: 0,
         peak_input: 0,
         appeared_required: 0,
         present_required: 0.0,
@@ -204,7 +206,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
             if run.calls > 0 {
                 run.check(run.calls + 1);
             }
-            if !run.agent_call(r, end) {
+            if !run.agent_call(r, end) && !run.condense_and_retry(r, end) {
                 // The provider refuses a context over the window: the run ends here, and every
                 // later call's needs go unmet.
                 run.lost_after_exit(r);
@@ -253,6 +255,11 @@ struct Run<'a, C: ?Sized> {
     exit_call: Option<u32>,
     /// Whether the last replacement left the context as it was.
     unchanged: bool,
+    /// A compression of this session was rejected as a failure its harness remembers.
+    compression_failed: bool,
+    /// The last agent call's input and output; after a compaction, the context it left (what
+    /// Codex recomputes its usage to).
+    last_call_usage: u64,
     peak_input: u64,
     appeared_required: u32,
     /// Required records present in the context: 1 each verbatim, the carried share of each a
@@ -343,6 +350,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         }
         let bill = self.bill(Some(b), output);
         self.trigger.add_call(input + output);
+        self.last_call_usage = input + output;
         self.peak_input = self.peak_input.max(input);
         self.need_pairs += u64::from(self.appeared_required);
         self.need_hits += self.present_required;
@@ -378,6 +386,26 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         true
     }
 
+    /// After the provider refused the agent call whose output is records `a..b`: a harness
+    /// that honours a condensation request condenses at once and sends the call again
+    /// (OpenHands' controller turns the context-window error into a `CondensationRequestAction`
+    /// when history truncation is on, its default). Once per call: a condensation that leaves
+    /// the context as it was, or still too long, ends the run. `true` when the retried call
+    /// went through.
+    fn condense_and_retry(&mut self, a: usize, b: usize) -> bool {
+        if !self.compactor.honours_condensation_request() {
+            return false;
+        }
+        self.s.ctx.condensation_requested = true;
+        self.compact(self.calls + 1);
+        self.s.ctx.condensation_requested = false;
+        if !self.compacted {
+            return false;
+        }
+        self.exit_call = None;
+        self.agent_call(a, b)
+    }
+
     /// The check before agent call `before_call`.
     fn check(&mut self, before_call: u32) {
         if !self.trigger.allowed() || !self.compactor.compacts() {
@@ -397,6 +425,10 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 When::EveryCall => true,
                 When::Tokens(n) => self.context_cost() >= n,
                 When::Share(f) => self.context_cost() >= threshold(self.cfg.window, f),
+                When::Below(reserve) => {
+                    self.context_cost() >= self.cfg.window.saturating_sub(reserve)
+                }
+                When::LastCall(f) => self.last_call_usage >= threshold(self.cfg.window, f),
                 When::Events(n) => self.events() > n,
             };
         }
@@ -431,7 +463,16 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         s.view_texts.clear();
         s.view_map.clear();
         let mut len = 0usize;
-        for (i, e) in s.entries.iter().enumerate() {
+        // A rule that reads the full history sees what earlier calls masked as it was.
+        let unmasked = self.compactor.reads_unmasked();
+        for (i, &entry) in s.entries.iter().enumerate() {
+            let e = match entry.origin {
+                Origin::Placeholder(r) if unmasked => Entry {
+                    origin: Origin::Record(r),
+                    cost: h.costs[r as usize],
+                },
+                _ => entry,
+            };
             let (kind, tool, mask, flag) = match e.origin {
                 Origin::Record(r) => {
                     let r = r as usize;
@@ -520,10 +561,12 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 facts: &self.h.facts,
             };
             let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
+            s.ctx.compression_failed_before = self.compression_failed;
             self.compactor
                 .compact(view, capacity, keep_recent, strategy_stream, &mut s.ctx)
         };
         self.compacted = true;
+        self.compression_failed |= self.s.ctx.compression_failed;
         // Only a summary is written by a model: masking and clearing call none, and a failed
         // compaction wrote nothing.
         let calls_model = outcome == Outcome::Feasible
@@ -533,10 +576,17 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 .items
                 .iter()
                 .any(|i| matches!(i, Item::Summary { .. }));
-        // Billed with its output once the summaries are written, against the context it read.
+        // A summary on the whole context is billed against the context it read (its output
+        // once the summaries are written); a prompt of the harness's own holds the records
+        // the summaries stand for, measured in the view before it is replaced.
+        let summary_call = self.compactor.summary_call();
         let mut bill = Billing::default();
+        let mut summarised = 0;
         if calls_model {
-            bill = self.bill(None, 0);
+            match summary_call {
+                SummaryCall::WholeContext => bill = self.bill(None, 0),
+                SummaryCall::Separate { .. } => summarised = self.summarised_cost(),
+            }
         }
         let (output, fruitless) = if outcome == Outcome::Infeasible {
             // Nothing is replaced and nothing reset: the harness tries again next turn.
@@ -551,6 +601,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 return;
             }
             self.trigger.reset_usage();
+            self.last_call_usage = self.context_cost();
             let usage_counter = self.compactor.when().is_none()
                 && self.cfg.layers.is_none()
                 && self.cfg.trigger == TriggerMode::Usage;
@@ -568,9 +619,33 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         };
         if calls_model {
             // The summaries are the call's output, known only now.
-            self.billing.output += output;
-            bill.output = output;
-            self.summary_calls += 1;
+            match summary_call {
+                SummaryCall::WholeContext => {
+                    self.billing.output += output;
+                    bill.output = output;
+                }
+                SummaryCall::Separate {
+                    prompt,
+                    calls,
+                    cached,
+                } => {
+                    // Each later call sends the prompt of the one before and the summary it
+                    // wrote (Gemini CLI's self-check), and writes the summary again.
+                    let first = prompt + summarised;
+                    for k in 0..u64::from(calls) {
+                        let input = first + k * output;
+                        let shared = match k {
+                            0 => 0,
+                            _ if cached => first + (k - 1) * output,
+                            _ => 0,
+                        };
+                        let b = self.cache.separate(input, shared, output);
+                        self.billing.add(b);
+                        bill.add(b);
+                    }
+                }
+            }
+            self.summary_calls += summary_call.calls();
         }
         let storm = self.trigger.record(before_call, fruitless);
         let context_after = self.context_cost();
@@ -591,6 +666,23 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         }
     }
 
+    /// The joined cost, in the view, of the records the strategy's summaries stand for (what
+    /// a harness that sends only those records puts in its summary prompt).
+    fn summarised_cost(&self) -> u64 {
+        let s = &*self.s;
+        let sep = self.h.separator;
+        s.ctx
+            .items
+            .iter()
+            .map(|item| match *item {
+                Item::Summary { first, end, .. } if end > first => {
+                    s.view_costs[first..end].iter().sum::<u64>() + sep * (end - first - 1) as u64
+                }
+                _ => 0,
+            })
+            .sum()
+    }
+
     /// Replaces the context with the strategy's result (in `ctx`, over the view) followed by
     /// the notes read back; returns the cost of the summaries written (the compaction call's
     /// output).
@@ -605,6 +697,7 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
 
         let mut output = 0u64;
         let mut nth_placeholder = 0usize;
+        let unmasked = self.compactor.reads_unmasked();
         for item in &s.ctx.items {
             let entry = match *item {
                 Item::Verbatim(j) => {
@@ -643,6 +736,11 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                     }
                     for j in first..end {
                         match s.entries[s.view_map[j] as usize].origin {
+                            Origin::Placeholder(r) if unmasked => {
+                                // The summariser read the record the stand-in masks.
+                                s.in_summary[r as usize] = id;
+                                s.kept[r as usize] = s.ctx.summary_kept[j];
+                            }
                             Origin::Record(r) => {
                                 s.in_summary[r as usize] = id;
                                 s.kept[r as usize] = if self.text_summaries {

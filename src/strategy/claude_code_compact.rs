@@ -1,4 +1,4 @@
-//! `claude_code_compact(threshold=0.835)`: Claude Code's auto-compact. Claude Code is closed
+//! `claude_code_compact(output_reserve=20000, buffer=13000)`: Claude Code's auto-compact. Claude Code is closed
 //! source; what is documented and what is inferred are told apart here.
 //!
 //! - **Documented** (code.claude.com docs): auto-compact summarises the conversation when the
@@ -7,11 +7,17 @@
 //!   survive only inside the summary; CLAUDE.md, rules, memory and up to 5 recently read files
 //!   are re-injected after it. No default threshold is documented.
 //! - **Trigger, reported** (anthropics/claude-code#31806, from deobfuscated code, not official):
-//!   `window − min(max_output, 20 000) − 13 000` (`AUTOCOMPACT_BUFFER_TOKENS`), 167 000 of a
-//!   200 000 window. A window-relative subtraction is no `When`, so the preset takes it as a share,
-//!   `threshold` (default 0.835 = 167 000 / 200 000), or as an absolute count, `trigger_tokens`
-//!   (`When::Tokens`, e.g. 167000 for a 200k window); the two exclude each other. Older notes say
-//!   92–95 %; that threshold has changed across versions.
+//!   the effective window is `window − min(max_output, 20 000)` (the output reserved for the
+//!   summary, `MAX_OUTPUT_TOKENS_FOR_SUMMARY`), and auto-compact fires at that less
+//!   `AUTOCOMPACT_BUFFER_TOKENS = 13 000`: 167 000 of a 200 000 window. The preset takes that
+//!   formula (`When::Below(output_reserve + buffer)`, defaults 20 000 and 13 000: every current
+//!   model's `max_output` is at least 20 000). It is positive only on windows above 33 000, so
+//!   a session refuses a smaller window with an error naming the smallest one, and a cell on
+//!   such a capacity is infeasible: there the harness is undefined, and extrapolating the share
+//!   it gives on 200 000 would invent a threshold. A share (`threshold`, what the documented
+//!   `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` sets) or an absolute count (`trigger_tokens`) can still
+//!   be given instead; the three exclude each other. Older notes say 92–95 %; that threshold has
+//!   changed across versions.
 //! - **Result, inferred** (third-party analyses): the system prompt and tools stay, then one
 //!   summary as a user message; the newest messages are **not** kept verbatim — the task
 //!   included, which lives on only in the summary. So the default head is none (`keep_first=0`)
@@ -21,21 +27,38 @@
 //!   here; re-read files would be fresh reads, not records of the history), microcompact and the
 //!   circuit breaker after 3 failures. The summary is one model call with the whole context as
 //!   input and the summary as output.
-//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`);
-//!   Claude Code caps its summary at `MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20 000` (reported), which
-//!   `summary_max=20000` expresses.
+//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default
+//!   `simulated`). The default size is what real Claude Code summaries are: [`SUMMARY_RATIO`] of
+//!   what they replaced (the compaction summaries of the shared Claude Code sessions), capped at
+//!   `MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20 000` (reported).
+//! - **The summary call**: the whole conversation plus the summary request, with the agent's
+//!   cache (the default [`SummaryCall::WholeContext`](super::SummaryCall)).
 
-use super::summary_preset::{fits, leading_systems, reached, share, summarise_span, unchanged};
+use super::summary_preset::{
+    fits, leading_systems, push_if, reached, share, summarise_span, unchanged,
+};
 use super::{spec, Context, Head, Item, Outcome, Summary, View, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
-pub const DEFAULT_THRESHOLD: f64 = 0.835;
+/// `min(max_output, 20 000)`: the output Claude Code reserves for its summary.
+pub const DEFAULT_OUTPUT_RESERVE: u64 = 20_000;
+/// `AUTOCOMPACT_BUFFER_TOKENS`.
+pub const DEFAULT_BUFFER: u64 = 13_000;
+/// The size of a real Claude Code summary as a share of what it replaced: the shared sessions'
+/// compaction summaries are about 3.6 % of the context they replaced. A measured figure, to be
+/// updated when more real summaries are measured.
+pub const SUMMARY_RATIO: f64 = 0.036;
+/// `MAX_OUTPUT_TOKENS_FOR_SUMMARY` (reported).
+pub const SUMMARY_MAX: u64 = 20_000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaudeCodeCompact {
-    /// `When::Share(threshold)` or `When::Tokens(trigger_tokens)`.
+    /// `When::Below(output_reserve + buffer)`, `When::Share(threshold)` or
+    /// `When::Tokens(trigger_tokens)`.
     pub trigger: When,
+    /// The output reserve of the formula (kept to write the label back).
+    pub output_reserve: u64,
     pub summary: Summary,
 }
 
@@ -46,31 +69,50 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
 
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
         let tokens = p.u64("trigger_tokens")?;
-        let trigger = match (tokens, share(p, "threshold")?) {
-            (Some(_), Some(_)) => {
+        let share = share(p, "threshold")?;
+        let output_reserve = p.u64("output_reserve")?;
+        let buffer = p.u64("buffer")?;
+        let formula = output_reserve.is_some() || buffer.is_some();
+        let trigger = match (tokens, share, formula) {
+            (Some(n), None, false) => When::Tokens(n),
+            (None, Some(f), false) => When::Share(f),
+            (None, None, _) => When::Below(
+                output_reserve.unwrap_or(DEFAULT_OUTPUT_RESERVE) + buffer.unwrap_or(DEFAULT_BUFFER),
+            ),
+            _ => {
                 return Err(format!(
-                    "strategy `{}`: give either `threshold` (a share of the window) or \
-                     `trigger_tokens` (a count), not both",
+                    "strategy `{}`: give one trigger: `threshold` (a share of the window), \
+                     `trigger_tokens` (a count) or `output_reserve`/`buffer` (the window less them)",
                     p.strategy()
                 )
                 .into())
             }
-            (Some(n), None) => When::Tokens(n),
-            (None, f) => When::Share(f.unwrap_or(DEFAULT_THRESHOLD)),
         };
         Ok(ClaudeCodeCompact {
             trigger,
-            summary: Summary::from_params(p)?,
+            output_reserve: output_reserve.unwrap_or(DEFAULT_OUTPUT_RESERVE),
+            summary: Summary::from_params_or(p, SUMMARY_RATIO, SUMMARY_MAX)?,
         })
     }
 
     fn push_params(&self, params: &mut Vec<String>) {
         match self.trigger {
-            When::Share(f) if f != DEFAULT_THRESHOLD => params.push(format!("threshold={f}")),
+            When::Share(f) => params.push(format!("threshold={f}")),
             When::Tokens(n) => params.push(format!("trigger_tokens={n}")),
+            When::Below(reserve) => {
+                push_if(
+                    params,
+                    "output_reserve",
+                    self.output_reserve,
+                    DEFAULT_OUTPUT_RESERVE,
+                );
+                let buffer = reserve - self.output_reserve;
+                push_if(params, "buffer", buffer, DEFAULT_BUFFER);
+            }
             _ => {}
         }
-        self.summary.push_params(params);
+        self.summary
+            .push_params_or(params, SUMMARY_RATIO, SUMMARY_MAX);
     }
 
     fn apply(
@@ -83,6 +125,12 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
     ) -> Outcome {
         let n = view.len();
         let systems = leading_systems(view.kinds);
+        if let When::Below(reserve) = self.trigger {
+            if capacity + out.head_cost <= reserve {
+                // The harness is undefined on this window (see the module documentation).
+                return Outcome::Infeasible;
+            }
+        }
         if !reached(self.trigger, &view, capacity, out) || systems == n {
             return unchanged(&view, capacity, out);
         }
@@ -95,6 +143,18 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
 
     fn when(&self) -> Option<When> {
         Some(self.trigger)
+    }
+
+    fn check_window(&self, window: u64) -> Result<(), String> {
+        match self.trigger {
+            When::Below(reserve) if window <= reserve => Err(format!(
+                "Claude Code's auto-compact threshold, the window less {reserve} (the output \
+                 reserved for the summary and the auto-compact buffer), is not positive on a \
+                 window of {window}: the smallest window it is defined on is {}",
+                reserve + 1
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn summariser(&self) -> Option<&Summariser> {

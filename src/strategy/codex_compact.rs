@@ -6,9 +6,15 @@
 //! re-injects it at the next turn, or splices it before the last user message mid-turn; for
 //! OpenAI providers it compacts server-side instead.)
 //!
-//! - **Trigger** (`When::Share(threshold)`, default 0.9): `auto_compact_token_limit` defaults to
-//!   `context_window * 9 / 10` (`codex-rs/protocol/src/openai_models.rs` @ `0d4367d`), compared
-//!   with the tokens of the context; here the context the next call would send.
+//! - **Trigger** (`When::LastCall(threshold)`, default 0.9): `auto_compact_token_limit`
+//!   defaults to `context_window * 9 / 10` (`codex-rs/protocol/src/openai_models.rs` @
+//!   `0d4367d`), compared right after each sampling request with `get_total_token_usage()`,
+//!   the tokens the last response reported (its input and output,
+//!   `codex-rs/core/src/codex.rs`, `token_limit_reached = total_usage_tokens >=
+//!   auto_compact_limit`): the tool outputs appended after that call do not count yet. After a
+//!   compaction Codex recomputes the usage from the new history (`recompute_token_usage`), so
+//!   a session takes the compacted context as the usage until the next call. In a cell (no
+//!   calls) the usage is the cost up to the end of the last agent call's output.
 //! - **Initial context**: the leading `system` records (Codex's developer/permissions,
 //!   `AGENTS.md` and environment-context messages are not user messages and go first). The
 //!   preset's default head is therefore no head at all (`keep_first=0`): the task is a real user
@@ -19,15 +25,22 @@
 //!   Codex). A message costs `ceil(chars / 4)` — Codex's `approx_token_count` is
 //!   `ceil(utf8 bytes / 4)`; the view has chars, not bytes, which agree for ASCII text — not the
 //!   cost model's tokens, since the budget is Codex's own estimate.
-//! - **The one that does not fit**: Codex middle-truncates it to the tokens left and stops;
-//!   a record cannot be cut here, so it is dropped (its information goes into the summary) and
-//!   the selection stops there too, older user messages included.
+//! - **The one that does not fit** (`build_compacted_history_with_limit`): Codex keeps it,
+//!   middle-truncated to the tokens left (`truncate_text(message, Tokens(remaining))`), and
+//!   stops: older user messages are left out. Here it is a stand-in in its place among the kept
+//!   messages, costing the share of the record that `remaining` of its `approx_tokens` keep,
+//!   `ceil(cost × remaining / tokens)`, plus the truncation marker (`…N tokens truncated…`,
+//!   wording approximated); it carries nothing verbatim, and the summary stands for it like any
+//!   unselected record.
 //! - **Summary**: one summary of everything else (assistant records, tool calls and results,
 //!   unselected user messages, earlier summaries), placed **last**, after the kept user messages
 //!   — so its range `first..end` encloses the kept user messages it does not carry
 //!   (`summary_kept` is false for them). It is one model call with the whole context as input.
 //!   Nothing to summarise (only user messages left) leaves the context unchanged.
-//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
+//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default
+//!   `simulated`); Codex fixes no size. The summary call is the whole history plus the
+//!   summarisation prompt (`history.record_items(prompt)`, then one sampling request), with the
+//!   agent's cache: the default [`SummaryCall::WholeContext`](super::SummaryCall).
 
 use super::summary_preset::{
     fits, joined, leading_systems, push_if, push_summary, reached, share, unchanged,
@@ -53,8 +66,9 @@ pub struct CodexCompact {
 }
 
 impl CodexCompact {
-    /// Marks in `out.chosen` the newest user messages after `from` that fit the budget.
-    fn select_users(&self, view: &View, from: usize, out: &mut Context) {
+    /// Marks in `out.chosen` the newest user messages after `from` that fit the budget, and
+    /// returns the one Codex truncates to what is left (its index and the tokens it keeps).
+    fn select_users(&self, view: &View, from: usize, out: &mut Context) -> Option<(usize, u64)> {
         let mut remaining = self.user_tokens;
         for i in (from..view.len()).rev() {
             if view.kinds[i] != Kind::User {
@@ -65,12 +79,25 @@ impl CodexCompact {
             }
             let t = approx_tokens(view.chars[i]);
             if t > remaining {
-                break;
+                return Some((i, remaining));
             }
             out.chosen[i] = true;
             remaining -= t;
         }
+        None
     }
+}
+
+/// What user message `i`, middle-truncated to `kept` of its tokens, costs: the kept share of
+/// its cost and the marker Codex puts in the middle.
+pub fn truncated_cost(view: &View, i: usize, kept: u64, out: &mut Context) -> u64 {
+    use std::fmt::Write as _;
+    let tokens = approx_tokens(view.chars[i]);
+    out.text.clear();
+    let _ = write!(out.text, "…{} tokens truncated…", tokens - kept);
+    let marker = view.model.cost(&out.text);
+    let share = (u128::from(view.costs[i]) * u128::from(kept)).div_ceil(u128::from(tokens));
+    share as u64 + marker
 }
 
 impl super::rule::RuleSpec for CodexCompact {
@@ -103,16 +130,19 @@ impl super::rule::RuleSpec for CodexCompact {
         let n = view.len();
         let sep = view.separator;
         let systems = leading_systems(view.kinds);
-        if !reached(When::Share(self.threshold), &view, capacity, out) {
+        if !reached(When::LastCall(self.threshold), &view, capacity, out) {
             return unchanged(&view, capacity, out);
         }
-        self.select_users(&view, systems, out);
+        let truncated = self.select_users(&view, systems, out);
         if (systems..n).all(|i| out.chosen[i]) {
             return unchanged(&view, capacity, out);
         }
+        let truncated = truncated.map(|(i, kept)| (i, truncated_cost(&view, i, kept, out)));
         for i in 0..n {
             if i < systems || out.chosen[i] {
                 out.push(Item::Verbatim(i), view.costs[i], sep);
+            } else if let Some((t, cost)) = truncated.filter(|&(t, _)| t == i) {
+                out.push(Item::Placeholder(t), cost, sep);
             }
         }
         let chosen = std::mem::take(&mut out.chosen);
@@ -135,7 +165,7 @@ impl super::rule::RuleSpec for CodexCompact {
     }
 
     fn when(&self) -> Option<When> {
-        Some(When::Share(self.threshold))
+        Some(When::LastCall(self.threshold))
     }
 
     fn summariser(&self) -> Option<&Summariser> {

@@ -21,16 +21,31 @@
 //!   checkpoint too; with static checkpointing the trigger step shows only the newest
 //!   checkpoint, which is what the context keeps. The source's later non-trigger steps show
 //!   every checkpoint so far again (`cache + …`, a quirk of the code as written): not modelled.
+//! - **The summary call**: SWE-agent's summariser sends a prompt of its own, the config's
+//!   `summary_system_template` (≈ 1 500 characters, [`PROMPT_TOKENS`]) as the system message and
+//!   the turns it summarises (with the previous checkpoint) as the user message; none of it is
+//!   the agent's prompt, so it is billed as a separate prompt of those records, read from no
+//!   cache.
 //! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{at_least, fits, push_if, summarise_span, unchanged};
-use super::{spec, Context, Item, Outcome, Summary, View, When};
+use super::{spec, Context, Item, Outcome, Summary, SummaryCall, View, When};
 use crate::error::ParseError;
 use crate::session::starts_call as starts_turn;
 use crate::summariser::Summariser;
 
 pub const DEFAULT_N: usize = 21;
 pub const DEFAULT_M: usize = 10;
+/// The config's `summary_system_template`, about 1 500 characters: at 4 characters a token,
+/// 380 tokens.
+pub const PROMPT_TOKENS: u64 = 380;
+
+/// The Complexity Trap's summary call: its own system and user prompt, no shared prefix.
+pub const SUMMARY_CALL: SummaryCall = SummaryCall::Separate {
+    prompt: PROMPT_TOKENS,
+    calls: 1,
+    cached: false,
+};
 
 /// The turn counts of the rule: summarise the oldest `n` turns when `n + m` are unprocessed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,15 +55,16 @@ pub struct Turns {
 }
 
 impl Turns {
-    pub fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+    /// Reads `n` (default `default_n`, the configuration's) and `m`.
+    pub fn parse(p: &mut spec::Params, default_n: usize) -> Result<Self, ParseError> {
         Ok(Turns {
-            n: at_least(p, "n", 1, DEFAULT_N)?,
+            n: at_least(p, "n", 1, default_n)?,
             m: p.usize("m")?.unwrap_or(DEFAULT_M),
         })
     }
 
-    pub fn push_params(&self, params: &mut Vec<String>) {
-        push_if(params, "n", self.n, DEFAULT_N);
+    pub fn push_params(&self, params: &mut Vec<String>, default_n: usize) {
+        push_if(params, "n", self.n, default_n);
         push_if(params, "m", self.m, DEFAULT_M);
     }
 
@@ -102,13 +118,13 @@ impl super::rule::RuleSpec for ComplexityTrapSummary {
 
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
         Ok(ComplexityTrapSummary {
-            turns: Turns::parse(p)?,
+            turns: Turns::parse(p, DEFAULT_N)?,
             summary: Summary::from_params(p)?,
         })
     }
 
     fn push_params(&self, params: &mut Vec<String>) {
-        self.turns.push_params(params);
+        self.turns.push_params(params, DEFAULT_N);
         self.summary.push_params(params);
     }
 
@@ -136,5 +152,9 @@ impl super::rule::RuleSpec for ComplexityTrapSummary {
 
     fn summariser(&self) -> Option<&Summariser> {
         Some(&self.summary.summariser)
+    }
+
+    fn summary_call(&self) -> SummaryCall {
+        SUMMARY_CALL
     }
 }

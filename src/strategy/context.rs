@@ -48,6 +48,17 @@ pub struct Context {
     /// the window) read them; the window a rule compacts against is its capacity plus the head.
     pub(crate) head_len: usize,
     pub(crate) head_cost: u64,
+    /// The session asks for a condensation now, whatever the trigger says (the provider refused
+    /// the context as too long: OpenHands' `CondensationRequestAction`). Set by the session
+    /// around one compaction and not reset by [`Context::clear`], which runs before the rule.
+    pub condensation_requested: bool,
+    /// An earlier compression of the session was rejected (Gemini CLI's
+    /// `hasFailedCompressionAttempt`): set by the session before a compaction, not reset by
+    /// [`Context::clear`]; a cell has no earlier attempt.
+    pub compression_failed_before: bool,
+    /// This compaction was rejected as a failed attempt the harness remembers (set by the rule,
+    /// reset by [`Context::clear`]).
+    pub compression_failed: bool,
 }
 
 impl Context {
@@ -66,6 +77,7 @@ impl Context {
         self.gap_to_tail = 0;
         self.head_len = 0;
         self.head_cost = 0;
+        self.compression_failed = false;
     }
 
     /// Appends an item of the given cost, adding the separator when it is not the first.

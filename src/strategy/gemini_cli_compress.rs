@@ -30,20 +30,27 @@
 //!   rest kept (with its truncated outputs). The summariser reads the untruncated records when
 //!   they fit the window (`forSumm`), so the summary is sized from them, else from the
 //!   truncated ones. Gemini makes **two** model calls (the `<state_snapshot>` and a self-check
-//!   that may rewrite it); a session here bills one call per compaction with a summary — the
-//!   self-check's input (the same history again plus the first snapshot) is not billed.
+//!   that may rewrite it), both on the history before the split under the compression system
+//!   instruction (`getCompressionPrompt`, ≈ 3 000 characters, [`PROMPT_TOKENS`]), not under the
+//!   agent's system prompt, so neither shares a prefix with the agent's calls; the self-check
+//!   sends the first call's prompt again with its snapshot and writes the snapshot again. A
+//!   session bills both so ([`SummaryCall::Separate`] with two calls): the second reads the
+//!   first's prompt from the provider's prefix cache, and each writes the summary's cost.
 //!   The fixed acknowledgement Gemini adds after the summary ("Got it. Thanks for the additional
 //!   context!") and the fresh environment-context message are not modelled.
 //! - **4. Rejected** when the new context would cost more than the old
 //!   (`COMPRESSION_FAILED_INFLATED_TOKEN_COUNT`): the context is left unchanged, truncation
-//!   included (infeasible when that does not fit). The failure memory that makes Gemini try only
-//!   the truncation afterwards is not modelled: a session tries again at the next call.
+//!   included (infeasible when that does not fit). Gemini then remembers the failure
+//!   (`hasFailedCompressionAttempt`, reset only by a new chat): every later automatic
+//!   compression of the session skips the model and applies only the tool-output truncation
+//!   (step 1), kept when it truncated something ([`Context::compression_failed_before`]; a
+//!   cell has no earlier attempt).
 //! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{
     fits, joined, leading_systems, push_if, push_summary, reached, share, unchanged, whole_cost,
 };
-use super::{spec, Context, Head, Item, Outcome, Summary, View, When};
+use super::{spec, Context, Head, Item, Outcome, Summary, SummaryCall, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
 use crate::summariser::Summariser;
@@ -52,6 +59,9 @@ pub const DEFAULT_THRESHOLD: f64 = 0.5;
 pub const DEFAULT_PRESERVE: f64 = 0.3;
 pub const DEFAULT_TOOL_BUDGET: u64 = 50_000;
 pub const DEFAULT_TRUNCATE_CHARS: u64 = 40_000;
+/// The compression system instruction, about 3 000 characters: at 4 characters a token, 770
+/// tokens (the self-check's short request is taken as part of it).
+pub const PROMPT_TOKENS: u64 = 770;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeminiCliCompress {
@@ -184,6 +194,24 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 view.costs[i]
             }
         };
+        if out.compression_failed_before {
+            // Truncation only, no model call.
+            let outcome = if chosen.iter().take(n).any(|&c| c) {
+                for (i, &truncated) in chosen.iter().enumerate().take(n) {
+                    let item = if truncated {
+                        Item::Placeholder(i)
+                    } else {
+                        Item::Verbatim(i)
+                    };
+                    out.push(item, size(i), sep);
+                }
+                fits(out, capacity)
+            } else {
+                unchanged(&view, capacity, out)
+            };
+            out.chosen = chosen;
+            return outcome;
+        }
         let split = self.split(&view, systems, &size);
         let original = view.span_cost(systems..split);
         let replaced = if original < window {
@@ -202,7 +230,9 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 sep,
             );
         let outcome = if split == systems || after > before {
-            // Nothing before the split, or a compression that would grow the context.
+            // Nothing before the split, or a compression that would grow the context, which
+            // Gemini remembers as a failed attempt.
+            out.compression_failed = split != systems;
             unchanged(&view, capacity, out)
         } else {
             for i in 0..systems {
@@ -233,6 +263,14 @@ impl super::rule::RuleSpec for GeminiCliCompress {
 
     fn when(&self) -> Option<When> {
         Some(When::Share(self.threshold))
+    }
+
+    fn summary_call(&self) -> SummaryCall {
+        SummaryCall::Separate {
+            prompt: PROMPT_TOKENS,
+            calls: 2,
+            cached: true,
+        }
     }
 
     fn summariser(&self) -> Option<&Summariser> {

@@ -42,6 +42,7 @@ mod required;
 pub mod rule;
 pub mod spec;
 mod summary;
+mod summary_call;
 mod summary_preset;
 mod swe_agent_last_n;
 mod view;
@@ -53,6 +54,7 @@ pub use context::{Context, Item, Outcome};
 pub use head::Head;
 pub use spec::Spec;
 pub use summary::{Summary, SummarySize};
+pub use summary_call::SummaryCall;
 pub use view::{TextRef, Texts, View};
 pub use when::When;
 
@@ -168,6 +170,24 @@ macro_rules! strategies {
 
             fn when(&self) -> Option<When> {
                 match self { $(Rule::$variant(r) => RuleSpec::when(r),)* }
+            }
+
+            fn summary_call(&self) -> SummaryCall {
+                match self { $(Rule::$variant(r) => RuleSpec::summary_call(r),)* }
+            }
+
+            fn reads_unmasked(&self) -> bool {
+                match self { $(Rule::$variant(r) => RuleSpec::reads_unmasked(r),)* }
+            }
+
+            fn honours_condensation_request(&self) -> bool {
+                match self {
+                    $(Rule::$variant(r) => RuleSpec::honours_condensation_request(r),)*
+                }
+            }
+
+            fn check_window(&self, window: u64) -> Result<(), String> {
+                match self { $(Rule::$variant(r) => RuleSpec::check_window(r, window),)* }
             }
         }
     };
@@ -311,6 +331,28 @@ impl Strategy {
     /// The preset's own trigger in a session (`None`: the session's threshold).
     pub fn when(&self) -> Option<When> {
         self.rule.when()
+    }
+
+    /// How its harness sends the call that writes a summary.
+    pub fn summary_call(&self) -> SummaryCall {
+        self.rule.summary_call()
+    }
+
+    /// Whether its rule reads masked records of a session's context as the records they were.
+    pub fn reads_unmasked(&self) -> bool {
+        self.rule.reads_unmasked()
+    }
+
+    /// Whether a context the provider refuses makes its harness condense and retry.
+    pub fn honours_condensation_request(&self) -> bool {
+        self.rule.honours_condensation_request()
+    }
+
+    /// One clear error when its harness is undefined on a window of `window` units.
+    pub fn check_window(&self, window: u64) -> Result<(), String> {
+        self.rule
+            .check_window(window)
+            .map_err(|why| format!("strategy `{}`: {why}", self.label()))
     }
 
     /// The head kept verbatim (none for a strategy without parameters: `raw` keeps

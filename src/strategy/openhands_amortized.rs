@@ -10,17 +10,19 @@
 //!   head = view[:keep_first]; tail = view[-(target_size - len(head)):]` and everything between
 //!   is forgotten (a stored `CondensationAction`, no placeholder, no model call). `keep_first`
 //!   is the generic head parameter (default here `keep_first=1`, the config's; the class's is 0).
-//! - **Trigger.** [`When::Events`]`(max_size)`: the context holds more than `max_size` entries.
+//! - **Trigger.** [`When::Events`]`(max_size)`: the context holds more than `max_size` entries,
+//!   or the provider refused the context as too long: `should_condense` is also true on an
+//!   unhandled condensation request, which OpenHands' controller files on a context-window
+//!   error (see `openhands_llm_summarizing`); the session then cuts at once and sends the call
+//!   again.
 //!   Persistent: later checks and cuts see the cut context, as OpenHands' later views exclude the
 //!   forgotten events.
 //! - **The task survives.** OpenHands' message layer re-inserts the system prompt and the task
 //!   when the view lacks them (see `openhands_recent`), so they are kept here too: the leading
-//!   system records and the first user message right after the head. Our context is what is
-//!   sent, so the re-inserted task is one of its entries, and we count it in the cut's target:
-//!   after a cut the context holds `max_size // 2` entries (head, task, newest), the size
-//!   OpenHands' view has, so the next cut comes after as many new events as OpenHands'. The
-//!   price: our context holds one tail event fewer than OpenHands sends (it sends the task on
-//!   top of its `max_size // 2` events).
+//!   system records and the first user message right after the head. The tail is OpenHands'
+//!   `events_from_tail = target_size - len(head)`, the re-inserted task on top of it, as
+//!   OpenHands sends it. Departure: the session's event trigger counts the re-inserted task as
+//!   an event, so after the first cut it fires one event before OpenHands'.
 //! - **Parameters.** `max_size ≥ 2` (config `ge=2`); OpenHands' constructor also requires
 //!   `keep_first < max_size // 2`, checked here when `keep_first` is a number.
 //! - **Unit.** Events = records (a thought and its tool call stored as two records are two).
@@ -73,15 +75,19 @@ impl RuleSpec for OpenHandsAmortized {
 
     fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
         let n = view.len();
-        if out.head_len + n <= self.max_size {
+        if out.head_len + n <= self.max_size && !out.condensation_requested {
             return push_first_and_newest(view, n, 0, capacity, out);
         }
         let pre = reinserted(&view);
-        let tail = (self.max_size / 2).saturating_sub(out.head_len + pre);
+        let tail = (self.max_size / 2).saturating_sub(out.head_len);
         push_first_and_newest(view, pre, tail, capacity, out)
     }
 
     fn when(&self) -> Option<When> {
         Some(When::Events(self.max_size))
+    }
+
+    fn honours_condensation_request(&self) -> bool {
+        true
     }
 }

@@ -13,11 +13,18 @@
 //!   shifts both `i` and `len(view)` alike), not over observations: a window of 100 keeps about
 //!   50 tool results. OpenHands stores an agent's thought and its tool call as one action; a
 //!   history that keeps them as two records counts one event more per such call.
-//! - **Never drops.** Our context keeps every record, the masked ones as `<MASKED>` (cost: what
-//!   `<MASKED>` costs under the history's model). OpenHands' message layer goes further: a
-//!   masked observation is a new `AgentCondensationObservation` without tool-call metadata, so
-//!   the assistant tool-call message it answered is not sent either (and the stand-in is sent as
-//!   a user message). We keep those tool calls: the prompt we bill is larger by them.
+//! - **Masked steps as OpenHands sends them.** A masked observation is a new
+//!   `AgentCondensationObservation` without tool-call metadata, sent as a user message holding
+//!   `<MASKED>` (cost: what `<MASKED>` costs under the history's model). The action that called
+//!   the tool is held back by OpenHands' message layer until every one of its tool calls has a
+//!   response (`openhands/memory/conversation_memory.py` @ d6fab190, `process_events`:
+//!   `pending_tool_call_action_messages` are emitted only when all their `tool_call.id`s are
+//!   answered), so it is never sent: the agent call's records (the assistant record and its tool
+//!   calls) become stand-ins that cost nothing, and its other results, orphans now, are masked
+//!   too (`_filter_unmatched_tool_calls`). They stay in the context at cost 0, so the events
+//!   counted are OpenHands' (each still pays its separator: a per-message framing that
+//!   OpenHands does not send, a small overcount). An agent call without tool results (a final
+//!   message) is an ordinary message and stays.
 //! - **Defaults.** The config's `attention_window=100` (`ge=1`), which a configured run gets;
 //!   the class default is 5 (`openhands_observation_masking(attention_window=5)`).
 //! - **Trigger.** Every call ([`When::EveryCall`]): a per-call view, never a condensation.
@@ -31,8 +38,36 @@ use super::rule::{RuleSpec, Tail};
 use super::{spec, Context, Item, Outcome, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
+use crate::session::starts_call;
 
 pub const DEFAULT_ATTENTION_WINDOW: usize = 100;
+
+/// Marks in `marks` every agent call (its assistant record and tool calls) with a tool result
+/// before `masked_before`, and all that call's tool results.
+fn mark_masked_steps(view: &View, masked_before: usize, marks: &mut [bool]) {
+    let kinds = view.kinds;
+    let n = view.len();
+    let mut i = 0;
+    while i < n {
+        if !starts_call(kinds, i) {
+            // Results before any call in the view (no call to hold back) are masked alone.
+            marks[i] = kinds[i] == Kind::ToolResult && i < masked_before;
+            i += 1;
+            continue;
+        }
+        let mut calls_end = i + 1;
+        while calls_end < n && kinds[calls_end] == Kind::ToolCall {
+            calls_end += 1;
+        }
+        let mut end = calls_end;
+        while end < n && kinds[end] == Kind::ToolResult {
+            end += 1;
+        }
+        let masked = end > calls_end && calls_end < masked_before;
+        marks[i..end].fill(masked);
+        i = end;
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenHandsObservationMasking {
@@ -60,16 +95,20 @@ impl RuleSpec for OpenHandsObservationMasking {
         // `i < len(view) - attention_window` over the whole context is the same test over the
         // records after the head: the head's length is on both sides.
         let masked_before = view.len().saturating_sub(self.attention_window);
-        push_whole(view, capacity, out, |i| {
-            if view.kinds[i] == Kind::ToolResult && i < masked_before {
-                (
-                    Item::Placeholder(i),
-                    stand_in_cost(&view, i, || view.masked_cost),
-                )
-            } else {
-                (Item::Verbatim(i), view.costs[i])
-            }
-        })
+        // `chosen`: the records of agent calls one of whose tool results is masked, and those
+        // results (the step OpenHands no longer sends as a tool exchange).
+        mark_masked_steps(&view, masked_before, &mut out.chosen);
+        let dropped = std::mem::take(&mut out.chosen);
+        let outcome = push_whole(view, capacity, out, |i| match view.kinds[i] {
+            Kind::ToolResult if dropped[i] => (
+                Item::Placeholder(i),
+                stand_in_cost(&view, i, || view.masked_cost),
+            ),
+            _ if dropped[i] => (Item::Placeholder(i), stand_in_cost(&view, i, || 0)),
+            _ => (Item::Verbatim(i), view.costs[i]),
+        });
+        out.chosen = dropped;
+        outcome
     }
 
     fn when(&self) -> Option<When> {

@@ -22,9 +22,13 @@
 //! - **Quirks not reproduced.** When the view is shorter than `max_events`, head and tail
 //!   overlap and OpenHands sends the head twice (`[e0, e0, e1]`); we send it once. With
 //!   `max_events ≤ keep_first` HEAD's `view[-0:]` keeps everything; we follow the guarded
-//!   version (the head alone). OpenHands' message layer also leaves out a tool result whose
-//!   tool call was cut off (and vice versa); we keep such a record, so the prompt we bill can
-//!   hold one record more than OpenHands sends.
+//!   version (the head alone).
+//! - **Orphans.** OpenHands' message layer (`openhands/memory/conversation_memory.py`
+//!   @ d6fab190, `_filter_unmatched_tool_calls`) leaves out a tool result whose tool call was
+//!   cut off: the tool results that open the tail after a cut are left out here too (in a
+//!   session they leave the context; the next cut keeps the same newest records, which lie
+//!   after them). A tool call whose result was cut off can only sit in a head of more than the
+//!   system prompt; it is kept.
 //! - **Defaults.** Config `keep_first=1` (`ge=0`), `max_events=100` (`ge=1`); the class
 //!   defaults are `max_events=10`.
 //! - **Unit.** Events = records (a thought and its tool call stored as two records are two).

@@ -7,6 +7,7 @@
 use super::spec::{Params, Value};
 use super::{Context, Item, Outcome, View};
 use crate::error::ParseError;
+use crate::history::Kind;
 
 /// Reads `key` as a whole number of at least `min` (`what` names its unit in the message).
 pub fn at_least(
@@ -56,7 +57,9 @@ pub fn push_whole(
 }
 
 /// Keeps the first `pre` records of the view and the newest `tail` of the records after them,
-/// verbatim and in order: infeasible when they exceed `capacity`.
+/// verbatim and in order, leaving out the tool results that open the tail when the call they
+/// answer was cut off (OpenHands' `ConversationMemory` sends no tool result without its tool
+/// call): infeasible when they exceed `capacity`.
 pub fn push_first_and_newest(
     view: View,
     pre: usize,
@@ -66,7 +69,12 @@ pub fn push_first_and_newest(
 ) -> Outcome {
     let n = view.len();
     let pre = pre.min(n);
-    let from = n.saturating_sub(tail).max(pre);
+    let mut from = n.saturating_sub(tail).max(pre);
+    if from > pre {
+        while from < n && view.kinds[from] == Kind::ToolResult {
+            from += 1;
+        }
+    }
     for i in (0..pre).chain(from..n) {
         out.push(Item::Verbatim(i), view.costs[i], view.separator);
     }

@@ -5,7 +5,7 @@
 
 use super::spec::Params;
 use super::{Context, Outcome, View};
-use super::{Head, When};
+use super::{Head, SummaryCall, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -72,5 +72,27 @@ pub trait RuleSpec: Sized {
     /// Its simulated summariser, for a strategy that summarises.
     fn summariser(&self) -> Option<&Summariser> {
         None
+    }
+
+    /// How its harness sends the call that writes a summary (a session bills that call so).
+    fn summary_call(&self) -> SummaryCall {
+        SummaryCall::WholeContext
+    }
+
+    /// Whether its rule reads what earlier calls of a session masked as the records they
+    /// were (a harness that keeps the full history and masks only what it sends).
+    fn reads_unmasked(&self) -> bool {
+        false
+    }
+
+    /// Whether a context the provider refuses as too long makes its harness condense at once
+    /// and retry the call (OpenHands' condensation request), instead of ending the run.
+    fn honours_condensation_request(&self) -> bool {
+        false
+    }
+
+    /// Why its harness is undefined on a window of `window` units, if it is.
+    fn check_window(&self, _window: u64) -> Result<(), String> {
+        Ok(())
     }
 }

@@ -5,7 +5,11 @@
 //! - **Cost of the summary.** `summary_size=N` gives a fixed cost of N cost units. Otherwise the
 //!   summary costs `ceil(summary_ratio × R)` capped at `summary_max`, where R is the cost of
 //!   what it replaces (separators included); defaults `summary_ratio=0.1`, `summary_max=2000`.
-//!   `summary_size` and `summary_ratio`/`summary_max` exclude each other.
+//!   `summary_size` and `summary_ratio`/`summary_max` exclude each other. A harness preset
+//!   whose source or real summaries fix a size has its own defaults (`claude_code_compact`);
+//!   the others keep these.
+//! - **The summary call** is billed as today's rule: one call on the whole current context with
+//!   the provider's cache ([`super::SummaryCall::WholeContext`], the default).
 //! - **What it keeps.** Its [`Summariser`] (`summariser=NAME`, see [`crate::summariser`])
 //!   writes the summary within that size. The default, `simulated`, keeps each replaced record
 //!   with a measured recall by its flag, drawn from the cell's `stream` at the record's
@@ -66,6 +70,16 @@ impl Default for Summary {
 
 impl Summary {
     pub fn from_params(p: &mut spec::Params) -> Result<Self, ParseError> {
+        Summary::from_params_or(p, DEFAULT_RATIO, DEFAULT_MAX)
+    }
+
+    /// Reads the summary parameters, with `summary_ratio`/`summary_max` defaulting to a
+    /// harness's own (`ratio`, `max`).
+    pub fn from_params_or(
+        p: &mut spec::Params,
+        default_ratio: f64,
+        default_max: u64,
+    ) -> Result<Self, ParseError> {
         let fixed = p.u64("summary_size")?;
         let ratio = p.fraction("summary_ratio", 0.0, 1.0)?;
         let max = p.u64("summary_max")?;
@@ -80,8 +94,8 @@ impl Summary {
             }
             (Some(size), None, None) => SummarySize::Fixed(size),
             (None, ratio, max) => SummarySize::Ratio {
-                ratio: ratio.unwrap_or(DEFAULT_RATIO),
-                max: max.unwrap_or(DEFAULT_MAX),
+                ratio: ratio.unwrap_or(default_ratio),
+                max: max.unwrap_or(default_max),
             },
         };
         Ok(Summary {
@@ -92,13 +106,18 @@ impl Summary {
 
     /// The parameters that differ from the defaults, in canonical order.
     pub fn push_params(&self, params: &mut Vec<String>) {
+        self.push_params_or(params, DEFAULT_RATIO, DEFAULT_MAX)
+    }
+
+    /// The parameters that differ from a harness's own defaults (`ratio`, `max`).
+    pub fn push_params_or(&self, params: &mut Vec<String>, default_ratio: f64, default_max: u64) {
         match self.size {
             SummarySize::Fixed(size) => params.push(format!("summary_size={size}")),
             SummarySize::Ratio { ratio, max } => {
-                if ratio != DEFAULT_RATIO {
+                if ratio != default_ratio {
                     params.push(format!("summary_ratio={ratio}"));
                 }
-                if max != DEFAULT_MAX {
+                if max != default_max {
                     params.push(format!("summary_max={max}"));
                 }
             }

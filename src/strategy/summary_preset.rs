@@ -32,7 +32,27 @@ pub fn reached(when: When, view: &View, capacity: u64, out: &Context) -> bool {
         When::EveryCall => true,
         When::Tokens(n) => whole_cost(view, out) >= n,
         When::Share(f) => whole_cost(view, out) >= threshold(capacity + out.head_cost, f),
+        When::LastCall(f) => last_call_cost(view, out) >= threshold(capacity + out.head_cost, f),
+        When::Below(reserve) => {
+            whole_cost(view, out) >= (capacity + out.head_cost).saturating_sub(reserve)
+        }
         When::Events(n) => out.head_len + view.len() > n,
+    }
+}
+
+/// The usage of the last agent call of a context: the head and the records up to the end of
+/// that call's output (the tool results after it came later). A cell has no calls but this.
+pub fn last_call_cost(view: &View, out: &Context) -> u64 {
+    let end = view
+        .kinds
+        .iter()
+        .rposition(|k| matches!(k, Kind::Assistant | Kind::ToolCall))
+        .map_or(0, |r| r + 1);
+    let records = joined(view.separator, view.costs[..end].iter().copied());
+    match (out.head_len, end) {
+        (_, 0) => out.head_cost,
+        (0, _) => records,
+        _ => out.head_cost + view.separator + records,
     }
 }
 

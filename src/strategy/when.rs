@@ -12,6 +12,12 @@ pub enum When {
     Tokens(u64),
     /// When it reaches this share of the window.
     Share(f64),
+    /// When the last agent call's usage (its input and output) reaches this share of the
+    /// window (Codex reads the usage the last response reported).
+    LastCall(f64),
+    /// When it reaches the window less this many units (Claude Code's reserves); undefined on a
+    /// window of at most this many, which the strategy refuses.
+    Below(u64),
     /// When the context holds more than this many entries (events, as OpenHands counts them).
     Events(usize),
 }

@@ -114,7 +114,17 @@ fn item_cost(h: &CostedHistory, s: &Strategy, ctx: &Context, k: usize) -> u64 {
                 "Old environment output: ({} lines omitted)",
                 h.lines[i]
             )),
-            Rule::OpenHandsObservationMasking(_) => h.model.cost("<MASKED>"),
+            Rule::OpenHandsObservationMasking(_) if h.kinds[i] == Kind::ToolResult => {
+                h.model.cost("<MASKED>")
+            }
+            // The call of a masked step, which OpenHands no longer sends: it costs nothing
+            // (a record that is a stand-in already keeps its cost).
+            Rule::OpenHandsObservationMasking(_)
+                if h.chars[i] == 0 && h.lines[i] == 0 && h.costs[i] == h.mask_costs[i] =>
+            {
+                h.costs[i]
+            }
+            Rule::OpenHandsObservationMasking(_) => 0,
             // A record without text that costs something counts as a stand-in already.
             Rule::ComplexityTrapHybrid(_) if h.chars[i] == 0 && h.costs[i] > 0 => h.costs[i],
             Rule::ComplexityTrapHybrid(_) => h.model.cost(&format!(
@@ -123,6 +133,8 @@ fn item_cost(h: &CostedHistory, s: &Strategy, ctx: &Context, k: usize) -> u64 {
             )),
             // A truncated tool output: its header and the share of the record it keeps.
             Rule::GeminiCliCompress(_) => ctx.item_costs(&h.costs)[k],
+            // Codex's middle-truncated user message: the share it keeps and the marker.
+            Rule::CodexCompact(_) => ctx.item_costs(&h.costs)[k],
             _ => panic!(
                 "{}: placeholders from a strategy that does not mask",
                 s.label()
@@ -164,7 +176,7 @@ fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
         "openhands_llm_summarizing(max_size=6, keep_first=task, summary_size=20)",
         "codex_compact(user_tokens=20)",
         "codex_compact(threshold=0.5, recall_flagged=1, recall_other=1)",
-        "claude_code_compact",
+        "claude_code_compact(output_reserve=20, buffer=13)",
         "claude_code_compact(threshold=0.5, keep_first=task, summary_max=30)",
         "gemini_cli_compress",
         "gemini_cli_compress(tool_budget=100, truncate_chars=50, preserve=0.5)",

@@ -17,6 +17,7 @@ mod estimate;
 mod facts;
 mod flags_file;
 mod fuzz;
+mod harness_goldens;
 mod hostile;
 mod import_formats;
 mod invariants;

@@ -95,17 +95,17 @@ fn openhands_llm_summarizing_halves_the_view_after_the_head() {
     let s = Strategy::parse("openhands_llm_summarizing(max_size=8)").unwrap();
     assert_eq!(s.when(), Some(When::Events(8)));
     // Ten events (system, task, four actions with their observations) > 8: target 8 // 2 = 4,
-    // head [0] (keep_first=1); the task (1) is what OpenHands' message layer re-inserts, kept
-    // verbatim and counted towards the target: events_from_tail 4 − 1 − 1 (the task) − 1 (the
-    // summary) = 1: [9] stays, 2..=8 become one summary after the task. It replaces
-    // 4 × 5 + 3 × 30 + 6 gaps = 116: ceil(11.6) = 12.
+    // head [0] (keep_first=1); events_from_tail = target − len(head) − 1 = 2
+    // (llm_summarizing_condenser.py @ 76483ad8, L54–57): [8, 9] stay; the task (1) is what
+    // OpenHands' message layer re-inserts, sent on top; 2..=7 become one summary after it. It
+    // replaces 3 × 5 + 3 × 30 + 5 gaps = 110: ceil(11.0) = 11.
     let h = openhands_events(4);
     let (o, ctx) = cell("openhands_llm_summarizing(max_size=8)", &h, 100);
     assert_eq!(o, Outcome::Feasible);
     let summary = Item::Summary {
         first: 2,
-        end: 9,
-        cost: 12,
+        end: 8,
+        cost: 11,
     };
     assert_eq!(
         ctx.items,
@@ -113,12 +113,13 @@ fn openhands_llm_summarizing_halves_the_view_after_the_head() {
             Item::Verbatim(0),
             Item::Verbatim(1),
             summary,
+            Item::Verbatim(8),
             Item::Verbatim(9)
         ]
     );
-    assert_eq!(ctx.item_costs(&h.costs), [10, 20, 12, 30]);
-    // 10 + 20 + 12 + 30 + 3 gaps.
-    assert_eq!(ctx.cost, 75);
+    assert_eq!(ctx.item_costs(&h.costs), [10, 20, 11, 5, 30]);
+    // 10 + 20 + 11 + 5 + 30 + 4 gaps.
+    assert_eq!(ctx.cost, 80);
     // The task (required) is kept verbatim, not summarised: whatever the recall, the summary
     // carries none of the head's records.
     let (_, ctx) = cell(
@@ -127,9 +128,9 @@ fn openhands_llm_summarizing_halves_the_view_after_the_head() {
         100,
     );
     assert!(!ctx.summary_kept[..2].iter().any(|&k| k));
-    // A harness holding 75 does not fit 74: infeasible.
+    // A harness holding 80 does not fit 79: infeasible.
     assert_eq!(
-        cell("openhands_llm_summarizing(max_size=8)", &h, 74).0,
+        cell("openhands_llm_summarizing(max_size=8)", &h, 79).0,
         Outcome::Infeasible
     );
     // Eight events are not more than 8: unchanged (30 + 3 × 35 + 7 gaps = 142).
@@ -147,9 +148,9 @@ fn openhands_llm_summarizing_halves_the_view_after_the_head() {
 
 #[test]
 fn openhands_llm_summarizing_in_a_session_condenses_at_the_ninth_event_and_chains() {
-    // Before call k the context holds 2k events. Before call 5 it holds 10 > 8: [0, 1, S1, o4]
-    // (the task kept, one tail event). Then a5, o5, a6, o6, a7, o7 make 10 again before call 8:
-    // the previous summary and a5..a7 become S2: [0, 1, S2, o7].
+    // Before call k the context holds 2k events. Before call 5 it holds 10 > 8: [0, 1, S1, a4,
+    // o4] (the task re-inserted, two tail events). Then a5, o5, a6, o6 make 9 before call 7:
+    // the previous summary, a4..o5 become S2: [0, 1, S2, a6, o6].
     let h = openhands_events(8);
     let (m, t) = replay(
         &h,
@@ -157,25 +158,74 @@ fn openhands_llm_summarizing_in_a_session_condenses_at_the_ninth_event_and_chain
         10_000,
     );
     // Inputs: call 1 [0, 1] = 31; each turn adds 5 + 30 + 2 gaps = 37: 68, 105, 142; before
-    // call 5 the context is 179 (one model call: input 179, output the summary, 10), after it
-    // 10 + 20 + 10 + 30 + 3 = 73. Calls 5, 6, 7: 73, 110, 147; before call 8: 184, after 73.
+    // call 5 the context is 179, after it 10 + 20 + 10 + 5 + 30 + 4 = 79. Calls 5, 6: 79, 116;
+    // before call 7: 153, after 79; calls 7, 8: 79, 116.
     assert_eq!(
         compactions(&t),
-        [(5, 179, 10, true, 73), (8, 184, 10, true, 73)]
+        [(5, 179, 10, true, 79), (7, 153, 10, true, 79)]
     );
     assert!(t
         .compactions
         .iter()
         .all(|k| k.capacity == 10_000 && !k.fruitless));
     let inputs: Vec<u64> = t.calls.iter().map(|c| c.input).collect();
-    assert_eq!(inputs, [31, 68, 105, 142, 73, 110, 147, 73]);
-    // Eight agent calls and two summaries, each billed with its input and output:
-    // 749 + 179 + 184 in, 8 × 5 + 2 × 10 out.
+    assert_eq!(inputs, [31, 68, 105, 142, 79, 116, 79, 116]);
+    // The summary call is OpenHands' own prompt, not the agent's context (from_config,
+    // L160–169, caching off): its 520-token instruction and the forgotten events, a1..o3 =
+    // 110 the first time (630), S1, a4..o5 = 10 + 5 + 30 + 5 + 30 + 4 gaps = 84 the second
+    // (604). Agent calls 736 in; 8 × 5 + 2 × 10 out.
     assert_eq!(
         (m.calls, m.compactions, m.summary_calls, m.model_calls),
         (8, 2, 2, 10)
     );
-    assert_eq!((m.input_tokens, m.output_tokens), (1112, 60));
+    assert_eq!((m.input_tokens, m.output_tokens), (736 + 630 + 604, 60));
+    assert_eq!(m.cache_read_tokens, 0);
+}
+
+/// OpenHands' controller turns a context-window error into a condensation request
+/// (`agent_controller.py`, `_react_to_exception`; `enable_history_truncation` defaults to on)
+/// and `should_condense` honours it (`len(view) > max_size or
+/// view.unhandled_condensation_request`, llm_summarizing_condenser.py L154–155): a call the
+/// window refuses is condensed at once and sent again, instead of ending the run.
+#[test]
+fn openhands_condensers_condense_on_a_context_window_error_and_go_on() {
+    let h = openhands_events(8);
+    // Window 150, max_size=12 (target 6, events_from_tail 4): before call 5 the context is 179
+    // in 10 events, under the event trigger, but 179 + 5 > 150 is refused. The request
+    // condenses a1..o2 (73 → 10): [0, 1, S1, a3, o3, a4, o4] = 116, and call 5 goes through;
+    // so again before call 6 (153 + 5 > 150), and the run completes.
+    let (m, t) = replay(
+        &h,
+        "openhands_llm_summarizing(max_size=12, summary_size=10)",
+        150,
+    );
+    assert!(m.completed, "the run goes on after the condensation");
+    assert_eq!(compactions(&t)[0], (5, 179, 10, true, 116));
+    assert_eq!(t.calls[4].input, 116);
+    // max_size=100: events_from_tail 48 covers every event after the head and the task, so
+    // there is nothing to forget (OpenHands' `min()` of no ids would raise): the run ends at
+    // call 5 as before.
+    let (m, _) = replay(
+        &h,
+        "openhands_llm_summarizing(max_size=100, summary_size=10)",
+        150,
+    );
+    assert_eq!(
+        (m.completed, m.exit_call, m.summary_calls),
+        (false, Some(5), 0)
+    );
+    // The amortized condenser honours it too: before call 5, cut to the head and the newest 5
+    // events, less the orphaned observation o2 that opens them: [0, 1, a3, o3, a4, o4] = 105.
+    let (m, t) = replay(&h, "openhands_amortized(max_size=12)", 150);
+    assert!(m.completed);
+    assert_eq!(compactions(&t)[0], (5, 179, 0, false, 105));
+    // Masking (a per-call view, no `should_condense`) does not: the run ends.
+    let (m, _) = replay(
+        &h,
+        "openhands_observation_masking(attention_window=100)",
+        150,
+    );
+    assert_eq!(m.exit_call, Some(5));
 }
 
 // ---------------------------------------------------------------- Codex
@@ -201,8 +251,9 @@ fn codex_history() -> CostedHistory {
 fn codex_compact_keeps_the_initial_context_the_newest_user_messages_and_one_summary_last() {
     let h = codex_history();
     let s = Strategy::parse("codex_compact").unwrap();
-    assert_eq!(s.when(), Some(When::Share(0.9)));
-    // Window 1000: 922 ≥ 900 compacts. User messages newest first within 10 tokens: U3 (7,
+    assert_eq!(s.when(), Some(When::LastCall(0.9)));
+    // Window 1000: the last call's usage (everything up to A3, the last record) 922 ≥ 900
+    // compacts. User messages newest first within 10 tokens: U3 (7,
     // 3 left), U2 (3, 0 left), then the budget is spent: U1 goes into the summary. The summary
     // replaces U1, A1, the call, its output, A2, A3: 680 + 5 gaps = 685 → ceil(68.5) = 69.
     let spec = "codex_compact(user_tokens=10, recall_flagged=1, recall_other=0)";
@@ -227,10 +278,23 @@ fn codex_compact_keeps_the_initial_context_the_newest_user_messages_and_one_summ
     // The summary carries the tool output (required, recall 1), not U2, which is verbatim.
     let carried: Vec<usize> = (0..9).filter(|&i| ctx.summary_kept[i]).collect();
     assert_eq!(carried, [4]);
-    // Budget 12: U3 (5 left), U2 (2 left), U1 (10 > 2) does not fit — Codex would truncate it,
-    // here it is dropped into the summary — and the selection stops: the same context.
+    // Budget 12: U3 (5 left), U2 (2 left), U1 (10 > 2) does not fit: Codex keeps it
+    // middle-truncated to the 2 tokens left (`build_compacted_history_with_limit`, compact.rs
+    // @ 0100b103: `truncate_text(message, TruncationPolicy::Tokens(remaining))`) and stops. Its
+    // stand-in: ceil(40 × 2 / 10) = 8 and the marker `…8 tokens truncated…` (20 chars) = 28;
+    // the summary still stands for it (69 as above).
     let (_, twelve) = cell("codex_compact(user_tokens=12)", &h, 1000);
-    assert_eq!(twelve.items, ctx.items);
+    assert_eq!(
+        twelve.items,
+        [
+            Item::Verbatim(0),
+            Item::Placeholder(1),
+            Item::Verbatim(5),
+            Item::Verbatim(7),
+            summary
+        ]
+    );
+    assert_eq!(twelve.item_costs(&h.costs), [200, 28, 9, 25, 69]);
     // With the default 20 000 every user message fits: U1 is kept, the summary replaces
     // 640 + 4 gaps = 644 → 65.
     let (_, all) = cell("codex_compact", &h, 1000);
@@ -275,8 +339,8 @@ fn claude_history() -> CostedHistory {
 #[test]
 fn claude_code_compact_keeps_the_system_prompt_and_one_summary() {
     let h = claude_history();
-    // trigger_tokens=670 (window 1000 − max_out 200 − buffer 130): 735 ≥ 670 compacts. The
-    // summary replaces U1..A2, 680 + 4 gaps = 684 → ceil(68.4) = 69; U2 is not kept verbatim.
+    // trigger_tokens=670: 735 ≥ 670 compacts. The summary replaces U1..A2, 680 + 4 gaps = 684;
+    // Claude Code's size, 3.6 % of it: ceil(24.624) = 25; U2 is not kept verbatim.
     let s = Strategy::parse("claude_code_compact(trigger_tokens=670)").unwrap();
     assert_eq!(s.when(), Some(When::Tokens(670)));
     let (o, ctx) = cell("claude_code_compact(trigger_tokens=670)", &h, 1000);
@@ -284,34 +348,120 @@ fn claude_code_compact_keeps_the_system_prompt_and_one_summary() {
     let summary = Item::Summary {
         first: 1,
         end: 6,
-        cost: 69,
+        cost: 25,
     };
     assert_eq!(ctx.items, [Item::Verbatim(0), summary]);
-    assert_eq!((ctx.item_costs(&h.costs), ctx.cost), (vec![50, 69], 120));
-    // The default share: 0.835 of 1000 = 835 > 735, nothing happens; of 800, 668 ≤ 735.
+    assert_eq!((ctx.item_costs(&h.costs), ctx.cost), (vec![50, 25], 76));
+    // The formula, window − min(max_output, 20 000) − 13 000, with reserves scaled down: on a
+    // window of 1000 less 200 + 130 = 670 ≤ 735 compacts as above; on 1100, 770 > 735 does not.
+    let scaled = "claude_code_compact(output_reserve=200, buffer=130)";
     assert_eq!(
-        Strategy::parse("claude_code_compact").unwrap().when(),
-        Some(When::Share(0.835))
+        Strategy::parse(scaled).unwrap().when(),
+        Some(When::Below(330))
     );
-    let (_, ctx) = cell("claude_code_compact", &h, 1000);
-    assert_eq!(ctx.items, verbatim(0..6));
-    let (o, ctx) = cell("claude_code_compact", &h, 800);
+    assert_eq!(cell(scaled, &h, 1000).1.items, [Item::Verbatim(0), summary]);
+    assert_eq!(cell(scaled, &h, 1100).1.items, verbatim(0..6));
+    // An explicit share (CLAUDE_AUTOCOMPACT_PCT_OVERRIDE): 0.835 of 800 = 668 ≤ 735.
+    let (o, ctx) = cell("claude_code_compact(threshold=0.835)", &h, 800);
     assert_eq!((o, ctx.items[1]), (Outcome::Feasible, summary));
-    // keep_first=task keeps the task too: the summary replaces 630 + 3 gaps = 633 → 64;
-    // 50 + 50 + 64 + 2 gaps = 166.
-    let (_, ctx) = cell("claude_code_compact(keep_first=task)", &h, 800);
+    // keep_first=task keeps the task too: the summary replaces 630 + 3 gaps = 633 → 23;
+    // 50 + 50 + 23 + 2 gaps = 125.
+    let (_, ctx) = cell(
+        "claude_code_compact(threshold=0.835, keep_first=task)",
+        &h,
+        800,
+    );
     let summary = Item::Summary {
         first: 2,
         end: 6,
-        cost: 64,
+        cost: 23,
     };
     assert_eq!(ctx.items, [Item::Verbatim(0), Item::Verbatim(1), summary]);
-    assert_eq!(ctx.cost, 166);
+    assert_eq!(ctx.cost, 125);
     // A summary that cannot fit: infeasible (summary_size=500 of a 400 window, trigger 334).
     assert_eq!(
-        cell("claude_code_compact(summary_size=500)", &h, 400).0,
+        cell(
+            "claude_code_compact(threshold=0.835, summary_size=500)",
+            &h,
+            400
+        )
+        .0,
         Outcome::Infeasible
     );
+}
+
+/// Claude Code's threshold (anthropics/claude-code#31806): `window − min(max_output, 20 000) −
+/// 13 000`, so its default is undefined on a window of at most 33 000: a session refuses it
+/// naming the smallest window, and a cell there is infeasible, not compacted at a share.
+#[test]
+fn claude_code_compact_refuses_a_window_its_formula_leaves_no_room_in() {
+    let s = Strategy::parse("claude_code_compact").unwrap();
+    assert_eq!(s.when(), Some(When::Below(33_000)));
+    let err = s.check_window(33_000).unwrap_err();
+    assert_eq!(
+        err,
+        "strategy `claude_code_compact`: Claude Code's auto-compact threshold, the window less \
+         33000 (the output reserved for the summary and the auto-compact buffer), is not \
+         positive on a window of 33000: the smallest window it is defined on is 33001"
+    );
+    assert_eq!(s.check_window(33_001), Ok(()));
+    assert_eq!(s.check_window(200_000), Ok(()));
+    // 200 000 − 33 000 = 167 000, the reported trigger.
+    assert_eq!(
+        cell("claude_code_compact", &claude_history(), 1000).0,
+        Outcome::Infeasible
+    );
+    // A share or a count given instead is defined on any window.
+    for spec in [
+        "claude_code_compact(threshold=0.835)",
+        "claude_code_compact(trigger_tokens=10)",
+    ] {
+        assert_eq!(Strategy::parse(spec).unwrap().check_window(1000), Ok(()));
+    }
+}
+
+/// The refusal reaches the user as one error naming the flag or key, before anything is read
+/// or written.
+#[test]
+fn claude_code_compact_on_a_small_window_is_one_clear_error() {
+    use crate::common::{assert_fails_with, ctxlab};
+    let dir = tempfile::tempdir().unwrap();
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "session",
+            "absent.jsonl",
+            "--strategy",
+            "claude_code_compact",
+            "--window",
+            "32000",
+            "--ratio",
+            "0.8",
+        ],
+    );
+    assert_fails_with(
+        &o,
+        &[
+            "--window 32000",
+            "the smallest window it is defined on is 33001",
+        ],
+    );
+    std::fs::write(dir.path().join("h.jsonl"), "").unwrap();
+    let exp = "name = \"t\"\nseed = 1\n[histories]\nfiles = [\"h.jsonl\"]\n[session]\n\
+               strategies = [\"raw\", \"claude_code_compact\"]\nwindows = [200000, 32000]\nratios = [0.8]\n\
+               [output]\ndir = \"out\"\n";
+    std::fs::write(dir.path().join("t.toml"), exp).unwrap();
+    let o = ctxlab(dir.path(), &["sweep", "t.toml", "-q"]);
+    assert_fails_with(
+        &o,
+        &[
+            "session.windows[1]",
+            "claude_code_compact",
+            "window of 32000",
+            "33001",
+        ],
+    );
+    assert!(!dir.path().join("out").exists(), "nothing written");
 }
 
 // ---------------------------------------------------------------- Gemini CLI
@@ -387,6 +537,45 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
     assert_eq!(ctx.cost, 20 + 81 + 10 + 10 + 300 + 10 + 5);
 }
 
+/// Gemini CLI remembers a rejected (inflated) compression (`hasFailedCompressionAttempt` in
+/// `packages/core/src/core/client.ts`, passed to `ChatCompressionService.compress`): every
+/// later automatic compression of the chat skips the model and only truncates tool outputs.
+#[test]
+fn gemini_cli_compress_only_truncates_after_an_inflated_attempt() {
+    // The history above and then U3 (10), A (10): calls at records 2, 4, 6, 8, 10.
+    let mut spec: Vec<(Kind, usize, bool)> = vec![
+        (S, 20, false),
+        (U, 100, false),
+        (A, 50, false),
+        (T, 500, false),
+        (A, 150, false),
+        (U, 10, false),
+        (A, 10, false),
+        (T, 300, true),
+        (A, 10, false),
+    ];
+    spec.extend([(U, 10, false), (A, 10, false)]);
+    let h = history(&spec);
+    let (m, t) = replay(
+        &h,
+        "gemini_cli_compress(tool_budget=200, truncate_chars=40, summary_size=2000)",
+        2000,
+    );
+    // Before call 4 the context is 1147 ≥ 1000: a summary of 2000 would grow it, rejected.
+    // Before call 5 it is 1169 and only the truncation runs, as in the cell above: both
+    // outputs become 138, 1169 − 162 − 362 = 645, no model call.
+    assert_eq!(compactions(&t), [(5, 1169, 0, false, 645)]);
+    assert_eq!(t.calls[4].input, 645);
+    assert_eq!(m.summary_calls, 0);
+    // Without the rejection (a summary that fits) the same call compresses with a summary.
+    let (m, _) = replay(
+        &h,
+        "gemini_cli_compress(tool_budget=200, truncate_chars=40)",
+        2000,
+    );
+    assert_eq!(m.summary_calls, 2, "the snapshot and the self-check");
+}
+
 // ---------------------------------------------------------------- the Complexity Trap
 
 /// The system prompt (10), the task (10), then `turns` turns: an action (5) and its
@@ -453,13 +642,15 @@ fn complexity_trap_summary_in_a_session_checks_every_call_and_calls_a_model_at_t
     );
     let inputs: Vec<u64> = t.calls.iter().map(|c| c.input).collect();
     assert_eq!(inputs, [21, 48, 75, 57, 84, 57]);
-    // Six agent calls and two checkpoints, each one model call billed with its input and its
-    // output: 342 + 102 + 111 in, 6 × 5 + 2 × 8 out.
+    // Six agent calls and two checkpoints, each one model call on SWE-agent's own summary
+    // prompt (the 380-token `summary_system_template` and the summarised turns): a1..o2 = 53
+    // (433), then S1, a3..o4 = 8 + 50 + 4 gaps = 62 (442); agent calls 342 in; 6 × 5 + 2 × 8
+    // out.
     assert_eq!(
         (m.calls, m.compactions, m.summary_calls, m.model_calls),
         (6, 2, 2, 8)
     );
-    assert_eq!((m.input_tokens, m.output_tokens), (555, 46));
+    assert_eq!((m.input_tokens, m.output_tokens), (342 + 433 + 442, 46));
     assert_eq!(m.storms, 0);
 }
 
@@ -484,7 +675,7 @@ fn complexity_trap_hybrid_masks_old_observations_after_the_summary() {
     ]);
     assert_eq!(ctx.items, want);
     assert_eq!(ctx.item_costs(&h.costs), [10, 10, 6, 5, 41, 5, 20]);
-    // Before the summary fires, masking alone: with the defaults (n=21, m=10, last_n=10) and
+    // Before the summary fires, masking alone: with the defaults (n=43, m=10, last_n=10) and
     // eleven turns the oldest observation is masked, the newest ten stay.
     let (_, ctx) = cell("complexity_trap_hybrid", &swe_turns(11), 10_000);
     assert_eq!(ctx.items[3], Item::Placeholder(3));
@@ -504,4 +695,57 @@ fn complexity_trap_hybrid_masks_old_observations_after_the_summary() {
     // 10 + 10 + 3 × (5 + 41) + 5 + 20 + 9 gaps = 192.
     assert_eq!(t.calls[4].input, 192);
     assert_eq!((m.summary_calls, m.model_calls), (0, 5));
+}
+
+/// The paper's hybrid: "we use N=43, M=W=10 for the hybrid setup"
+/// (`config/default_no_demo_checkpoint_same_model_openhands_N=43_M=10_masking_M=10.yaml` @
+/// adfaa1a: `n: 43`, `keep_last_m_turns: 10`, `last_n_observations` `n: 10`).
+#[test]
+fn complexity_trap_hybrid_defaults_to_the_papers_n_43() {
+    let s = Strategy::parse("complexity_trap_hybrid").unwrap();
+    assert_eq!(s.label(), "complexity_trap_hybrid");
+    assert_eq!(
+        Strategy::parse("complexity_trap_hybrid(n=43, m=10, last_n=10)").unwrap(),
+        s
+    );
+    // 53 turns (43 + 10) fire it once; under the N=21 ablation they fire twice (53 → 32 → 11).
+    let (_, ctx) = cell("complexity_trap_hybrid", &swe_turns(53), 100_000);
+    let summaries: Vec<(usize, usize)> = ctx
+        .items
+        .iter()
+        .filter_map(|i| match *i {
+            Item::Summary { first, end, .. } => Some((first, end)),
+            _ => None,
+        })
+        .collect();
+    // Turns 1..=43 are records 2..88.
+    assert_eq!(summaries, [(2, 88)]);
+    // Turns 1..=42 are records 2..86.
+    let (_, ctx) = cell("complexity_trap_hybrid(n=21)", &swe_turns(53), 100_000);
+    assert!(ctx.items.iter().any(|i| matches!(
+        *i,
+        Item::Summary {
+            first: 2,
+            end: 86,
+            ..
+        }
+    )));
+}
+
+/// SWE-agent runs its history processors in order on the full history before every call
+/// (`sweagent/agent/agents.py`, `messages`: `for processor in self.history_processors`), so
+/// `SummarizeEveryNTurns` reads the observations as they came, before `last_n_observations`
+/// masks them. In a session the checkpoint is therefore written from the unmasked turns.
+#[test]
+fn complexity_trap_hybrid_summarises_the_unmasked_turns_in_a_session() {
+    // n=2, m=1, last_n=1, summaries of 8. Before call 3 o1 is masked (41): the context is
+    // 10 + 10 + 5 + 41 + 5 + 20 + 5 gaps = 96. Before call 4 three turns fire the summary of
+    // t1, t2: read unmasked, a1 + o1 + a2 + o2 = 5 + 20 + 5 + 20 + 3 gaps = 53 (masked it would
+    // be 74), so its prompt is 380 + 53 = 433. After it [sys, task, S1, a3, o3] = 57.
+    let spec = "complexity_trap_hybrid(n=2, m=1, last_n=1, summary_size=8)";
+    let (m, t) = replay(&swe_turns(4), spec, 10_000);
+    let inputs: Vec<u64> = t.calls.iter().map(|c| c.input).collect();
+    assert_eq!(inputs, [21, 48, 96, 57]);
+    assert_eq!(m.summary_calls, 1);
+    assert_eq!(m.input_tokens, 21 + 48 + 96 + 57 + 433);
 }

@@ -170,7 +170,10 @@ fn swe_agent_last_n_in_a_session_elides_before_every_call_and_calls_no_model() {
 fn openhands_observation_masking_masks_observations_outside_the_event_window() {
     // The research example, attention_window=3: at call 5 (10 events) observations at i < 7
     // are masked, o1 and o2 (records 3, 5); at call 4 (8 events) i < 5, o1 only. The window
-    // counts every event, the system prompt and the actions included.
+    // counts every event, the system prompt and the actions included. The actions a1, a2
+    // (records 2, 4) that called the masked tools are not sent (OpenHands' ConversationMemory
+    // emits an action's message only once all its tool calls are answered,
+    // conversation_memory.py @ d6fab190 `process_events`): stand-ins that cost nothing.
     let h = agent_history(4);
     let masked = 8; // "<MASKED>"
     let (o, ctx) = cell(
@@ -181,14 +184,14 @@ fn openhands_observation_masking_masks_observations_outside_the_event_window() {
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(
         ctx.items,
-        [V(0), V(1), V(2), P(3), V(4), P(5), V(6), V(7), V(8), V(9)]
+        [V(0), V(1), P(2), P(3), P(4), P(5), V(6), V(7), V(8), V(9)]
     );
     assert_eq!(
         ctx.item_costs(&h.costs),
-        [6, 4, 2, masked, 2, masked, 2, 41, 2, 104]
+        [6, 4, 0, masked, 0, masked, 2, 41, 2, 104]
     );
-    // 6 + 4 + 2 + 8 + 2 + 8 + 2 + 41 + 2 + 104 = 179, plus 9 separators.
-    assert_eq!(ctx.cost, 188);
+    // 6 + 4 + 0 + 8 + 0 + 8 + 2 + 41 + 2 + 104 = 175, plus 9 separators.
+    assert_eq!(ctx.cost, 184);
     // The head does not shift the window: with no head the same records are masked.
     let (_, no_head) = cell(
         "openhands_observation_masking(attention_window=3, keep_first=0)",
@@ -196,20 +199,21 @@ fn openhands_observation_masking_masks_observations_outside_the_event_window() {
         1000,
     );
     assert_eq!(no_head.items, ctx.items);
-    // Call 4: records 0..=7, o1 masked: 6 + 4 + 2 + 8 + 2 + 83 + 2 + 41 + 7 = 155.
+    // Call 4: records 0..=7, o1 masked and a1 not sent: 6 + 4 + 0 + 8 + 2 + 83 + 2 + 41 + 7 =
+    // 153.
     let h8 = agent_history(3);
     let (_, ctx) = cell(
         "openhands_observation_masking(attention_window=3)",
         &h8,
         1000,
     );
-    assert_eq!(ctx.items[3], P(3));
-    assert_eq!(ctx.cost, 155);
-    // The default window (100 events) masks nothing of 10 events; 187 is infeasible.
+    assert_eq!((ctx.items[2], ctx.items[3]), (P(2), P(3)));
+    assert_eq!(ctx.cost, 153);
+    // The default window (100 events) masks nothing of 10 events; 183 is infeasible.
     let (_, ctx) = cell("openhands_observation_masking", &h, 1000);
     assert_eq!(ctx.cost, h.total);
     assert_eq!(
-        cell("openhands_observation_masking(attention_window=3)", &h, 187).0,
+        cell("openhands_observation_masking(attention_window=3)", &h, 183).0,
         Outcome::Infeasible
     );
 }
@@ -218,23 +222,27 @@ fn openhands_observation_masking_masks_observations_outside_the_event_window() {
 fn openhands_recent_keeps_the_head_the_task_and_the_newest_events() {
     // keep_first=1, max_events=4 (the research example): at call 5 (records 0..=9) OpenHands'
     // view is [0, 7, 8, 9] (the head and 4 − 1 = 3 newest), and its message layer re-inserts
-    // the task (record 1) after the system prompt: [0, 1, 7, 8, 9].
+    // the task (record 1) after the system prompt. o3 (7) answers a3, which was cut off: an
+    // orphan OpenHands does not send (`_filter_unmatched_tool_calls`): [0, 1, 8, 9].
     let h = agent_history(4);
     let (o, ctx) = cell("openhands_recent(max_events=4)", &h, 1000);
     assert_eq!(o, Outcome::Feasible);
-    assert_eq!(ctx.items, [V(0), V(1), V(7), V(8), V(9)]);
-    assert_eq!(ctx.item_costs(&h.costs), [6, 4, 41, 2, 104]);
-    // 6 + 4 + 41 + 2 + 104 = 157, plus 4 separators.
-    assert_eq!(ctx.cost, 161);
+    assert_eq!(ctx.items, [V(0), V(1), V(8), V(9)]);
+    assert_eq!(ctx.item_costs(&h.costs), [6, 4, 2, 104]);
+    // 6 + 4 + 2 + 104 = 116, plus 3 separators.
+    assert_eq!(ctx.cost, 119);
+    // max_events=5: [0, 6, 7, 8, 9], the task re-inserted; a3 opens the tail, no orphan.
+    let (_, ctx) = cell("openhands_recent(max_events=5)", &h, 1000);
+    assert_eq!(ctx.items, [V(0), V(1), V(6), V(7), V(8), V(9)]);
     // With the head set to the system prompt and the task, max_events counts both: 4 − 2 = 2
     // newest. 6 + 4 + 2 + 104 + 3 = 119.
     let (_, ctx) = cell("openhands_recent(max_events=4, keep_first=task)", &h, 1000);
     assert_eq!(ctx.items, [V(0), V(1), V(8), V(9)]);
     assert_eq!(ctx.cost, 119);
-    // The default (100 events) keeps all 10 records; a capacity under 161 is infeasible.
+    // The default (100 events) keeps all 10 records; a capacity under 119 is infeasible.
     assert_eq!(cell("openhands_recent", &h, 1000).1.cost, h.total);
     assert_eq!(
-        cell("openhands_recent(max_events=4)", &h, 160).0,
+        cell("openhands_recent(max_events=4)", &h, 118).0,
         Outcome::Infeasible
     );
 }
@@ -242,14 +250,15 @@ fn openhands_recent_keeps_the_head_the_task_and_the_newest_events() {
 #[test]
 fn openhands_amortized_cuts_to_half_its_size_once_over_it() {
     // max_size=6, keep_first=1 (the research example). 8 records > 6: target 6 // 2 = 3
-    // entries: the head (the system prompt), the task OpenHands re-inserts, and 3 − 2 = 1
-    // newest (o3). 6 + 4 + 41 + 2 separators = 53.
+    // events: the head (the system prompt) and events_from_tail = 3 − 1 = 2 newest (a3, o3)
+    // (amortized_forgetting_condenser.py @ 76483ad8, `get_condensation`), the task OpenHands
+    // re-inserts on top. 6 + 4 + 2 + 41 + 3 separators = 56.
     let h = agent_history(3);
     let (o, ctx) = cell("openhands_amortized(max_size=6)", &h, 1000);
     assert_eq!(o, Outcome::Feasible);
-    assert_eq!(ctx.items, [V(0), V(1), V(7)]);
-    assert_eq!(ctx.item_costs(&h.costs), [6, 4, 41]);
-    assert_eq!(ctx.cost, 53);
+    assert_eq!(ctx.items, [V(0), V(1), V(6), V(7)]);
+    assert_eq!(ctx.item_costs(&h.costs), [6, 4, 2, 41]);
+    assert_eq!(ctx.cost, 56);
     // 6 records are not more than 6: kept whole (6 + 4 + 2 + 62 + 2 + 83 + 5 = 164).
     let (_, ctx) = cell("openhands_amortized(max_size=6)", &agent_history(2), 1000);
     assert_eq!(ctx.items.len(), 6);
@@ -259,21 +268,21 @@ fn openhands_amortized_cuts_to_half_its_size_once_over_it() {
 #[test]
 fn openhands_amortized_in_a_session_cuts_when_over_max_size_and_calls_no_model() {
     // Six calls a1..a6 over the shared history. Before call k the context holds 2k entries
-    // until the first cut: 4, 6 (not > 6), then 8 before call 4: cut to [0, 1, o3] (53), as
-    // OpenHands' step 4 cuts. Calls 4 and 5 add a4, o4, a5, o5: 3 + 2 = 5 entries before call 5
-    // (no cut), 7 before call 6: cut to [0, 1, o5] (6 + 4 + 20 + 2 = 32), OpenHands' step 6.
+    // until the first cut: 4, 6 (not > 6), then 8 before call 4: cut to [0, 1, a3, o3] (56).
+    // Calls 4 and 5 add a4, o4, a5, o5: 6 entries before call 5 (no cut), 8 before call 6: cut
+    // to [0, 1, a5, o5] (6 + 4 + 2 + 20 + 3 = 35).
     let h = agent_history(6);
     let (m, t) = replay("openhands_amortized(max_size=6)", &h);
     assert_eq!(m.calls, 6);
     assert_eq!(m.model_calls, m.calls, "forgetting calls no model");
     let before: Vec<u32> = t.compactions.iter().map(|k| k.before_call).collect();
     assert_eq!(before, [4, 6]);
-    // Inputs: records 0..=7 = 209; then [0, 1, o3, a4, o4, a5, o5] = 6 + 4 + 41 + 2 + 104 + 2
-    // + 20 + 6 = 185.
+    // Inputs: records 0..=7 = 209; then [0, 1, a3, o3, a4, o4, a5, o5] = 6 + 4 + 2 + 41 + 2 +
+    // 104 + 2 + 20 + 7 = 188.
     let input: Vec<u64> = t.compactions.iter().map(|k| k.input).collect();
     let after: Vec<u64> = t.compactions.iter().map(|k| k.context_after).collect();
-    assert_eq!(input, [209, 185]);
-    assert_eq!(after, [53, 32]);
+    assert_eq!(input, [209, 188]);
+    assert_eq!(after, [56, 35]);
     assert!(t.compactions.iter().all(|k| !k.model_call && !k.fruitless));
     // The system prompt and the task survive: the run's only required record is the task.
     let mut records = agent_records(6);

@@ -440,6 +440,23 @@ impl Cache {
         }
     }
 
+    /// Bills a call on a prompt sent apart from the agent's context (a harness's own summary
+    /// prompt) of `input` units, whose first `shared` units repeat the prompt of the call just
+    /// before it: the prefix rules of OpenAI and Gemini read that prefix; Anthropic caches only
+    /// at breakpoints, which no such prompt here sets, and `recorded` has no figure for a call
+    /// the run never made, so both bill it as plain input. What the agent's calls have cached
+    /// is left as it is.
+    pub fn separate(&self, input: u64, shared: u64, output: u64) -> Billing {
+        let min = self.rules.min_tokens;
+        match self.rules.kind {
+            CacheKind::OpenAi => openai::bill(input, shared, min, output),
+            CacheKind::Gemini => gemini::bill(input, shared, min, output),
+            CacheKind::Anthropic | CacheKind::None | CacheKind::Recorded => {
+                none::bill(input, output)
+            }
+        }
+    }
+
     /// The context was replaced; `common` leading entries are the same as before.
     pub fn replaced(&mut self, common: usize, breakpoints: &mut Vec<usize>) {
         self.prefix.replaced(common);
