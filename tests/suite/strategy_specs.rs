@@ -74,7 +74,7 @@ const CASES: &[(&str, &str)] = &[
         "claude_code_compact",
     ),
     (
-        "claude_code_compact(buffer=130, output_reserve=200, summary_ratio=0.036)",
+        "claude_code_compact(buffer=130, output_reserve=200, summary_ratio=0.042)",
         "claude_code_compact(output_reserve=200, buffer=130)",
     ),
     ("claude_code_compact(summary_ratio=0.1)", "claude_code_compact(summary_ratio=0.1)"),

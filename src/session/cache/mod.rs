@@ -447,10 +447,10 @@ impl Cache {
     /// the run never made, so both bill it as plain input. What the agent's calls have cached
     /// is left as it is.
     pub fn separate(&self, input: u64, shared: u64, output: u64) -> Billing {
-        let min = self.rules.min_tokens;
-        match self.rules.kind {
-            CacheKind::OpenAi => openai::bill(input, shared, min, output),
-            CacheKind::Gemini => gemini::bill(input, shared, min, output),
+        let rules = &self.rules;
+        match rules.kind {
+            CacheKind::OpenAi => openai::bill(input, shared, rules, output),
+            CacheKind::Gemini => gemini::bill(input, shared, rules, output),
             CacheKind::Anthropic | CacheKind::None | CacheKind::Recorded => {
                 none::bill(input, output)
             }
