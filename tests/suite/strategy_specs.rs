@@ -59,7 +59,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "openhands_llm_summarizing(keep_first=4, max_size=120, recall_other=0.5)",
-        "openhands_llm_summarizing(keep_first=4, max_size=120, recall_other=0.5)",
+        "openhands_llm_summarizing(keep_first=4, max_size=120, recall_flagged=0.24, recall_other=0.5)",
     ),
     ("codex_compact", "codex_compact"),
     ("codex_compact(user_tokens=20000, threshold=0.9, keep_first=0)", "codex_compact"),
@@ -96,7 +96,7 @@ const CASES: &[(&str, &str)] = &[
     ("complexity_trap_summary(n=21, m=10, keep_first=task)", "complexity_trap_summary"),
     (
         "complexity_trap_summary(m=5, n=43, recall_flagged=0.8)",
-        "complexity_trap_summary(n=43, m=5, recall_flagged=0.8)",
+        "complexity_trap_summary(n=43, m=5, recall_flagged=0.8, recall_other=0.05)",
     ),
     ("complexity_trap_hybrid", "complexity_trap_hybrid"),
     ("complexity_trap_hybrid(last_n=10, n=43)", "complexity_trap_hybrid"),
