@@ -64,7 +64,8 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// Every strategy of a run against a baseline, cell by cell, with intervals by history.
     Compare(compare::CompareArgs),
-    /// Summaries written by a model: Batch answers or an endpoint's into a cache folder.
+    /// Summaries written by a model: Batch answers or an endpoint's into a cache folder;
+    /// `summaries judge`: offline summarisers against the real summaries of transcripts.
     Summaries(summaries::SummariesArgs),
 }
 
