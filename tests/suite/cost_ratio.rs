@@ -63,24 +63,22 @@ fn ratios_to_the_agent_as_it_ran_are_drawn_against_run_length() {
     sweep(dir.path(), "[\"raw\", \"raw(window=none)\"]");
     let sessions = cost_ratio_chart::read(&dir.path().join("out/sessions.parquet")).unwrap();
     let ratios = cost_ratio_chart::ratios(&sessions);
-    let got: Vec<(&str, u64, Option<f64>, Option<f64>, bool)> = ratios
-        .iter()
-        .map(|r| {
-            (
-                r.history.as_str(),
-                r.length,
-                r.per_call_input,
-                r.cost,
-                r.completed,
-            )
-        })
-        .collect();
-    assert_eq!(got.len(), 2);
-    assert_eq!(got[0], ("short", 1, Some(1.0), Some(1.0), true));
-    let long = got[1];
-    assert_eq!((long.0, long.1, long.4), ("long", 3, false));
-    assert!((long.2.unwrap() - 19.0 / 29.0).abs() < 1e-12, "{long:?}");
-    assert!((long.3.unwrap() - 292.0 / 498.0).abs() < 1e-9, "{long:?}");
+    assert_eq!(ratios.len(), 2);
+    let (short, long) = (&ratios[0], &ratios[1]);
+    assert!(ratios.iter().all(|r| r.strategy == "raw" && r.window == 45));
+    assert_eq!((short.history.as_str(), short.length), ("short", 1));
+    assert_eq!((short.per_call_input, short.cost), (Some(1.0), Some(1.0)));
+    assert!(short.completed);
+    assert_eq!((long.history.as_str(), long.length), ("long", 3));
+    assert!(!long.completed);
+    assert!(
+        (long.per_call_input.unwrap() - 19.0 / 29.0).abs() < 1e-12,
+        "{long:?}"
+    );
+    assert!(
+        (long.cost.unwrap() - 292.0 / 498.0).abs() < 1e-9,
+        "{long:?}"
+    );
 
     let charts = dir.path().join("out/charts");
     let svg = std::fs::read_to_string(charts.join("cost_ratio_vs_length.svg")).unwrap();
