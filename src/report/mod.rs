@@ -2,6 +2,7 @@
 
 pub mod charts;
 pub mod compare;
+pub mod cost_ratio_chart;
 pub(crate) mod figure;
 pub mod flagger;
 pub(crate) mod fonts;

@@ -3,12 +3,15 @@
 //!
 //! - `session_tokens_retention`: retention at need against billed tokens per session, one line
 //!   per strategy (and window), one point per trigger ratio;
-//! - `session_compactions`: compactions per session against the trigger ratio.
+//! - `session_compactions`: compactions per session against the trigger ratio;
+//! - `cost_ratio_vs_length` (see `cost_ratio_chart`), from the sessions table, when the sweep
+//!   has `raw(window=none)`.
 //!
 //! Both have one panel per note rate × noise level, and are written as PNG and SVG into
 //! `RESULTS_DIR/charts/`, like a cell sweep's charts (`ctxlab plot` redraws either kind).
 
 use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
+use super::cost_ratio_chart;
 use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
 use super::palette;
@@ -143,6 +146,20 @@ pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<Outpu
     let mut files = Vec::new();
     for figure in figures(&rows, &manifest) {
         files.extend(figure_files(&figure)?);
+    }
+    // Only a sweep with the agent as it ran has a baseline to take cost ratios against, and
+    // only one that wrote its sessions table (not `--cells none`) has the sessions to take them.
+    let sessions_path = results_dir.join("sessions.parquet");
+    let baseline = manifest
+        .grid
+        .strategies
+        .iter()
+        .any(|s| s == cost_ratio_chart::BASELINE);
+    if baseline && sessions_path.exists() {
+        let sessions = cost_ratio_chart::read(&sessions_path)?;
+        if let Some(figure) = cost_ratio_chart::figure(&sessions, &manifest) {
+            files.extend(figure_files(&figure)?);
+        }
     }
     Ok(files)
 }
@@ -393,7 +410,7 @@ fn token_scale(largest: f64) -> (f64, &'static str) {
 
 /// A linear axis over `[lo, hi]` (from 0 when `from_zero`) with about five ticks at round
 /// steps (1, 2, 2.5 or 5 × a power of ten), padded 3 % so marks at the ends are not cut.
-fn nice_axis(label: String, lo: f64, hi: f64, from_zero: bool) -> Axis {
+pub(super) fn nice_axis(label: String, lo: f64, hi: f64, from_zero: bool) -> Axis {
     let lo = if from_zero { 0.0 } else { lo };
     let hi = if hi > lo { hi } else { lo + 1.0 };
     let raw = (hi - lo) / 5.0;

@@ -13,6 +13,7 @@ mod cli_import;
 mod cli_inspect;
 mod cli_session;
 mod cli_table;
+mod cost_ratio;
 mod estimate;
 mod facts;
 mod flags_file;
