@@ -585,7 +585,23 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
         if calls_model {
             match summary_call {
                 SummaryCall::WholeContext => bill = self.bill(None, 0),
-                SummaryCall::Separate { .. } => summarised = self.summarised_cost(),
+                SummaryCall::Separate { .. } => {
+                    summarised = self.summarised_cost() + self.s.ctx.summary_read_extra;
+                }
+            }
+        }
+        if let Some((read, written)) = self.s.ctx.rejected_call {
+            // The harness called the model and then threw its summary away: the calls are
+            // billed, nothing is replaced.
+            if let SummaryCall::Separate {
+                prompt,
+                calls,
+                cached,
+            } = summary_call
+            {
+                let b = self.bill_separate((prompt, calls, cached), read, written);
+                bill.add(b);
+                self.summary_calls += summary_call.calls();
             }
         }
         let (output, fruitless) = if outcome == Outcome::Infeasible {
@@ -629,20 +645,8 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                     calls,
                     cached,
                 } => {
-                    // Each later call sends the prompt of the one before and the summary it
-                    // wrote (Gemini CLI's self-check), and writes the summary again.
-                    let first = prompt + summarised;
-                    for k in 0..u64::from(calls) {
-                        let input = first + k * output;
-                        let shared = match k {
-                            0 => 0,
-                            _ if cached => first + (k - 1) * output,
-                            _ => 0,
-                        };
-                        let b = self.cache.separate(input, shared, output);
-                        self.billing.add(b);
-                        bill.add(b);
-                    }
+                    let b = self.bill_separate((prompt, calls, cached), summarised, output);
+                    bill.add(b);
                 }
             }
             self.summary_calls += summary_call.calls();
@@ -664,6 +668,32 @@ impl<C: Compactor + ?Sized> Run<'_, C> {
                 required_present: self.present_required,
             });
         }
+    }
+
+    /// Bills the summary calls of a harness's own prompt (`prompt`, `calls`, `cached` of
+    /// [`SummaryCall::Separate`]) that read `summarised` and write `output` each, and returns
+    /// their bill. Each later call sends the prompt of the one before and the summary it wrote
+    /// (Gemini CLI's self-check), and writes the summary again.
+    fn bill_separate(
+        &mut self,
+        (prompt, calls, cached): (u64, u32, bool),
+        summarised: u64,
+        output: u64,
+    ) -> Billing {
+        let mut bill = Billing::default();
+        let first = prompt + summarised;
+        for k in 0..u64::from(calls) {
+            let input = first + k * output;
+            let shared = match k {
+                0 => 0,
+                _ if cached => first + (k - 1) * output,
+                _ => 0,
+            };
+            let b = self.cache.separate(input, shared, output);
+            self.billing.add(b);
+            bill.add(b);
+        }
+        bill
     }
 
     /// The joined cost, in the view, of the records the strategy's summaries stand for (what

@@ -59,6 +59,15 @@ pub struct Context {
     /// This compaction was rejected as a failed attempt the harness remembers (set by the rule,
     /// reset by [`Context::clear`]).
     pub compression_failed: bool,
+    /// What this compaction's summary call read besides the view records its summary stands
+    /// for (Gemini CLI's environment-context message, which is not in a replayed transcript),
+    /// in cost units; set by the rule, reset by [`Context::clear`].
+    pub summary_read_extra: u64,
+    /// A compression whose model calls ran and whose result the harness then rejected (Gemini
+    /// CLI's inflated attempt): what its summary call read and the summary it wrote. The
+    /// session bills those calls though the context is left as it was. Set by the rule, reset
+    /// by [`Context::clear`].
+    pub rejected_call: Option<(u64, u64)>,
 }
 
 impl Context {
@@ -78,6 +87,8 @@ impl Context {
         self.head_len = 0;
         self.head_cost = 0;
         self.compression_failed = false;
+        self.summary_read_extra = 0;
+        self.rejected_call = None;
     }
 
     /// Appends an item of the given cost, adding the separator when it is not the first.

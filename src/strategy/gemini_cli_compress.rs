@@ -1,14 +1,39 @@
-//! `gemini_cli_compress(threshold=0.5, preserve=0.3, tool_budget=50000, truncate_chars=40000)`:
-//! Gemini CLI's chat compression, `google-gemini/gemini-cli`
-//! `packages/core/src/context/chatCompressionService.ts` @ `5411f113` (before refactor
-//! `fd5c103f99`, 2026-03-31: `packages/core/src/services/chatCompressionService.ts`).
+//! `gemini_cli_compress(threshold=0.5, preserve=0.3, tool_budget=50000, truncate_chars=40000,
+//! mask_protect=50000, mask_prunable=30000, env=87)`: Gemini CLI's chat compression and
+//! tool-output masking, `google-gemini/gemini-cli` `packages/core/src/context/`
+//! `chatCompressionService.ts` and `toolOutputMaskingService.ts` @ `5411f113` (before refactor
+//! `fd5c103f99`, 2026-03-31: under `packages/core/src/services/`), run from `processTurn` in
+//! `packages/core/src/core/client.ts` (compression, then masking, on every turn).
 //!
-//! - **Trigger** (`When::Share(threshold)`): `lastPromptTokenCount >= threshold × tokenLimit`,
-//!   checked before every user turn; `DEFAULT_COMPRESSION_TOKEN_THRESHOLD = 0.5` since
-//!   c7b5dcd28f (0.7 before). Here: the context the next call would send against the window.
+//! - **Trigger**: the rule runs before every call (`When::EveryCall`), as `processTurn` calls
+//!   both services on every turn. Compression: `lastPromptTokenCount >= threshold ×
+//!   tokenLimit`; `DEFAULT_COMPRESSION_TOKEN_THRESHOLD = 0.5` since c7b5dcd28f (0.7 before).
+//!   Here: the context the next call would send against the window.
+//! - **Tool-output masking** (`ToolOutputMaskingService.mask`, every turn): back from the
+//!   record before the last call (Gemini's history does not hold the pending output yet, and
+//!   `protectLatestTurn` skips the latest model turn), tool outputs fill a protection window
+//!   until one takes it over `mask_protect` tokens (`DEFAULT_TOOL_PROTECTION_THRESHOLD =
+//!   50 000`); that one and every older one are prunable, and when they add up to at least
+//!   `mask_prunable` (`DEFAULT_MIN_PRUNABLE_TOKENS_THRESHOLD = 30 000`) each is replaced by
+//!   `<tool_output_masked>` around its first and last 250 characters (the whole output when it
+//!   has at most 500) and the path of the file it was saved to, when that is smaller
+//!   ([`MASKED_WRAPPER`], [`masked_cost`]). Outputs of `activate_skill`, `ask_user`,
+//!   `enter_plan_mode`, `exit_plan_mode` are exempt; stand-ins already in the view are skipped
+//!   (Gemini skips only its own masked outputs). Choices: the shell tool's line-based preview
+//!   is taken as the general head-and-tail one; masking runs in the same call only when the
+//!   compression changed nothing (after a compression it runs from the next call). The
+//!   thresholds are tokens, not shares: on windows under 80 000 it never masks.
 //! - **History**: the system instruction is outside Gemini's history and always stays; here the
 //!   leading `system` records. Everything after them is history — the task included, which
 //!   Gemini compresses with the rest — so the default head is none (`keep_first=0`).
+//! - **Environment context**: Gemini's history opens with a user message of its own
+//!   (`getInitialChatHistory` / `getEnvironmentContext`, `utils/environmentContext.ts`: date,
+//!   platform, temporary directory, directory tree, session memory), built again after every
+//!   compression. A replayed transcript does not hold it, so it is not added to the agent's
+//!   calls (their inputs stay the transcript's); it is a split point before the first record,
+//!   of `env` units (87: the message without directory tree or memory, which depend on the
+//!   workspace), counted in the split's sizes and read by the summary call. The transcript's
+//!   own first user message is the task, not that message.
 //! - **1. Tool-output truncation** (`truncateHistoryToBudget`): tool results from the newest to
 //!   the oldest add up their tokens; one that would take the sum over `tool_budget`
 //!   (`COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET = 50 000`) is replaced by its first 20 % and
@@ -20,12 +45,14 @@
 //!   most `T` characters is left whole (a stand-in would only add the header); a stand-in from
 //!   an earlier compression (no text in the view) is never truncated again and counts its cost.
 //! - **2. Split** (`findCompressSplitPoint(history, 1 − preserve)`): the first user message that
-//!   is not a tool response (here a `user` record, or an earlier summary, which Gemini inserts as
-//!   a user message) at or after `(1 − preserve)` of the truncated history's size; Gemini counts
-//!   JSON characters, here cost units (the view has no characters for stand-ins; under the chars
-//!   cost model they are characters). None there: everything, when the last record is an
-//!   assistant record (a model turn without a function call), else the last valid split point
-//!   before the target, and none at all compresses nothing.
+//!   is not a tool response (the environment message, a `user` record, or an earlier summary,
+//!   which Gemini inserts as a user message) at or after `(1 − preserve)` of the truncated
+//!   history's size; Gemini counts JSON characters, here cost units (the view has no characters
+//!   for stand-ins; under the chars cost model they are characters). None there: everything,
+//!   when the last record is an assistant record (a model turn without a function call), else
+//!   the last valid split point before the target: on a single-prompt run the task, so the
+//!   environment message (and an earlier summary) alone is compressed; the environment
+//!   message itself compresses nothing.
 //! - **3. Summary** of everything before the split, placed right after the system records, the
 //!   rest kept (with its truncated outputs). The summariser reads the untruncated records when
 //!   they fit the window (`forSumm`), so the summary is sized from them, else from the
@@ -36,11 +63,17 @@
 //!   sends the first call's prompt again with its snapshot and writes the snapshot again. A
 //!   session bills both so ([`SummaryCall::Separate`] with two calls): the second reads the
 //!   first's prompt from the provider's prefix cache, and each writes the summary's cost.
-//!   The fixed acknowledgement Gemini adds after the summary ("Got it. Thanks for the additional
-//!   context!") and the fresh environment-context message are not modelled.
-//! - **4. Rejected** when the new context would cost more than the old
-//!   (`COMPRESSION_FAILED_INFLATED_TOKEN_COUNT`): the context is left unchanged, truncation
-//!   included (infeasible when that does not fit). Gemini then remembers the failure
+//!   The fixed acknowledgement Gemini adds after the summary ([`ACK`]) is part of the summary's
+//!   cost (so it is billed as written, a departure of its 42 characters); the fresh environment
+//!   message costs nothing in the context, as above.
+//! - **4. Rejected** when the new history (environment message, summary, acknowledgement, the
+//!   rest) would cost more than the last prompt, which also held the system instruction
+//!   (`COMPRESSION_FAILED_INFLATED_TOKEN_COUNT`; `calculateRequestTokenCount` of the history's
+//!   parts against `getLastPromptTokenCount`): here the new context without the leading
+//!   `system` records against the old one with them. The context is left unchanged, truncation
+//!   included (infeasible when that does not fit), and the masking service runs. Both model
+//!   calls ran before the check, so the session bills them ([`Context::rejected_call`]).
+//!   Gemini then remembers the failure
 //!   (`hasFailedCompressionAttempt`, reset only by a new chat): every later automatic
 //!   compression of the session skips the model and applies only the tool-output truncation
 //!   (step 1), kept when it truncated something ([`Context::compression_failed_before`]; a
@@ -62,6 +95,31 @@ pub const DEFAULT_TRUNCATE_CHARS: u64 = 40_000;
 /// The compression system instruction, about 3 000 characters: at 4 characters a token, 770
 /// tokens (the self-check's short request is taken as part of it).
 pub const PROMPT_TOKENS: u64 = 770;
+/// The masking service's protection window: the newest tool outputs up to this many tokens
+/// are never masked (`DEFAULT_TOOL_PROTECTION_THRESHOLD`).
+pub const DEFAULT_MASK_PROTECT: u64 = 50_000;
+/// It masks only when the outputs past the window add up to at least this many tokens
+/// (`DEFAULT_MIN_PRUNABLE_TOKENS_THRESHOLD`).
+pub const DEFAULT_MASK_PRUNABLE: u64 = 30_000;
+/// The environment-context message as `getEnvironmentContext` renders it without a directory
+/// tree or session memory (date, platform, temporary directory): 348 characters, at 4
+/// characters a token 87.
+pub const DEFAULT_ENV: u64 = 87;
+/// The model turn Gemini adds after the summary.
+pub const ACK: &str = "Got it. Thanks for the additional context!";
+/// A masked output's stand-in around its preview (`formatMaskedSnippet`, with the general
+/// tools' head-and-tail separator and a path of the length Gemini writes).
+pub const MASKED_WRAPPER: &str = "<tool_output_masked>\n\n... [TRUNCATED] ...\n\n\nOutput too large. Full output available at: /home/user/.gemini/tmp/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef/tool-outputs/session-01234567-89ab-cdef-0123-456789abcdef/run_shell_command_0123456789abcd_0a1b2c.txt\n</tool_output_masked>";
+/// The preview a masked output keeps: its first and last 250 characters, when it has more
+/// than 500.
+pub const PREVIEW_CHARS: u64 = 500;
+/// Tools whose outputs the masking service never masks (`EXEMPT_TOOLS`).
+const EXEMPT_TOOLS: [&str; 4] = [
+    "activate_skill",
+    "ask_user",
+    "enter_plan_mode",
+    "exit_plan_mode",
+];
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeminiCliCompress {
@@ -69,6 +127,9 @@ pub struct GeminiCliCompress {
     pub preserve: f64,
     pub tool_budget: u64,
     pub truncate_chars: u64,
+    pub mask_protect: u64,
+    pub mask_prunable: u64,
+    pub env: u64,
     pub summary: Summary,
 }
 
@@ -93,6 +154,17 @@ pub fn truncated_cost(view: &View, i: usize, t: u64, header: u64) -> u64 {
     header + kept as u64
 }
 
+/// What a masked tool output costs: the stand-in's wrapper (`wrapper`, the cost of
+/// [`MASKED_WRAPPER`]) and its preview, the first and last 250 characters of an output of more
+/// than 500, else the whole output.
+pub fn masked_cost(view: &View, i: usize, wrapper: u64) -> u64 {
+    if view.chars[i] > PREVIEW_CHARS {
+        truncated_cost(view, i, PREVIEW_CHARS, wrapper)
+    } else {
+        wrapper + view.costs[i]
+    }
+}
+
 impl GeminiCliCompress {
     /// Marks in `out.chosen` the tool results after `from` that truncation replaces, newest
     /// first against the budget, with `t` characters kept of each.
@@ -112,28 +184,88 @@ impl GeminiCliCompress {
         }
     }
 
-    /// The split point in `from..n` given each record's size after truncation (`n` compresses
-    /// everything, `from` nothing).
-    fn split(&self, view: &View, from: usize, size: &impl Fn(usize) -> u64) -> usize {
+    /// The split point given each record's size after truncation, with the environment-context
+    /// message (`env` units, not in the view) before record `from`: `None` at that message
+    /// (nothing to compress), `Some(i)` compresses it and records `from..i` (`Some(n)` all).
+    fn split(&self, view: &View, from: usize, size: &impl Fn(usize) -> u64) -> Option<usize> {
         let n = view.len();
-        let total: u64 = (from..n).map(size).sum();
+        let total: u64 = self.env + (from..n).map(size).sum::<u64>();
         let target = (1.0 - self.preserve) * total as f64;
-        let mut cum = 0u64;
-        let mut last = from;
+        let mut cum = self.env;
+        let mut last = None;
         for i in from..n {
             if matches!(view.kinds[i], Kind::User | Kind::Summary) {
                 if cum as f64 >= target {
-                    return i;
+                    return Some(i);
                 }
-                last = i;
+                last = Some(i);
             }
             cum += size(i);
         }
         if view.kinds.last() == Some(&Kind::Assistant) {
-            n
+            Some(n)
         } else {
             last
         }
+    }
+
+    /// Marks in `out.chosen` the tool outputs the masking service replaces: scanning back from
+    /// the record before the last call (the pending output is not in Gemini's history yet and
+    /// the latest turn is protected), outputs count into the protection window until one takes
+    /// it over `mask_protect`; that one and every older one are prunable, and they are masked
+    /// when they add up to at least `mask_prunable`, each whose stand-in is smaller. Stand-ins
+    /// already in the view and exempt tools' outputs are skipped. Returns whether any is.
+    fn mask(&self, view: &View, from: usize, wrapper: u64, out: &mut Context) -> bool {
+        let end = view.len().saturating_sub(2);
+        let (mut protected, mut prunable, mut boundary) = (0u64, 0u64, false);
+        for i in (from..end).rev() {
+            let exempt = view.tools[i]
+                .as_deref()
+                .is_some_and(|t| EXEMPT_TOOLS.contains(&t));
+            if view.kinds[i] != Kind::ToolResult || !view.texts.is_record(i) || exempt {
+                continue;
+            }
+            if !boundary {
+                protected += view.costs[i];
+                boundary = protected > self.mask_protect;
+                if !boundary {
+                    continue;
+                }
+            }
+            prunable += view.costs[i];
+            out.chosen[i] = true;
+        }
+        let mut any = false;
+        for i in from..end {
+            if out.chosen[i] {
+                let saves = masked_cost(view, i, wrapper) < view.costs[i];
+                out.chosen[i] = prunable >= self.mask_prunable && saves;
+                any |= out.chosen[i];
+            }
+        }
+        any
+    }
+
+    /// The context after the masking service alone (every call, after the compression check
+    /// changed nothing).
+    fn masked(&self, view: &View, from: usize, capacity: u64, out: &mut Context) -> Outcome {
+        let wrapper = view.model.cost(MASKED_WRAPPER);
+        out.chosen.iter_mut().for_each(|c| *c = false);
+        if !self.mask(view, from, wrapper, out) {
+            return unchanged(view, capacity, out);
+        }
+        for i in 0..view.len() {
+            if out.chosen[i] {
+                out.push(
+                    Item::Placeholder(i),
+                    masked_cost(view, i, wrapper),
+                    view.separator,
+                );
+            } else {
+                out.push(Item::Verbatim(i), view.costs[i], view.separator);
+            }
+        }
+        fits(out, capacity)
     }
 }
 
@@ -150,6 +282,9 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 .unwrap_or(DEFAULT_PRESERVE),
             tool_budget: p.u64("tool_budget")?.unwrap_or(DEFAULT_TOOL_BUDGET),
             truncate_chars: p.u64("truncate_chars")?.unwrap_or(DEFAULT_TRUNCATE_CHARS),
+            mask_protect: p.u64("mask_protect")?.unwrap_or(DEFAULT_MASK_PROTECT),
+            mask_prunable: p.u64("mask_prunable")?.unwrap_or(DEFAULT_MASK_PRUNABLE),
+            env: p.u64("env")?.unwrap_or(DEFAULT_ENV),
             summary: Summary::from_params(p)?,
         })
     }
@@ -164,6 +299,19 @@ impl super::rule::RuleSpec for GeminiCliCompress {
             self.truncate_chars,
             DEFAULT_TRUNCATE_CHARS,
         );
+        push_if(
+            params,
+            "mask_protect",
+            self.mask_protect,
+            DEFAULT_MASK_PROTECT,
+        );
+        push_if(
+            params,
+            "mask_prunable",
+            self.mask_prunable,
+            DEFAULT_MASK_PRUNABLE,
+        );
+        push_if(params, "env", self.env, DEFAULT_ENV);
         self.summary.push_params(params);
     }
 
@@ -179,7 +327,7 @@ impl super::rule::RuleSpec for GeminiCliCompress {
         let sep = view.separator;
         let systems = leading_systems(view.kinds);
         if !reached(When::Share(self.threshold), &view, capacity, out) {
-            return unchanged(&view, capacity, out);
+            return self.masked(&view, systems, capacity, out);
         }
         let window = capacity + out.head_cost;
         let before = whole_cost(&view, out);
@@ -205,36 +353,51 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                     };
                     out.push(item, size(i), sep);
                 }
+                out.chosen = chosen;
                 fits(out, capacity)
             } else {
-                unchanged(&view, capacity, out)
+                out.chosen = chosen;
+                self.masked(&view, systems, capacity, out)
             };
-            out.chosen = chosen;
             return outcome;
         }
-        let split = self.split(&view, systems, &size);
-        let original = view.span_cost(systems..split);
+        let Some(split) = self.split(&view, systems, &size) else {
+            out.chosen = chosen;
+            return self.masked(&view, systems, capacity, out);
+        };
+        // The environment message is summarised with the records before the split.
+        let env = self.env
+            + if self.env > 0 && split > systems {
+                sep
+            } else {
+                0
+            };
+        let original = env + view.span_cost(systems..split);
         let replaced = if original < window {
             original
         } else {
-            joined(sep, (systems..split).map(size))
+            env + joined(sep, (systems..split).map(size))
         };
-        let summary = self.summary.size.cost(replaced);
-        let kept = (0..systems).map(|i| view.costs[i]);
+        let written = self.summary.size.cost(replaced);
+        // The summary stands for itself and the acknowledgement after it.
+        let summary = written + view.model.cost(ACK) + sep;
+        // Gemini counts the new history (a fresh environment message, the summary, the
+        // acknowledgement and what is kept) against the last prompt, which also held the
+        // system instruction: the system records count only before.
         let after = out.head_cost
             + out.joined_cost(
-                kept.chain(std::iter::once(summary))
-                    .chain((split..n).map(size))
-                    .sum(),
-                (systems + 1 + n - split) as u64,
+                summary + (split..n).map(size).sum::<u64>(),
+                (1 + n - split) as u64,
                 sep,
             );
-        let outcome = if split == systems || after > before {
-            // Nothing before the split, or a compression that would grow the context, which
-            // Gemini remembers as a failed attempt.
-            out.compression_failed = split != systems;
-            unchanged(&view, capacity, out)
+        let outcome = if after > before {
+            // Inflated: both calls ran; Gemini remembers the failure.
+            out.compression_failed = true;
+            out.rejected_call = Some((original, written));
+            out.chosen = chosen;
+            self.masked(&view, systems, capacity, out)
         } else {
+            out.summary_read_extra = env;
             for i in 0..systems {
                 out.push(Item::Verbatim(i), view.costs[i], sep);
             }
@@ -255,14 +418,15 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 };
                 out.push(item, size(i), sep);
             }
+            out.chosen = chosen;
             fits(out, capacity)
         };
-        out.chosen = chosen;
         outcome
     }
 
     fn when(&self) -> Option<When> {
-        Some(When::Share(self.threshold))
+        // The masking service runs on every turn; the compression checks its share inside.
+        Some(When::EveryCall)
     }
 
     fn summary_call(&self) -> SummaryCall {

@@ -225,7 +225,8 @@ fn codex_appends_the_summary_after_the_user_messages_as_its_test_has_it() {
 /// messages' JSON lengths (66, 68, 66, 68, 65) become records of that many chars, and
 /// `findCompressSplitPoint(history, f)` is `gemini_cli_compress(preserve = 1 − f)`; the split
 /// shows as the summary's end. Departure: ctxlab measures cost units, not JSON characters
-/// (here the same numbers).
+/// (here the same numbers). The function is tested on the contents alone, so the preset's
+/// environment-context message (which Gemini puts before them) is sized 0 here (`env=0`).
 #[test]
 fn gemini_split_points_as_its_tests_have_them() {
     let five = history(&[xs(U, 66), xs(A, 68), xs(U, 66), xs(A, 68), xs(U, 65)]);
@@ -236,28 +237,43 @@ fn gemini_split_points_as_its_tests_have_them() {
     };
     let summary_to = |end: usize, items: &[Item]| matches!(items.first(), Some(&Item::Summary { first: 0, end: e, .. }) if e == end);
     // "should handle a fraction in the middle": 0.5 → 4.
-    let items = split("gemini_cli_compress(threshold=0.1, preserve=0.5)", &five);
+    let items = split(
+        "gemini_cli_compress(threshold=0.1, preserve=0.5, env=0)",
+        &five,
+    );
     assert!(summary_to(4, &items), "{items:?}");
     assert_eq!(items[1..], [Item::Verbatim(4)]);
     // "should handle a fraction of last index": 0.9 → 4 (no user message at or after 90 %;
     // the last valid point).
-    let items = split("gemini_cli_compress(threshold=0.1, preserve=0.1)", &five);
+    let items = split(
+        "gemini_cli_compress(threshold=0.1, preserve=0.1, env=0)",
+        &five,
+    );
     assert!(summary_to(4, &items), "{items:?}");
     // "should handle a fraction of after last index": four messages ending in a model turn,
     // 0.8 → 4: everything is compressed.
     let four = history(&[xs(U, 66), xs(A, 68), xs(U, 66), xs(A, 68)]);
-    let items = split("gemini_cli_compress(threshold=0.1, preserve=0.2)", &four);
+    let items = split(
+        "gemini_cli_compress(threshold=0.1, preserve=0.2, env=0)",
+        &four,
+    );
     assert!(summary_to(4, &items) && items.len() == 1, "{items:?}");
     // "should return earlier splitpoint if no valid ones are after threshold": the last model
     // turn is a function call, 0.99 → 2 (112 units: the trigger at 0.05 of 2000).
     let call = history(&[xs(U, 26), xs(A, 27), xs(U, 26), xs(C, 30)]);
-    let items = split("gemini_cli_compress(threshold=0.05, preserve=0.01)", &call);
+    let items = split(
+        "gemini_cli_compress(threshold=0.05, preserve=0.01, env=0)",
+        &call,
+    );
     assert!(summary_to(2, &items), "{items:?}");
     assert_eq!(items[1..], [Item::Verbatim(2), Item::Verbatim(3)]);
-    // "should handle a history with only one item": 0 — nothing to compress.
+    // "should handle a history with only one item": 0 — nothing to compress. Here the item
+    // follows the (empty) environment message, a split point that compresses that message
+    // alone; its summary and acknowledgement would grow the context, so it is rejected and
+    // the context is unchanged.
     let one = history(&[xs(U, 9)]);
     assert_eq!(
-        split("gemini_cli_compress(threshold=0.1)", &one),
+        split("gemini_cli_compress(threshold=0.1, env=0)", &one),
         [Item::Verbatim(0)]
     );
 }

@@ -491,16 +491,19 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
     // cut to 40 chars under a 98-char header ("Output too large. Showing the first 8 and last
     // 32 characters; the full output was saved to a file."): 98 + ceil(300 × 40 / 300) = 138,
     // counter 138; the 500 output (138 + 500 > 200) likewise: 138.
-    // Split over sizes 100, 50, 138, 150, 10, 10, 138, 10 (606): target 0.7 × 606 = 424.2;
-    // U1 at 0 is before it, U2 at 100 + 50 + 138 + 150 = 438 ≥ 424.2: split at U2 (record 5).
-    // The summary reads the untruncated U1..A (100 + 50 + 500 + 150 + 3 gaps = 803 < 2000):
-    // ceil(80.3) = 81. New context 20 + 81 + 10 + 10 + 138 + 10 + 5 gaps = 274 ≤ 1158: kept.
+    // Split (`findCompressSplitPoint`, chatCompressionService.ts:60-100) over the environment
+    // message (87) and sizes 100, 50, 138, 150, 10, 10, 138, 10: 693, target 0.7 × 693 = 485.1;
+    // U1 at 87 is before it, U2 at 87 + 100 + 50 + 138 + 150 = 525 ≥ 485.1: split at U2.
+    // The summary reads the environment message and the untruncated U1..A (87 + 1 + 803 = 891
+    // < 2000): ceil(89.1) = 90, and stands with the acknowledgement (42 chars, line 438) for
+    // 90 + 42 + 1 = 133. New history 133 + 10 + 10 + 138 + 10 + 4 gaps = 305 ≤ 1158 (line
+    // 462): kept. The context, with the system instruction: 20 + 305 + 1 = 326.
     let (o, ctx) = cell(spec, &h, 2000);
     assert_eq!(o, Outcome::Feasible);
     let summary = Item::Summary {
         first: 1,
         end: 5,
-        cost: 81,
+        cost: 133,
     };
     assert_eq!(
         ctx.items,
@@ -513,10 +516,16 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
             Item::Verbatim(8)
         ]
     );
-    assert_eq!(ctx.item_costs(&h.costs), [20, 81, 10, 10, 138, 10]);
-    assert_eq!(ctx.cost, 274);
-    // A compression that would grow the context (a summary of 2000) is rejected: unchanged,
-    // truncation included.
+    assert_eq!(ctx.item_costs(&h.costs), [20, 133, 10, 10, 138, 10]);
+    assert_eq!(ctx.cost, 326);
+    assert_eq!(
+        ctx.summary_read_extra, 88,
+        "the environment message and its gap"
+    );
+    assert_eq!(ctx.rejected_call, None);
+    // A compression that would grow the context (a summary of 2000: 2043 + 168 + 4 = 2215 >
+    // 1158) is rejected: unchanged, truncation included, and its calls (which read 891 and
+    // wrote 2000) are to be billed.
     let (o, ctx) = cell(
         "gemini_cli_compress(tool_budget=200, truncate_chars=40, summary_size=2000)",
         &h,
@@ -526,20 +535,122 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
         (o, ctx.items, ctx.cost),
         (Outcome::Feasible, verbatim(0..9), 1158)
     );
+    assert_eq!(ctx.rejected_call, Some((891, 2000)));
+    assert!(ctx.compression_failed);
     // Under the threshold (0.5 of 2400 = 1200 > 1158) nothing happens.
     let (_, ctx) = cell(spec, &h, 2400);
     assert_eq!(ctx.items, verbatim(0..9));
-    // With the defaults (budget 50 000) nothing is truncated: sizes 100, 50, 500, 150, 10,
-    // 10, 300, 10 (1130), target 791: U2 at 800 is the split; the summary is the same 81.
+    // With the defaults (budget 50 000) nothing is truncated: 87 and sizes 100, 50, 500, 150,
+    // 10, 10, 300, 10 (1217), target 851.9: U2 at 887 is the split; the summary is the same.
     let (_, ctx) = cell("gemini_cli_compress", &h, 2000);
     assert_eq!(ctx.items[1], summary);
     assert_eq!(ctx.items[4], Item::Verbatim(7));
-    assert_eq!(ctx.cost, 20 + 81 + 10 + 10 + 300 + 10 + 5);
+    assert_eq!(ctx.cost, 20 + 133 + 10 + 10 + 300 + 10 + 5);
+}
+
+/// A single-prompt run (the system instruction, one task, then calls and tool outputs, as in
+/// every SWE-bench run): the only split points are the environment-context message that opens
+/// Gemini's history (`getInitialChatHistory`, utils/environmentContext.ts:84-111) and the task.
+/// With no user message at or after 70 %, `findCompressSplitPoint` falls back to the last one,
+/// the task (chatCompressionService.ts:98-99): only the environment message is compressed. The
+/// new history (fresh environment message, summary, acknowledgement, the rest) is compared
+/// with the last prompt, which also counted the system instruction (lines 268 and 446-462),
+/// so a summary smaller than the system instruction is kept and the context grows by it.
+#[test]
+fn gemini_cli_compress_on_a_single_prompt_compresses_the_environment_message_alone() {
+    // S (200), U (100), A (50), T (600), A (50), T (300): 1300 + 5 gaps = 1305.
+    let h = history(&[
+        (S, 200, false),
+        (U, 100, false),
+        (A, 50, false),
+        (T, 600, false),
+        (A, 50, false),
+        (T, 300, false),
+    ]);
+    // Window 2000: 1305 ≥ 1000. Split: 87 + 1100 = 1187, target 830.9; U at 87 < target,
+    // no later user message, the last record a tool output: the task (record 1). The summary
+    // reads the environment message (87): ceil(8.7) = 9, and stands for 9 + 42 + 1 = 52. New
+    // history 52 + 1100 + 5 gaps = 1157 ≤ 1305: kept. Context 200 + 52 + 1100 + 6 gaps = 1358.
+    let (o, ctx) = cell("gemini_cli_compress", &h, 2000);
+    assert_eq!(o, Outcome::Feasible);
+    assert_eq!(
+        ctx.items,
+        [
+            Item::Verbatim(0),
+            Item::Summary {
+                first: 1,
+                end: 1,
+                cost: 52
+            },
+            Item::Verbatim(1),
+            Item::Verbatim(2),
+            Item::Verbatim(3),
+            Item::Verbatim(4),
+            Item::Verbatim(5),
+        ]
+    );
+    assert_eq!(ctx.cost, 1358);
+    assert_eq!(ctx.summary_read_extra, 87);
+    // A system instruction of 20 is smaller than that summary: 52 + 1100 + 5 = 1157 > 1125,
+    // inflated, rejected; both calls (reading 87, writing 9) are billed.
+    let small = history(&[
+        (S, 20, false),
+        (U, 100, false),
+        (A, 50, false),
+        (T, 600, false),
+        (A, 50, false),
+        (T, 300, false),
+    ]);
+    let (_, ctx) = cell("gemini_cli_compress", &small, 2000);
+    assert_eq!(ctx.items, verbatim(0..6));
+    assert_eq!(ctx.rejected_call, Some((87, 9)));
+}
+
+/// The tool-output masking service (context/toolOutputMaskingService.ts @ 5411f113), run on
+/// every turn (core/client.ts:699): back from the record before the last call (lines 92-94,
+/// the pending output not yet in the history), tool outputs fill a protection window until one
+/// takes it over 50 000 tokens (lines 123-136); that one and every older one are prunable, and
+/// all are masked when they add up to at least 30 000 (line 152), each to a wrapper around its
+/// first and last 250 characters (lines 207-209, 360-366) when that is smaller (line 236).
+#[test]
+fn gemini_cli_masks_old_tool_outputs_every_turn_past_the_protection_window() {
+    // S (10), U (10), then A (10) and T (2000) five times: 10070 + 11 gaps = 10081.
+    let mut spec = vec![(S, 10, false), (U, 10, false)];
+    for _ in 0..5 {
+        spec.push((A, 10, false));
+        spec.push((T, 2000, false));
+    }
+    let h = history(&spec);
+    // Thresholds scaled down: protect 3000, prune at 5000. Window 100 000: far under the
+    // compression threshold. Scanned back from record 9 (records 10 and 11, the last call and
+    // its pending output, are not): T9 2000 (protected 2000), T7 4000 > 3000: prunable with T5
+    // and T3: 6000 ≥ 5000, all three masked, each to the 299-char wrapper + 500 = 799 < 2000.
+    let spec = "gemini_cli_compress(mask_protect=3000, mask_prunable=5000)";
+    let (o, ctx) = cell(spec, &h, 100_000);
+    assert_eq!(o, Outcome::Feasible);
+    let mut expect = verbatim(0..12);
+    for i in [3, 5, 7] {
+        expect[i] = Item::Placeholder(i);
+    }
+    assert_eq!(ctx.items, expect);
+    assert_eq!(ctx.cost, 10081 - 3 * (2000 - 799));
+    // At least 7000 to prune: 6000 is not enough, nothing is masked.
+    let (_, ctx) = cell(
+        "gemini_cli_compress(mask_protect=3000, mask_prunable=7000)",
+        &h,
+        100_000,
+    );
+    assert_eq!(ctx.items, verbatim(0..12));
+    // The defaults (50 000 and 30 000) leave these outputs whole.
+    let (_, ctx) = cell("gemini_cli_compress", &h, 100_000);
+    assert_eq!(ctx.items, verbatim(0..12));
 }
 
 /// Gemini CLI remembers a rejected (inflated) compression (`hasFailedCompressionAttempt` in
 /// `packages/core/src/core/client.ts`, passed to `ChatCompressionService.compress`): every
 /// later automatic compression of the chat skips the model and only truncates tool outputs.
+/// The rejected attempt's two calls ran (chatCompressionService.ts:361-407 before the check at
+/// 462) and are billed.
 #[test]
 fn gemini_cli_compress_only_truncates_after_an_inflated_attempt() {
     // The history above and then U3 (10), A (10): calls at records 2, 4, 6, 8, 10.
@@ -566,7 +677,12 @@ fn gemini_cli_compress_only_truncates_after_an_inflated_attempt() {
     // outputs become 138, 1169 − 162 − 362 = 645, no model call.
     assert_eq!(compactions(&t), [(5, 1169, 0, false, 645)]);
     assert_eq!(t.calls[4].input, 645);
-    assert_eq!(m.summary_calls, 0);
+    // The rejected attempt's snapshot and self-check are billed: it read the environment
+    // message and U1..A (88 + 803 = 891) and wrote 2000; the calls send 770 + 891 = 1661 and
+    // 1661 + 2000 = 3661, and write 2000 each.
+    assert_eq!(m.summary_calls, 2);
+    let agent: u64 = t.calls.iter().map(|c| c.input).sum();
+    assert_eq!(m.input_tokens, agent + 1661 + 3661);
     // Without the rejection (a summary that fits) the same call compresses with a summary.
     let (m, _) = replay(
         &h,
