@@ -215,6 +215,23 @@ impl Facts {
             .count() as u32
     }
 
+    /// [`Facts::kept`] of `facts`, and of the needed ones among them, in one pass.
+    pub fn kept_and_needed(
+        &self,
+        facts: &[u32],
+        has_text: impl Fn(usize) -> bool,
+        in_summary: impl Fn(u32) -> bool,
+    ) -> (u32, u32) {
+        let (mut kept, mut needed) = (0, 0);
+        for &f in facts {
+            if in_summary(f) || self.held_by(f).iter().any(|&j| has_text(j as usize)) {
+                kept += 1;
+                needed += u32::from(self.is_needed(f));
+            }
+        }
+        (kept, needed)
+    }
+
     /// Number of facts in the history.
     pub fn len(&self) -> usize {
         self.names.len()

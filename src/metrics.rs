@@ -130,25 +130,17 @@ pub fn score_with(
             in_summary[f as usize] = true;
         }
     }
-    m.facts_kept = if facts_total == 0 {
-        0
+    // The needed facts are among the required ones: one pass counts both.
+    (m.facts_kept, m.needed_facts_kept) = if facts_total == 0 {
+        (0, 0)
     } else {
-        history.facts.kept(
+        history.facts.kept_and_needed(
             &history.required_facts,
             |j| has_text[j],
             |f| in_summary.get(f as usize).copied().unwrap_or(false),
         )
     };
     m.fact_retention = (facts_total > 0).then(|| f64::from(m.facts_kept) / f64::from(facts_total));
-    m.needed_facts_kept = if needed_facts_total == 0 {
-        0
-    } else {
-        history.facts.kept(
-            &history.needed_facts,
-            |j| has_text[j],
-            |f| in_summary.get(f as usize).copied().unwrap_or(false),
-        )
-    };
     m.needed_fact_retention = (needed_facts_total > 0)
         .then(|| f64::from(m.needed_facts_kept) / f64::from(needed_facts_total));
     m.reduction = Some(if history.total == 0 {

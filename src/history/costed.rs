@@ -137,6 +137,7 @@ impl CostedHistory {
             .collect();
         let truth = history.truth();
         let facts = Facts::of(history);
+        let required_facts = facts.required(&truth);
         CostedHistory {
             name: history.name.clone(),
             model,
@@ -157,8 +158,8 @@ impl CostedHistory {
             omitted_costs: omitted_costs(&lines, model),
             masked_cost: model.cost(MASKED_PLACEHOLDER),
             lines,
-            needed_facts: facts.needed_of(&facts.required(&truth)),
-            required_facts: facts.required(&truth),
+            needed_facts: facts.needed_of(&required_facts),
+            required_facts,
             truth,
             flag_base: history.flag_base(),
             costs,

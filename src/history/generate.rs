@@ -12,8 +12,9 @@
 //! record written by the model uses an earlier record's fact again with probability
 //! `reuse_required` (0.8) for a required record and `reuse_other` (0.15) for any other: the
 //! required records are the ones the agent comes back for, which is why they are required.
-//! The reuse goes to one `assistant` or `tool_call` record chosen uniformly among those more
-//! than [`DEFAULT_MIN_GAP`] records later that have room for it, written over as many
+//! The reuse goes to one `assistant` or `tool_call` record drawn uniformly among those more
+//! than [`DEFAULT_MIN_GAP`] records later (when it has no room for it, the next of them in turn,
+//! at most 8 tried, so generating stays linear in the history's length), written over as many
 //! characters (no length, line count or cost changes). So a synthetic fact is *needed*
 //! ([`crate::facts`]) exactly when a later record repeats it. The reuse draws come from a
 //! stream of their own, so the records, their lengths and their labels are those of a
@@ -228,7 +229,10 @@ fn reuse_facts(cfg: &GenerateConfig, index: u32, records: &mut [Record]) {
                 .map_or(0, |p| p + own.len() + 1)
         })
         .collect();
-    let model = |k: Kind| matches!(k, Kind::Assistant | Kind::ToolCall);
+    // The model-written records, ascending: where reuses go.
+    let model: Vec<usize> = (0..records.len())
+        .filter(|&j| matches!(records[j].kind, Kind::Assistant | Kind::ToolCall))
+        .collect();
     let n = records.len();
     for i in 0..n {
         let token = fact_token(i);
@@ -251,13 +255,20 @@ fn reuse_facts(cfg: &GenerateConfig, index: u32, records: &mut [Record]) {
             room_end[j] >= room_start[j] + width
                 && !records[j].text[room_end[j] - width..room_end[j]].contains('\n')
         };
-        let candidates: Vec<usize> = (i + DEFAULT_MIN_GAP + 1..n)
-            .filter(|&j| model(records[j].kind) && fits(j, &room_end))
-            .collect();
-        if candidates.is_empty() {
+        // A model-written record more than the gap later, drawn uniformly; when it has no room,
+        // the next ones in turn (a few at most, so a history costs linear time).
+        let first = model.partition_point(|&j| j <= i + DEFAULT_MIN_GAP);
+        let later = &model[first..];
+        if later.is_empty() {
             continue;
         }
-        let j = candidates[(pick % candidates.len() as u64) as usize];
+        let start = (pick % later.len() as u64) as usize;
+        let Some(j) = (0..later.len().min(REUSE_TRIES))
+            .map(|k| later[(start + k) % later.len()])
+            .find(|&j| fits(j, &room_end))
+        else {
+            continue;
+        };
         let end = room_end[j];
         records[j]
             .text
@@ -268,6 +279,8 @@ fn reuse_facts(cfg: &GenerateConfig, index: u32, records: &mut [Record]) {
 
 /// The reuse stream's tag (beside the history's own stream).
 const REUSE: u64 = 0x7265757365;
+/// Records tried for a reuse, the drawn one and those after it, before it is given up.
+const REUSE_TRIES: usize = 8;
 
 /// Generates every history of the configuration, in order.
 pub fn generate(cfg: &GenerateConfig) -> Vec<History> {
@@ -428,6 +441,39 @@ mod tests {
             ..cfg(Position::Early)
         };
         assert_ne!(a, generate(&other));
+    }
+
+    #[test]
+    fn a_generated_fact_is_needed_exactly_when_a_later_record_repeats_it() {
+        use crate::facts::Facts;
+        let (mut required, mut required_needed, mut other, mut other_needed) = (0, 0, 0, 0);
+        for h in generate(&cfg(Position::Early)) {
+            let f = Facts::of(&h);
+            for (i, r) in h.records.iter().enumerate() {
+                for fact in f.owned(i) {
+                    let repeated = f.held_by(fact).len() > 1;
+                    assert_eq!(f.is_needed(fact), repeated, "{} record {i}", h.name);
+                    if r.required {
+                        required += 1;
+                        required_needed += usize::from(repeated);
+                    } else {
+                        other += 1;
+                        other_needed += usize::from(repeated);
+                    }
+                }
+            }
+        }
+        // About 0.8 of the required records' facts and 0.15 of the others' are reused (less
+        // where no later model record has room).
+        let share = |a: usize, b: usize| a as f64 / b as f64;
+        assert!(
+            (0.6..0.81).contains(&share(required_needed, required)),
+            "{required_needed}/{required}"
+        );
+        assert!(
+            (0.1..0.16).contains(&share(other_needed, other)),
+            "{other_needed}/{other}"
+        );
     }
 
     #[test]
