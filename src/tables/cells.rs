@@ -49,12 +49,7 @@ pub fn table() -> Table<Grid, CellRow> {
             g.levels[r.level as usize].false_positive
         })
         // The rates the flags realised on this history (nominal rates above, see `noise`).
-        .opt_real("fn_realised", |_, r| r.realised.false_negative())
-        .measure()
-        .share()
-        .opt_real("fp_realised", |_, r| r.realised.false_positive())
-        .measure()
-        .share()
+        .realised(|r: &CellRow| r.realised)
         .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
         .whole("keep_recent", |_, r| u64::from(r.keep_recent))
         .percent("budget_percent", |g, r| g.budgets[r.budget as usize])

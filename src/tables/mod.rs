@@ -188,6 +188,20 @@ impl<G, R> Table<G, R> {
         self.push(name, Get::Real(Box::new(f)))
     }
 
+    /// `fn_realised` and `fp_realised`, measures of shares: the rates the row's flags realised
+    /// (`get` reads them off the row), beside the noise model's nominal rates.
+    pub fn realised(self, get: fn(&R) -> crate::noise::Realised) -> Self
+    where
+        R: 'static,
+    {
+        self.opt_real("fn_realised", move |_, r| get(r).false_negative())
+            .measure()
+            .share()
+            .opt_real("fp_realised", move |_, r| get(r).false_positive())
+            .measure()
+            .share()
+    }
+
     pub fn opt_real(
         self,
         name: impl Into<String>,

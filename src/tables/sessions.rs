@@ -55,12 +55,7 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
             g.levels[r.level as usize].false_positive
         })
         // The rates the flags realised on this history (nominal rates above, see `noise`).
-        .opt_real("fn_realised", |_, r| r.realised.false_negative())
-        .measure()
-        .share()
-        .opt_real("fp_realised", |_, r| r.realised.false_positive())
-        .measure()
-        .share()
+        .realised(|r: &SessionRow| r.realised)
         .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
         .whole("window", |g, r| g.windows[r.window as usize])
         .real("ratio", |g, r| g.ratios[r.ratio as usize])
