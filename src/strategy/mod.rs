@@ -108,10 +108,10 @@ macro_rules! strategies {
 
             /// Why a strategy takes no shared parameters, when it takes none, and the
             /// parameters of its own it still takes.
-            fn no_parameters(name: &str) -> Option<(&'static str, &'static [&'static str])> {
+            fn no_parameters(name: &str) -> Option<(&'static str, fn(&str) -> bool)> {
                 $(if name == <$ty as RuleSpec>::NAME {
                     if let Tail::None(why) = <$ty as RuleSpec>::TAIL {
-                        return Some((why, <$ty as RuleSpec>::OWN_PARAMS));
+                        return Some((why, <$ty as RuleSpec>::takes_own));
                     }
                 })*
                 None
@@ -235,7 +235,7 @@ impl Strategy {
     pub fn from_spec(spec: &Spec) -> Result<Strategy, ParseError> {
         let name = spec.name.as_str();
         if let Some((why, own)) = Rule::no_parameters(name) {
-            if let Some((key, _)) = spec.params.iter().find(|(k, _)| !own.contains(&k.as_str())) {
+            if let Some((key, _)) = spec.params.iter().find(|(k, _)| !own(k)) {
                 return Err(format!("strategy `{name}`: unknown parameter `{key}` ({why})").into());
             }
         }

@@ -18,7 +18,9 @@ impl super::rule::RuleSpec for Raw {
     const NAME: &'static str = "raw";
     const TAIL: super::rule::Tail =
         super::rule::Tail::None("it takes no parameters but `window=none`: it keeps everything");
-    const OWN_PARAMS: &'static [&'static str] = &["window"];
+    fn takes_own(key: &str) -> bool {
+        key == "window"
+    }
     fn parse(p: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
         Ok(Raw {
             unbounded: p.choice("window", &["none"])?.is_some(),

@@ -31,7 +31,9 @@ impl super::rule::RuleSpec for RecordedCompaction {
     const TAIL: super::rule::Tail = super::rule::Tail::None(
         "it compacts where the transcript did, keeping what the run kept; it takes a `summariser` and its parameters alone",
     );
-    const OWN_PARAMS: &'static [&'static str] = crate::summariser::PARAMS;
+    fn takes_own(key: &str) -> bool {
+        crate::summariser::takes(key)
+    }
     const DEFAULT_HEAD: Head = Head::First(0);
 
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {

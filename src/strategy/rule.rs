@@ -29,8 +29,11 @@ pub trait RuleSpec: Sized {
     const DEFAULT_KEEP_RECENT: usize = 0;
     /// The head kept verbatim when the spec does not set `keep_first`.
     const DEFAULT_HEAD: Head = Head::Task;
-    /// With [`Tail::None`], the parameters of its own it still takes (`raw`'s `window`).
-    const OWN_PARAMS: &'static [&'static str] = &[];
+    /// With [`Tail::None`], whether it still takes the parameter `key` of its own (`raw`'s
+    /// `window`).
+    fn takes_own(_key: &str) -> bool {
+        false
+    }
 
     /// Reads the strategy's own parameters (every key it does not take is an error later).
     fn parse(p: &mut Params) -> Result<Self, ParseError>;

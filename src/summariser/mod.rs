@@ -46,26 +46,11 @@ impl Default for Summariser {
     }
 }
 
-/// Every parameter a summariser reads, `summariser` included: what a strategy that takes a
-/// summariser and nothing else accepts.
-pub const PARAMS: &[&str] = &[
-    "summariser",
-    "recall_flagged",
-    "recall_other",
-    "recall_system",
-    "recall_user",
-    "recall_assistant",
-    "recall_tool_call",
-    "recall_tool_result",
-    "recall_summary",
-    "recall_note",
-    "flagged_first",
-    "cache",
-    "model",
-    "prompt",
-    "url",
-    "key_env",
-];
+/// Whether `key` is a parameter some summariser reads, `summariser` included: what a strategy
+/// that takes a summariser and nothing else accepts.
+pub fn takes(key: &str) -> bool {
+    key == "summariser" || OWN.iter().any(|(_, keys)| keys.contains(&key))
+}
 
 /// Each summariser's own parameters: a parameter of another one is refused by name.
 const OWN: [(&str, &[&str]); 3] = [
