@@ -392,6 +392,24 @@ fn beta_quantile(q: f64, a: f64, b: f64) -> f64 {
     x
 }
 
+/// What Lentz's method puts in place of a 0 it would divide by.
+const TINY: f64 = 1e-300;
+
+/// One step of Lentz's method for a continued fraction with partial numerator `aa`: updates
+/// `c` and `d` and returns the factor the fraction's value takes.
+fn lentz_step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
+    *d = 1.0 + aa * *d;
+    if d.abs() < TINY {
+        *d = TINY;
+    }
+    *c = 1.0 + aa / *c;
+    if c.abs() < TINY {
+        *c = TINY;
+    }
+    *d = 1.0 / *d;
+    *d * *c
+}
+
 /// The regularised incomplete beta function I_x(a, b), by its continued fraction (Lentz's
 /// method), on the side of the mean where it converges fast.
 fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
@@ -410,7 +428,6 @@ fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
 }
 
 fn beta_fraction(x: f64, a: f64, b: f64) -> f64 {
-    const TINY: f64 = 1e-300;
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
     let mut d = 1.0 - qab * x / qap;
@@ -422,28 +439,13 @@ fn beta_fraction(x: f64, a: f64, b: f64) -> f64 {
     for m in 1..100_000 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let step = d * c;
+        // The even and the odd step of the fraction, each one step of Lentz's method.
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let step = lentz_step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= step;
         if (step - 1.0).abs() < 1e-15 {
             break;
