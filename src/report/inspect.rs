@@ -17,10 +17,12 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fate {
     Kept,
-    /// Replaced by `mask`'s placeholder of the given cost.
-    Masked(u64),
-    /// Replaced by `clear_tool_uses`' placeholder of the given cost.
-    Cleared(u64),
+    /// Replaced by the strategy's own stand-in (`masked`, `cleared`, `truncated`, …: its
+    /// [`Rule::stand_in`]) of the given cost, as the context costed it.
+    StandIn {
+        called: &'static str,
+        cost: u64,
+    },
     /// Replaced by a summary, which still carries its information (`kept`) or lost it.
     Summarised {
         kept: bool,
@@ -32,8 +34,7 @@ impl Fate {
     pub fn describe(self) -> String {
         match self {
             Fate::Kept => "kept".into(),
-            Fate::Masked(c) => format!("masked → {c}"),
-            Fate::Cleared(c) => format!("cleared → {c}"),
+            Fate::StandIn { called, cost } => format!("{called} → {cost}"),
             Fate::Summarised { kept: true } => "summarised, kept".into(),
             Fate::Summarised { kept: false } => "summarised, lost".into(),
             Fate::Dropped => "dropped".into(),
@@ -45,7 +46,7 @@ impl Fate {
     fn colour(self) -> &'static str {
         match self {
             Fate::Kept => "32",
-            Fate::Masked(_) | Fate::Cleared(_) => "33",
+            Fate::StandIn { .. } => "33",
             Fate::Summarised { kept: true } => "36",
             Fate::Summarised { kept: false } => "35",
             Fate::Dropped => "31",
@@ -110,22 +111,30 @@ pub fn fates(
         return vec![None; history.len()];
     }
     let mut fates = vec![Some(Fate::Dropped); history.len()];
+    // The context holds each placeholder's cost, in order: only the rule that wrote a stand-in
+    // knows what it costs (a masked output's head and tail, a truncated message, a marker).
+    let mut stand_in_costs = context.placeholder_costs.iter();
+    // Summaries first: a record that also stands in the context on its own (Codex keeps a
+    // truncated user message beside the summary of everything) shows how it stands there.
+    for &item in &context.items {
+        if let Item::Summary { first, end, .. } = item {
+            for (i, fate) in fates.iter_mut().enumerate().take(end).skip(first) {
+                *fate = Some(Fate::Summarised {
+                    kept: context.summary_kept[i],
+                });
+            }
+        }
+    }
     for &item in &context.items {
         match item {
             Item::Verbatim(i) => fates[i] = Some(Fate::Kept),
             Item::Placeholder(i) => {
-                fates[i] = Some(match strategy.rule {
-                    Rule::ClearToolUses(_) => Fate::Cleared(history.clear_cost),
-                    _ => Fate::Masked(history.mask_costs[i]),
+                fates[i] = Some(Fate::StandIn {
+                    called: strategy.rule.stand_in(),
+                    cost: stand_in_costs.next().copied().unwrap_or(0),
                 });
             }
-            Item::Summary { first, end, .. } => {
-                for (i, fate) in fates.iter_mut().enumerate().take(end).skip(first) {
-                    *fate = Some(Fate::Summarised {
-                        kept: context.summary_kept[i],
-                    });
-                }
-            }
+            Item::Summary { .. } => {}
         }
     }
     fates
@@ -228,6 +237,15 @@ pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
 
     for &item in &x.context.items {
         if let Item::Summary { first, end, cost } = item {
+            if first == end {
+                // Gemini CLI can compress only its own environment message, which a replayed
+                // transcript does not hold: a summary of no record of the history.
+                let _ = writeln!(
+                    out,
+                    "summary of no record of the history (the harness's own messages): cost {cost}"
+                );
+                continue;
+            }
             let carried = (first..end).filter(|&i| x.context.summary_kept[i]).count();
             let required = (first..end).filter(|&i| history.truth[i]).count();
             let required_carried = (first..end)

@@ -56,6 +56,8 @@ pub struct AnthropicClearToolUses {
 
 impl RuleSpec for AnthropicClearToolUses {
     const NAME: &'static str = "anthropic_clear_tool_uses";
+    // For `inspect`: cleared tool results (and inputs) stand in as placeholder text.
+    const STAND_IN: &'static str = "cleared";
     const TAIL: Tail = Tail::Own;
 
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {

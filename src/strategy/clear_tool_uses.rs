@@ -148,6 +148,8 @@ impl ClearToolUses {
 
 impl super::rule::RuleSpec for ClearToolUses {
     const NAME: &'static str = "clear_tool_uses";
+    // For `inspect`: its placeholder is the cleared-result marker.
+    const STAND_IN: &'static str = "cleared";
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
         ClearToolUses::from_params(p)
     }

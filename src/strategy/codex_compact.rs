@@ -102,6 +102,8 @@ pub fn truncated_cost(view: &View, i: usize, kept: u64, out: &mut Context) -> u6
 
 impl super::rule::RuleSpec for CodexCompact {
     const NAME: &'static str = "codex_compact";
+    // For `inspect`: the one stand-in is a user message truncated in the middle.
+    const STAND_IN: &'static str = "truncated";
     const TAIL: super::rule::Tail = super::rule::Tail::Own;
     const DEFAULT_HEAD: Head = Head::First(0);
 

@@ -271,6 +271,8 @@ impl GeminiCliCompress {
 
 impl super::rule::RuleSpec for GeminiCliCompress {
     const NAME: &'static str = "gemini_cli_compress";
+    // For `inspect`: a stand-in is a masked tool output or one truncated to the budget.
+    const STAND_IN: &'static str = "masked or truncated";
     const TAIL: super::rule::Tail = super::rule::Tail::Own;
     const DEFAULT_HEAD: Head = Head::First(0);
 

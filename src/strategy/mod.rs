@@ -121,6 +121,11 @@ macro_rules! strategies {
                 match self { $(Rule::$variant(_) => <$ty as RuleSpec>::NAME,)* }
             }
 
+            /// What this rule's placeholders are called ([`RuleSpec::STAND_IN`]).
+            pub fn stand_in(&self) -> &'static str {
+                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::STAND_IN,)* }
+            }
+
             fn tail(&self) -> Tail {
                 match self { $(Rule::$variant(_) => <$ty as RuleSpec>::TAIL,)* }
             }

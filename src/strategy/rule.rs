@@ -29,6 +29,9 @@ pub trait RuleSpec: Sized {
     const DEFAULT_KEEP_RECENT: usize = 0;
     /// The head kept verbatim when the spec does not set `keep_first`.
     const DEFAULT_HEAD: Head = Head::Task;
+    /// What `ctxlab inspect` calls a record this rule replaced by a stand-in of its own
+    /// ([`super::Item::Placeholder`]); the stand-in's cost is in the context.
+    const STAND_IN: &'static str = "masked";
     /// With [`Tail::None`], whether it still takes the parameter `key` of its own (`raw`'s
     /// `window`).
     fn takes_own(_key: &str) -> bool {

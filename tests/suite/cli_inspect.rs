@@ -244,3 +244,147 @@ fn bad_arguments_fail_clearly_and_print_nothing() {
     );
     assert_fails_with(&inspect(dir.path(), &["--budget", "50"]), &["--strategy"]);
 }
+
+/// A run whose tool results span several lines (SWE-agent's stand-in counts them) and whose
+/// tail is tool work (so Gemini CLI's split keeps it): chars cost, 1 per separator.
+fn write_multiline_agent(dir: &Path) {
+    let lines = |prefix: &str, fill: char, n: usize, width: usize| {
+        (0..n)
+            .map(|i| format!("{prefix}{i:02}{}", fill.to_string().repeat(width)))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let records = [
+        serde_json::json!({"id": 1, "kind": "user", "text": format!("task {}", "u".repeat(15)), "required": true}),
+        serde_json::json!({"id": 2, "kind": "tool_call", "tool": "bash", "text": format!("ls{}", "x".repeat(8))}),
+        serde_json::json!({"id": 3, "kind": "tool_result", "tool": "bash", "text": lines("line", 'y', 6, 20), "required": true}),
+        serde_json::json!({"id": 4, "kind": "tool_call", "tool": "grep", "text": format!("grep{}", "x".repeat(6))}),
+        serde_json::json!({"id": 5, "kind": "tool_result", "tool": "grep", "text": lines("hit", 'z', 5, 20)}),
+        serde_json::json!({"id": 6, "kind": "tool_call", "tool": "bash", "text": format!("cat{}", "x".repeat(7))}),
+        serde_json::json!({"id": 7, "kind": "tool_result", "tool": "bash", "text": "w".repeat(50)}),
+        serde_json::json!({"id": 8, "kind": "assistant", "text": "a".repeat(30)}),
+        serde_json::json!({"id": 9, "kind": "tool_call", "tool": "bash", "text": format!("run{}", "x".repeat(7))}),
+        serde_json::json!({"id": 10, "kind": "tool_result", "tool": "bash", "text": lines("out", 'v', 8, 30)}),
+        serde_json::json!({"id": 11, "kind": "tool_call", "tool": "bash", "text": format!("run{}", "x".repeat(7))}),
+        serde_json::json!({"id": 12, "kind": "tool_result", "tool": "bash", "text": lines("res", 'r', 8, 30)}),
+    ];
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(dir.join("agent.jsonl"), text).unwrap();
+}
+
+/// Each record's fate as `inspect` prints it, by id, and the `used` of its metrics line.
+fn fates_and_used(out: &str) -> (Vec<(u64, u64, String)>, u64) {
+    let mut fates = Vec::new();
+    for line in out.lines() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if let (Some(id), Some(cost)) = (
+            cols.first().and_then(|c| c.parse::<u64>().ok()),
+            cols.get(3).and_then(|c| c.parse::<u64>().ok()),
+        ) {
+            let fate = line.rsplit("  ").next().unwrap().to_string();
+            fates.push((id, cost, fate));
+        }
+    }
+    let used = out
+        .lines()
+        .find_map(|l| l.strip_prefix("metrics: used "))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("a feasible cell's metrics line");
+    (fates, used)
+}
+
+/// Every strategy that writes stand-ins prints its own, at the cost its context gave it: the
+/// costs of the kept records, the stand-ins and the summaries, joined by one separator each,
+/// add up to what the cell used; and the stand-ins worked by hand from each rule's text.
+#[test]
+fn inspect_prints_each_strategys_own_stand_in() {
+    let dir = tempfile::tempdir().unwrap();
+    write_multiline_agent(dir.path());
+    // (strategy, a stand-in line it must print)
+    let cases = [
+        // `[Previous: used grep]`: 21 characters.
+        (
+            "mask(keep_recent=1)",
+            " 5  tool_result  grep   129  -         -        masked → 21",
+        ),
+        // CLEARED_PLACEHOLDER, 25 characters, for both clearing rules.
+        (
+            "clear_tool_uses(keep=1)",
+            " 7  tool_result  bash    50  -         -        cleared → 25",
+        ),
+        (
+            "anthropic_clear_tool_uses(trigger=100, keep=1)",
+            " 3  tool_result  bash   161  required  flagged  cleared → 25",
+        ),
+        // `Old environment output: (6 lines omitted)`: 24 + 17 = 41 characters.
+        (
+            "swe_agent_last_n(n=1)",
+            " 3  tool_result  bash   161  required  flagged  masked → 41",
+        ),
+        (
+            "complexity_trap_hybrid(last_n=1)",
+            " 5  tool_result  grep   129  -         -        masked → 41",
+        ),
+        // `<MASKED>`: 8 characters.
+        (
+            "openhands_observation_masking(attention_window=3)",
+            " 3  tool_result  bash   161  required  flagged  masked → 8",
+        ),
+        // The task (20 chars, 5 approximate tokens) kept to 2 tokens: ceil(20 × 2 / 5) = 8 of
+        // it and the marker `…3 tokens truncated…`, 20 characters.
+        (
+            "codex_compact(user_tokens=2)",
+            " 1  user         -       20  required  flagged  truncated → 28",
+        ),
+        (
+            "gemini_cli_compress(tool_budget=20, truncate_chars=100)",
+            "masked or truncated → ",
+        ),
+    ];
+    for (strategy, expected) in cases {
+        // `clear_tool_uses` clears only when the context does not fit (90 %: 922 of 1 025).
+        // `codex_compact` compacts when the last call would take the window over 0.9 of it
+        // (at 50 %: 1 025 > 0.9 × 512).
+        let budget = match strategy.split('(').next().unwrap() {
+            "clear_tool_uses" => "90",
+            "codex_compact" => "50",
+            _ => "100",
+        };
+        let o = inspect(dir.path(), &["--strategy", strategy, "--budget", budget]);
+        assert!(o.status.success(), "{strategy}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains(expected),
+            "{strategy}: no {expected:?} in\n{out}"
+        );
+        let (fates, used) = fates_and_used(&out);
+        let summaries: Vec<u64> = out
+            .lines()
+            .filter(|l| l.starts_with("summary of"))
+            .map(|l| {
+                let cost = l.split("cost ").nth(1).unwrap();
+                cost.split(|c: char| !c.is_ascii_digit())
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        let mut items = summaries.len() as u64;
+        let mut sum: u64 = summaries.iter().sum();
+        for (_, cost, fate) in &fates {
+            if fate == "kept" {
+                (items, sum) = (items + 1, sum + cost);
+            } else if let Some(stand_in) = fate.split(" → ").nth(1) {
+                (items, sum) = (items + 1, sum + stand_in.parse::<u64>().unwrap());
+            }
+        }
+        assert!(items > 0, "{strategy}: nothing in the context");
+        assert_eq!(
+            sum + items - 1,
+            used,
+            "{strategy}: the items do not add up to used\n{out}"
+        );
+    }
+}
