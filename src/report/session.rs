@@ -2,7 +2,8 @@
 
 use super::text_table::{self, Align};
 use crate::session::{ScriptOutcome, SessionConfig, SessionMetrics, Trace};
-use crate::tables::numbers::{fraction, opt_fraction, percent};
+use crate::tables::numbers::percent;
+use crate::tables::session_metrics::{self, MetricsKey};
 use std::fmt::Write as _;
 
 /// The header of a scripted trace's CSV, one row per agent call.
@@ -10,9 +11,6 @@ pub const SCRIPT_CSV_HEADER: &str = "call,usage,cumulative,compaction_before";
 
 /// The header of a replay's per-call CSV: the scripted columns first, then the replay's own.
 pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared";
-
-/// The header of a replay's one-row metrics CSV.
-pub const METRICS_CSV_HEADER: &str = "history,strategy,window,ratio,trigger,records,calls,compactions,failed_compactions,model_calls,storms,guard_tripped,exit_context,exit_call,input_tokens,cache_read_tokens,cache_write_tokens,uncached_input_tokens,output_tokens,cost,peak_input,final_context,noted,required_total,required_verbatim,required_any,retention_end,retention_any_end,retention_at_need,facts_total,facts_kept,fact_retention_end,fact_retention_at_need,completed,needed_facts_total,needed_facts_kept,needed_fact_retention_end,needed_uses,needed_fact_retention_at_need";
 
 fn reset_words(cfg: &SessionConfig) -> &'static str {
     if cfg.reset {
@@ -129,51 +127,23 @@ pub fn metrics_csv(
     cfg: &SessionConfig,
     m: &SessionMetrics,
 ) -> String {
+    let key = MetricsKey {
+        history,
+        strategy,
+        config: cfg,
+    };
+    let table = session_metrics::table();
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(METRICS_CSV_HEADER.split(','))
+    table.write_csv_header(&mut w).expect("in-memory write");
+    table
+        .write_csv(
+            &key,
+            crate::tables::Names::NONE,
+            std::slice::from_ref(m),
+            &mut w,
+            &mut String::new(),
+        )
         .expect("in-memory write");
-    w.write_record([
-        history.to_string(),
-        strategy.to_string(),
-        cfg.window.to_string(),
-        cfg.ratio.to_string(),
-        cfg.trigger().to_string(),
-        m.records.to_string(),
-        m.calls.to_string(),
-        m.compactions.to_string(),
-        m.failed_compactions.to_string(),
-        m.model_calls.to_string(),
-        m.storms.to_string(),
-        m.guard_tripped.to_string(),
-        m.exit_context.to_string(),
-        m.exit_call.map(|c| c.to_string()).unwrap_or_default(),
-        m.input_tokens.to_string(),
-        m.cache_read_tokens.to_string(),
-        m.cache_write_tokens.to_string(),
-        m.uncached_input_tokens.to_string(),
-        m.output_tokens.to_string(),
-        fraction(m.cost),
-        m.peak_input.to_string(),
-        m.final_context.to_string(),
-        m.noted.to_string(),
-        m.required_total.to_string(),
-        m.required_verbatim.to_string(),
-        m.required_any.to_string(),
-        opt_fraction(m.retention_end),
-        opt_fraction(m.retention_any_end),
-        opt_fraction(m.retention_at_need),
-        m.facts_total.to_string(),
-        m.facts_kept.to_string(),
-        opt_fraction(m.fact_retention_end),
-        opt_fraction(m.fact_retention_at_need),
-        m.completed.to_string(),
-        m.needed_facts_total.to_string(),
-        m.needed_facts_kept.to_string(),
-        opt_fraction(m.needed_fact_retention_end),
-        m.needed_uses.to_string(),
-        opt_fraction(m.needed_fact_retention_at_need),
-    ])
-    .expect("in-memory write");
     String::from_utf8(w.into_inner().expect("in-memory write")).expect("utf-8")
 }
 

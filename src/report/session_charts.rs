@@ -19,7 +19,7 @@ use super::publish::{self, OutputFile};
 use super::summary_grid::NoiseLevel;
 use crate::error::InputError;
 use crate::tables::manifest::{Manifest as SessionManifest, SweepKind};
-use crate::tables::read::{check, read_frame};
+use crate::tables::read::{read_frame, Checked};
 use polars::prelude::DataFrame;
 use std::path::{Path, PathBuf};
 
@@ -64,47 +64,32 @@ const INCOMPLETE_NOTE: &str = "Hollow marks: groups where some sessions ran out 
      before their last call (the completed share is the summary's `completed_mean`); their \
      billed tokens are those of less work, and what their later calls needed counts as lost.";
 
-fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputError> {
-    // Checked against the declaration the sweep wrote the table from.
+fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputError> {
+    // Read through the declaration the sweep wrote the table from.
     let rows = crate::tables::sessions::table();
-    check(
+    let t = Checked::from_frame(
         df,
         path,
         &crate::tables::sessions::summary_table(&rows),
         false,
     )?;
-    // Checked above: every accessor succeeds.
-    let column = |name: &str| df.column(name).expect("checked column");
-    let text = |name: &str| -> Vec<String> {
-        let ca = column(name).str().expect("checked type");
-        ca.iter()
-            .map(|v| v.unwrap_or_default().to_string())
-            .collect()
-    };
-    let whole = |name: &str| -> Vec<u64> {
-        let ca = column(name).u64().expect("checked type");
-        ca.iter().map(|v| v.unwrap_or_default()).collect()
-    };
-    let real = |name: &str| -> Vec<Option<f64>> {
-        column(name).f64().expect("checked type").iter().collect()
-    };
     let both = |a: Option<f64>, b: Option<f64>| Some((a?, b?));
-    let (strategy, window) = (text("strategy"), whole("window"));
-    let (ratio, note_rate) = (real("ratio"), real("note_rate"));
-    let noise = text("noise");
-    let billed = real("billed_tokens_mean");
+    let (strategy, window) = (t.text("strategy"), t.whole("window"));
+    let (ratio, note_rate) = (t.opt_real("ratio"), t.opt_real("note_rate"));
+    let noise = t.text("noise");
+    let billed = t.opt_real("billed_tokens_mean");
     let (need, need_low, need_high) = (
-        real("retention_at_need_mean"),
-        real("retention_at_need_ci_low"),
-        real("retention_at_need_ci_high"),
+        t.opt_real("retention_at_need_mean"),
+        t.opt_real("retention_at_need_ci_low"),
+        t.opt_real("retention_at_need_ci_high"),
     );
     let (comp, comp_low, comp_high) = (
-        real("compactions_mean"),
-        real("compactions_ci_low"),
-        real("compactions_ci_high"),
+        t.opt_real("compactions_mean"),
+        t.opt_real("compactions_ci_low"),
+        t.opt_real("compactions_ci_high"),
     );
-    let completed = real("completed_mean");
-    Ok((0..df.height())
+    let completed = t.opt_real("completed_mean");
+    Ok((0..t.height())
         .map(|i| GroupRow {
             strategy: strategy[i].clone(),
             window: window[i],
@@ -142,7 +127,7 @@ pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<Outpu
         .into());
     }
     let summary_path = results_dir.join("summary.parquet");
-    let rows = rows_from_frame(&read_frame(&summary_path)?, &summary_path)?;
+    let rows = rows_from_frame(read_frame(&summary_path)?, &summary_path)?;
     let mut files = Vec::new();
     for figure in figures(&rows, &manifest) {
         files.extend(figure_files(&figure)?);

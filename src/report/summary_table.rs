@@ -196,14 +196,8 @@ mod tests {
     }
 
     fn rows_from_frame(df: &DataFrame, path: &Path) -> Result<Vec<SummaryRow>, InputError> {
-        crate::tables::read::check(df, path, &declared(), true)?;
-        Ok(rows_from(
-            &Checked {
-                path: path.into(),
-                frame: df.clone(),
-            },
-            Retention::All,
-        ))
+        let checked = Checked::from_frame(df.clone(), path, &declared(), true)?;
+        Ok(rows_from(&checked, Retention::All))
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod cells;
 pub mod manifest;
 pub mod numbers;
 pub mod read;
+pub mod session_metrics;
 pub mod sessions;
 pub mod summary;
 
@@ -65,7 +66,8 @@ pub enum Get<G, R> {
     OptWhole(ValueFn<G, R, Option<u64>>),
     Real(ValueFn<G, R, f64>),
     OptReal(ValueFn<G, R, Option<f64>>),
-    /// A percentage such as a budget: a number in Parquet, `50` or `12.5` in CSV.
+    /// A number written as Rust displays it: a percentage such as a budget (`50`, `12.5`),
+    /// or a setting such as a trigger ratio; a number in Parquet.
     Percent(ValueFn<G, R, f64>),
     Flag(ValueFn<G, R, bool>),
 }
@@ -212,6 +214,12 @@ impl<G, R> Table<G, R> {
 
     pub fn percent(self, name: &str, f: impl Fn(&G, &R) -> f64 + Send + Sync + 'static) -> Self {
         self.push(name, Get::Percent(Box::new(f)))
+    }
+
+    /// A number that is not a percentage but is written the same way, as Rust displays it
+    /// (`0.8`, `1`), not in the fixed point of a fraction.
+    pub fn displayed(self, name: &str, f: impl Fn(&G, &R) -> f64 + Send + Sync + 'static) -> Self {
+        self.percent(name, f)
     }
 
     pub fn flag(self, name: &str, f: impl Fn(&G, &R) -> bool + Send + Sync + 'static) -> Self {

@@ -58,6 +58,10 @@ fn matches(ty: Type, dtype: &DataType) -> bool {
 pub struct Checked {
     pub path: PathBuf,
     pub frame: DataFrame,
+    /// The declared columns, in order: a reader reads only these, so a name it spells that
+    /// the declaration does not hold is a bug caught on the first read, not a silently
+    /// different column an extra one in the file happened to supply.
+    declared: Vec<String>,
 }
 
 impl Checked {
@@ -67,12 +71,31 @@ impl Checked {
         table: &Table<G, R>,
         nonempty: bool,
     ) -> Result<Checked, InputError> {
-        let frame = read_frame(path)?;
+        Checked::from_frame(read_frame(path)?, path, table, nonempty)
+    }
+
+    /// Checks a frame already read from `path` against `table`.
+    pub fn from_frame<G, R>(
+        frame: DataFrame,
+        path: &Path,
+        table: &Table<G, R>,
+        nonempty: bool,
+    ) -> Result<Checked, InputError> {
         check(&frame, path, table, nonempty)?;
         Ok(Checked {
             path: path.to_path_buf(),
             frame,
+            declared: table.columns.iter().map(|c| c.name.clone()).collect(),
         })
+    }
+
+    /// The column `name`, which the declaration must hold (the check made it present).
+    fn column(&self, name: &str) -> &polars::prelude::Column {
+        assert!(
+            self.declared.iter().any(|d| d == name),
+            "column `{name}` is read but not declared in src/tables/"
+        );
+        self.frame.column(name).expect("checked column")
     }
 
     pub fn height(&self) -> usize {
@@ -81,11 +104,7 @@ impl Checked {
 
     // The checks made every accessor below succeed for a declared column; `expect` says so.
     pub fn text(&self, name: &str) -> Vec<String> {
-        let ca = self
-            .frame
-            .column(name)
-            .and_then(|c| c.str())
-            .expect("checked type");
+        let ca = self.column(name).str().expect("checked type");
         ca.iter()
             .map(|v| v.unwrap_or_default().to_string())
             .collect()
@@ -99,11 +118,7 @@ impl Checked {
     }
 
     pub fn opt_whole(&self, name: &str) -> Vec<Option<u64>> {
-        let ca = self
-            .frame
-            .column(name)
-            .and_then(|c| c.u64())
-            .expect("checked type");
+        let ca = self.column(name).u64().expect("checked type");
         ca.iter().collect()
     }
 
@@ -115,11 +130,7 @@ impl Checked {
     }
 
     pub fn opt_real(&self, name: &str) -> Vec<Option<f64>> {
-        let ca = self
-            .frame
-            .column(name)
-            .and_then(|c| c.f64())
-            .expect("checked type");
+        let ca = self.column(name).f64().expect("checked type");
         ca.iter().collect()
     }
 }
