@@ -10,7 +10,10 @@ fn gaps(command: &clap::Command, path: &str, out: &mut Vec<String>) {
             continue;
         }
         let name = format!("{path} {}", sub.get_name());
-        if sub.get_about().is_none_or(|a| a.to_string().trim().is_empty()) {
+        if sub
+            .get_about()
+            .is_none_or(|a| a.to_string().trim().is_empty())
+        {
             out.push(format!("`{name}`: no about line"));
         }
         for arg in sub.get_arguments() {
@@ -18,7 +21,10 @@ fn gaps(command: &clap::Command, path: &str, out: &mut Vec<String>) {
             if id == "help" || id == "version" {
                 continue;
             }
-            if arg.get_help().is_none_or(|h| h.to_string().trim().is_empty()) {
+            if arg
+                .get_help()
+                .is_none_or(|h| h.to_string().trim().is_empty())
+            {
                 out.push(format!("`{name}`: `{id}` has no help"));
             }
         }
@@ -28,7 +34,13 @@ fn gaps(command: &clap::Command, path: &str, out: &mut Vec<String>) {
 
 #[test]
 fn every_subcommand_and_option_has_help() {
+    let cli = ctxlab::cli::Cli::command();
+    cli.clone().debug_assert();
     let mut missing = Vec::new();
-    gaps(&ctxlab::cli::Cli::command(), "ctxlab", &mut missing);
-    assert!(missing.is_empty(), "--help is incomplete:\n{}", missing.join("\n"));
+    gaps(&cli, "ctxlab", &mut missing);
+    assert!(
+        missing.is_empty(),
+        "--help is incomplete:\n{}",
+        missing.join("\n")
+    );
 }

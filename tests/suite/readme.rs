@@ -179,7 +179,10 @@ fn the_readme_shows_what_table_prints() {
 fn the_readme_is_a_front_door_and_the_guide_is_indexed() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let lines = readme.lines().count();
-    assert!(lines <= 250, "README.md has {lines} lines; the guide (docs/) holds the reference");
+    assert!(
+        lines <= 250,
+        "README.md has {lines} lines; the guide (docs/) holds the reference"
+    );
     let listed = guide_pages();
     for entry in std::fs::read_dir(root().join("docs")).unwrap() {
         let path = entry.unwrap().path();
