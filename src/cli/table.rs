@@ -25,6 +25,7 @@ pub struct TableArgs {
     /// Which history of the file, when it holds several.
     #[arg(long)]
     pub history_name: Option<String>,
+    /// How to print the table: aligned text, CSV or a Markdown table.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
     /// The experiment seed: a summary's draws are those of a sweep's first history with it.

@@ -19,6 +19,7 @@ mod facts;
 mod flags_file;
 mod fuzz;
 mod harness_goldens;
+mod help;
 mod hostile;
 mod import_formats;
 mod invariants;
