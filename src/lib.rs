@@ -29,6 +29,7 @@ mod links;
 pub mod llm;
 pub mod metrics;
 pub mod noise;
+pub mod quote;
 pub mod report;
 mod rng;
 pub mod session;

@@ -409,7 +409,7 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), P
         Err(e) if raw.starts_with(['[', '{', '"', '\'']) => {
             return Err(format!(
                 "{}: not valid TOML: {}",
-                crate::text::cut(raw, crate::text::QUOTE_CHARS),
+                crate::quote::cut(raw, crate::quote::QUOTE_CHARS),
                 e.message()
             )
             .into())

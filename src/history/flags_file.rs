@@ -73,7 +73,7 @@ pub fn parse(
                 line_no,
                 format!(
                     "no loaded history is named {:?} (the histories are {})",
-                    crate::text::cut(&line.history, crate::text::QUOTE_CHARS),
+                    crate::quote::cut(&line.history, crate::quote::QUOTE_CHARS),
                     names(histories)
                 ),
             ));

@@ -79,7 +79,7 @@ pub(crate) fn answer_text(body: &Value) -> Result<String, String> {
         }
         Some(other) => Err(format!(
             "expected choices[0].message.content to be text, found {}",
-            crate::text::cut(&other.to_string(), crate::text::QUOTE_CHARS)
+            crate::quote::cut(&other.to_string(), crate::quote::QUOTE_CHARS)
         )),
         None => Err("the answer has no choices[0].message.content".into()),
     }
@@ -97,7 +97,7 @@ pub(crate) fn error_text(body: &str) -> String {
     if text.is_empty() {
         "no message".into()
     } else {
-        crate::text::cut(&text, crate::text::QUOTE_CHARS)
+        crate::quote::cut(&text, crate::quote::QUOTE_CHARS)
     }
 }
 
