@@ -3,14 +3,18 @@
 //! [`SessionScratch`], reused from session to session.
 
 use super::cache::{Billing, Cache, Request};
-use super::config::{threshold, SessionConfig, TriggerMode};
+use super::config::{SessionConfig, TriggerMode};
+use crate::history::starts_call;
+use crate::strategy::threshold;
 use super::context::{Entry, Origin, NONE};
 use super::layers::Layer;
 use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
 use crate::history::{CostedHistory, Kind};
 use crate::rng;
-use crate::strategy::{Context, Item, Outcome, SummaryCall, TextRef, Texts, View, When};
+use crate::strategy::{SummaryCall, When};
+use crate::context::{Context, Item, Outcome};
+use crate::view::{TextRef, Texts, View};
 use crate::summariser::Summariser;
 
 const VERBATIM: u8 = 1;
@@ -100,17 +104,6 @@ fn set_tool(slot: &mut Option<String>, tool: &Option<String>, spare: &mut Vec<St
             *slot = Some(buf);
         }
         (None, None) => {}
-    }
-}
-
-/// Whether record `r` starts an agent call: an assistant record always does; a tool call does
-/// unless it follows an assistant record or another tool call (then it is part of that
-/// call's output).
-pub(crate) fn starts_call(kinds: &[Kind], r: usize) -> bool {
-    match kinds[r] {
-        Kind::Assistant => true,
-        Kind::ToolCall => r == 0 || !matches!(kinds[r - 1], Kind::Assistant | Kind::ToolCall),
-        _ => false,
     }
 }
 
