@@ -125,7 +125,7 @@ pub fn compare_with_fault(
         .iter()
         .filter(|m| measure.is_some_and(|x| x != m.as_str()))
         .flat_map(|m| {
-            ["png", "svg"].map(|ext| format!("{}/compare_{m}.{ext}", super::charts::CHARTS_DIR))
+            ["png", "svg"].map(|ext| format!("{}/compare_{m}.{ext}", super::publish::CHARTS_DIR))
         })
         .collect();
     // Charts and report are redrawn with the compare charts from the table staged beside them;

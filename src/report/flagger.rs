@@ -155,7 +155,7 @@ pub fn section(out: &mut String, c: &Confusion, grid: &SummaryGrid, manifest: &M
         },
         super::manifest::retention_drawn(manifest).meaning()
     );
-    let mut header = super::markdown::series_header(grid);
+    let mut header = super::markdown_table::series_header(grid);
     header.extend(
         grid.budgets
             .iter()
@@ -163,14 +163,14 @@ pub fn section(out: &mut String, c: &Confusion, grid: &SummaryGrid, manifest: &M
     );
     let rows: Vec<Vec<String>> = (0..grid.series.len())
         .map(|s| {
-            let mut row = super::markdown::series_cells(grid, s);
+            let mut row = super::markdown_table::series_cells(grid, s);
             row.extend(
-                (0..grid.budgets.len()).map(|b| super::markdown::retention(grid.get(s, 0, b))),
+                (0..grid.budgets.len()).map(|b| super::markdown_table::retention(grid.get(s, 0, b))),
             );
             row
         })
         .collect();
-    super::markdown::table(out, &header, &rows);
+    super::markdown_table::table(out, &header, &rows);
 }
 
 /// One column of the audit table: its heading, where it sits, and how a row fills it.

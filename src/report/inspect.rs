@@ -9,7 +9,8 @@
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
 use crate::noise::NoiseModel;
-use crate::strategy::{Context, Item, Outcome, Rule, Strategy};
+use crate::strategy::{Rule, Strategy};
+use crate::context::{Context, Item, Outcome};
 use crate::tables::numbers::{budget, percent};
 use std::fmt::Write as _;
 

@@ -6,6 +6,9 @@ use crate::error::InputError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The folder inside a results folder that holds the charts.
+pub const CHARTS_DIR: &str = "charts";
+
 /// A file to write, by its path relative to the output folder.
 #[derive(Debug, Clone)]
 pub struct OutputFile {

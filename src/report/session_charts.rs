@@ -12,7 +12,7 @@
 
 use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
 use super::cost_ratio_chart;
-use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use super::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
 use super::palette;
 use super::publish::{self, OutputFile};
@@ -405,30 +405,6 @@ fn token_scale(largest: f64) -> (f64, &'static str) {
         (1e3, ", thousands")
     } else {
         (1.0, "")
-    }
-}
-
-/// A linear axis over `[lo, hi]` (from 0 when `from_zero`) with about five ticks at round
-/// steps (1, 2, 2.5 or 5 × a power of ten), padded 3 % so marks at the ends are not cut.
-pub(super) fn nice_axis(label: String, lo: f64, hi: f64, from_zero: bool) -> Axis {
-    let lo = if from_zero { 0.0 } else { lo };
-    let hi = if hi > lo { hi } else { lo + 1.0 };
-    let raw = (hi - lo) / 5.0;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|&s| s >= raw)
-        .unwrap_or(10.0 * magnitude);
-    let start = (lo / step).floor() * step;
-    let end = (hi / step).ceil() * step;
-    let steps = ((end - start) / step).round() as usize;
-    let pad = (end - start) * 0.03;
-    Axis {
-        label,
-        min: start - pad,
-        max: end + pad,
-        ticks: (0..=steps).map(|i| start + i as f64 * step).collect(),
     }
 }
 
