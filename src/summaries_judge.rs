@@ -20,7 +20,8 @@ use crate::history::{CostedHistory, Kind};
 use crate::import::{LabelRules, Run};
 use crate::rng;
 use crate::stats::t975;
-use crate::strategy::{Context, View};
+use crate::context::Context;
+use crate::view::View;
 use crate::summariser::Summariser;
 use crate::CostModel;
 

@@ -2,7 +2,9 @@
 //! history, no strategy may allocate. A counting allocator checks it on this thread.
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Strategy, View};
+use ctxlab::strategy::Strategy;
+use ctxlab::context::Context;
+use ctxlab::view::View;
 use ctxlab::CostModel;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

@@ -6,7 +6,8 @@ use crate::history::CostedHistory;
 use crate::metrics::{score, score_with, Metrics, ScoreScratch};
 use crate::noise;
 use crate::rng;
-use crate::strategy::{Context, View};
+use crate::context::Context;
+use crate::view::View;
 
 /// One evaluated cell, by axis indices (labels are attached when the tables are written).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -165,7 +166,7 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
 }
 
 /// A cell evaluated alone: its row, the flags the strategy saw, its outcome and context.
-pub type EvaluatedCell = (CellRow, Vec<bool>, crate::strategy::Outcome, Context);
+pub type EvaluatedCell = (CellRow, Vec<bool>, crate::context::Outcome, Context);
 
 /// The cell `ctxlab inspect` shows: `strategy` at `budget_percent` on `history` as a sweep's
 /// first history, at this seed, noise model and replicate.

@@ -4,7 +4,7 @@
 
 use crate::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};
-use crate::strategy::spec::Spec;
+use crate::spec::Spec;
 use crate::summaries_judge::{judge_run, verdicts, Candidate, Judgement, Verdict};
 use crate::summariser::Summariser;
 use anyhow::{bail, Context as _, Result};

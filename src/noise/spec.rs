@@ -4,7 +4,7 @@
 
 use super::NoiseLevel;
 use crate::error::ParseError;
-use crate::strategy::spec::{Spec, Value};
+use crate::spec::{Spec, Value};
 
 /// Typed access to a noise spec's parameters, by name.
 pub struct Rates<'a> {

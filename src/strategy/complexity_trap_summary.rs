@@ -31,7 +31,7 @@
 use super::summary_preset::{at_least, fits, push_if, summarise_span, unchanged};
 use super::{spec, Context, Item, Outcome, Summary, SummaryCall, View, When};
 use crate::error::ParseError;
-use crate::session::starts_call as starts_turn;
+use crate::history::starts_call as starts_turn;
 use crate::summariser::Summariser;
 
 pub const DEFAULT_N: usize = 21;

@@ -38,7 +38,7 @@ use super::rule::{RuleSpec, Tail};
 use super::{spec, Context, Item, Outcome, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::session::starts_call;
+use crate::history::starts_call;
 
 pub const DEFAULT_ATTENTION_WINDOW: usize = 100;
 

@@ -18,7 +18,7 @@ use super::spec::{Params, Value};
 use super::{Context, Item, Outcome, Summary, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::session::config::threshold;
+use super::threshold;
 
 /// The cost of the whole context: the head `Strategy::apply` keeps before the view, and the view.
 pub fn whole_cost(view: &View, out: &Context) -> u64 {

@@ -6,7 +6,7 @@
 //! the summary's size; the picked lines are written in their original order. Deterministic and
 //! offline: a real baseline between masking and a model.
 
-use crate::strategy::View;
+use crate::view::View;
 use std::collections::HashMap;
 
 const K1: f64 = 1.2;

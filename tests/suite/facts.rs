@@ -5,7 +5,7 @@
 use ctxlab::facts::Facts;
 use ctxlab::history::generate::{generate_one, GenerateConfig, Position};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Item, Outcome};
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::{score, CostModel};
 
 /// r0 (required): the task, introducing parse_args, src/cli.rs and cli.rs (a path ending in a

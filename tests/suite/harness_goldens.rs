@@ -4,7 +4,8 @@
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{simulate_with, SessionConfig, SessionScratch, Trace};
-use ctxlab::strategy::{Context, Item, Outcome, View};
+use ctxlab::context::{Context, Item, Outcome};
+use ctxlab::view::View;
 use ctxlab::{CostModel, Strategy};
 
 use Kind::{Assistant as A, System as S, ToolCall as C, ToolResult as T, User as U};

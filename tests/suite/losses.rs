@@ -8,7 +8,7 @@ use ctxlab::facts::Facts;
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::noise::{Draws, NoiseModel, Realised, Records};
 use ctxlab::session::{simulate, SessionConfig, SessionScratch};
-use ctxlab::strategy::{Context, Item, Outcome};
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::{score, CostModel, Strategy};
 
 /// Ten-character records, costed in chars (separator 1): system and task required, calls at

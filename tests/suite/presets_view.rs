@@ -6,7 +6,8 @@
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{simulate_with, SessionConfig, SessionMetrics, SessionScratch, Trace};
-use ctxlab::strategy::{Context, Item, Outcome, View};
+use ctxlab::context::{Context, Item, Outcome};
+use ctxlab::view::View;
 use ctxlab::{CostModel, Strategy};
 
 use Item::{Placeholder as P, Verbatim as V};

@@ -6,7 +6,8 @@ use ctxlab::session::{
     run_script, simulate, simulate_with, CacheRules, Compactor, Layers, SessionConfig,
     SessionMetrics, SessionScratch, Trace, TriggerMode,
 };
-use ctxlab::strategy::{Context, Item, Outcome, View};
+use ctxlab::context::{Context, Item, Outcome};
+use ctxlab::view::View;
 use ctxlab::summariser::{Simulated, Summariser};
 use ctxlab::{CostModel, Strategy};
 

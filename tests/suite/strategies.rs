@@ -3,7 +3,9 @@
 //! (cost model `chars`, so the separator between two items costs 1).
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Item, Outcome, Strategy, View};
+use ctxlab::strategy::Strategy;
+use ctxlab::context::{Context, Item, Outcome};
+use ctxlab::view::View;
 use ctxlab::{score, CostModel, Metrics};
 
 use Item::{Placeholder as P, Verbatim as V};
