@@ -46,12 +46,12 @@ pub mod tables;
 pub mod text;
 pub mod view;
 
+pub use context::{Context, Item, Outcome};
 pub use cost::CostModel;
 pub use error::InputError;
 pub use history::import;
 pub use history::{CostedHistory, History, Kind, Record};
 pub use metrics::{score, Metrics};
-pub use context::{Context, Item, Outcome};
 pub use strategy::Strategy;
 pub use view::View;
 

@@ -1,9 +1,9 @@
 //! The sweep calls `Strategy::apply` once per cell: once a `Context` has grown to the largest
 //! history, no strategy may allocate. A counting allocator checks it on this thread.
 
+use ctxlab::context::Context;
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::strategy::Strategy;
-use ctxlab::context::Context;
 use ctxlab::view::View;
 use ctxlab::CostModel;
 use std::alloc::{GlobalAlloc, Layout, System};

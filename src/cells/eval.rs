@@ -2,11 +2,11 @@
 //! and flags only; after the buffers have grown to the largest history it does not allocate.
 
 use super::grid::Grid;
+use crate::context::Context;
 use crate::history::CostedHistory;
 use crate::metrics::{score, score_with, Metrics, ScoreScratch};
 use crate::noise;
 use crate::rng;
-use crate::context::Context;
 use crate::view::View;
 
 /// One evaluated cell, by axis indices (labels are attached when the tables are written).
@@ -30,7 +30,7 @@ pub struct CellRow {
 
 /// Buffers reused across histories by one worker.
 #[derive(Debug, Default)]
-pub struct Scratch {
+pub struct CellScratch {
     context: Context,
     draws: noise::Draws,
     flags: Vec<bool>,
@@ -54,7 +54,7 @@ pub fn evaluate_history(
     grid: &Grid,
     index: usize,
     history: &CostedHistory,
-    s: &mut Scratch,
+    s: &mut CellScratch,
     out: &mut Vec<CellRow>,
 ) {
     evaluate_replicates(grid, index, history, 0..grid.replicates, s, out)
@@ -70,7 +70,7 @@ pub fn evaluate_replicates(
     index: usize,
     history: &CostedHistory,
     replicates: std::ops::Range<u32>,
-    s: &mut Scratch,
+    s: &mut CellScratch,
     out: &mut Vec<CellRow>,
 ) {
     s.capacities.clear();

@@ -11,8 +11,8 @@ use crate::error::InputError;
 use crate::error::ParseError;
 use crate::history::generate::GenerateConfig;
 pub use crate::history::source::Source;
-use crate::strategy::Strategy;
 use crate::spec::Spec;
+use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

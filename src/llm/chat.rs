@@ -13,14 +13,15 @@ use serde_json::Value;
 #[serde(deny_unknown_fields)]
 pub(crate) struct Body {
     pub model: String,
-    pub messages: Vec<Message>,
+    pub messages: Vec<ChatMessage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Message {
+#[serde(rename = "Message")] // the name serde's messages quote
+pub(crate) struct ChatMessage {
     pub role: String,
     pub content: String,
 }
@@ -31,11 +32,11 @@ impl Body {
         Body {
             model: request.model.clone(),
             messages: vec![
-                Message {
+                ChatMessage {
                     role: "system".into(),
                     content: request.prompt.clone(),
                 },
-                Message {
+                ChatMessage {
                     role: "user".into(),
                     content: request.input.clone(),
                 },

@@ -16,7 +16,7 @@ use super::manifest::{self as manifest_file, Manifest, DEFAULT_NOISE_BUDGET};
 use super::markdown;
 use super::noise_choice::{NoiseChoice, NoiseRateAxis};
 use super::palette;
-use super::publish::{self, OutputFile, CHARTS_DIR};
+use super::publish::{self, FileToWrite, CHARTS_DIR};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::{read_summary, SummaryRow};
 use crate::error::InputError;
@@ -84,7 +84,7 @@ pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
 pub(crate) fn render_files(
     results_dir: &Path,
     compare: &Path,
-) -> crate::error::Result<Vec<OutputFile>> {
+) -> crate::error::Result<Vec<FileToWrite>> {
     let inputs = Inputs::read(results_dir)?;
     let grid = inputs.grid()?;
     let noise = NoiseChoice::resolve(&grid, &inputs.manifest, &inputs.manifest_path)?;
@@ -96,7 +96,7 @@ pub(crate) fn render_files(
         files.extend(figure_files(figure)?);
     }
     let report = markdown::report(&grid, &inputs.manifest, &noise, &figures);
-    files.push(OutputFile {
+    files.push(FileToWrite {
         relative: REPORT_FILE.into(),
         bytes: report.into_bytes(),
     });
@@ -111,10 +111,10 @@ fn drawing(figure: &Figure, ext: &str, e: crate::error::DrawError) -> crate::err
 }
 
 /// A figure rendered as its two files, `charts/<stem>.png` and `charts/<stem>.svg`.
-pub(crate) fn figure_files(figure: &Figure) -> crate::error::Result<[OutputFile; 2]> {
+pub(crate) fn figure_files(figure: &Figure) -> crate::error::Result<[FileToWrite; 2]> {
     let png = figure.to_png().map_err(|e| drawing(figure, "png", e))?;
     let svg = figure.to_svg().map_err(|e| drawing(figure, "svg", e))?;
-    let file = |ext: &str, bytes: Vec<u8>| OutputFile {
+    let file = |ext: &str, bytes: Vec<u8>| FileToWrite {
         relative: Path::new(CHARTS_DIR).join(format!("{}.{ext}", figure.stem)),
         bytes,
     };
@@ -541,7 +541,9 @@ fn noise_x_label(axis: NoiseRateAxis) -> &'static str {
         NoiseRateAxis::FalseNegative => {
             "false-negative rate FN (fraction of required records left unflagged)"
         }
-        NoiseRateAxis::FalsePositive => "false-positive rate FP (fraction of other records flagged)",
+        NoiseRateAxis::FalsePositive => {
+            "false-positive rate FP (fraction of other records flagged)"
+        }
     }
 }
 

@@ -54,8 +54,8 @@
 
 pub mod cache;
 pub mod config;
-mod invalid;
 mod context;
+mod invalid;
 pub mod layers;
 pub mod notes;
 pub mod prices;
@@ -65,18 +65,18 @@ pub mod trigger;
 
 pub use cache::{CacheKind, CacheRules, CacheSpec};
 pub use config::{Pricing, SessionConfig, TriggerMode};
-pub use invalid::Invalid;
-pub use prices::Prices;
 pub use context::{Entry, Origin};
+pub use invalid::Invalid;
 pub use layers::{Layer, Layers};
+pub use prices::Prices;
 pub use replay::SessionScratch;
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
 
+use crate::context::{Context, Outcome};
 use crate::history::CostedHistory;
 use crate::strategy::{Strategy, SummaryCall, When};
-use crate::context::{Context, Outcome};
-use crate::view::View;
 use crate::summariser::Summariser;
+use crate::view::View;
 
 /// What a session compacts with. [`Strategy`] is the one the project uses; the trait keeps the
 /// session independent of the strategy catalogue (and lets tests plug in a rule of their own).

@@ -1,21 +1,21 @@
 //! Replaying a history as an agent loop (see the module documentation of [`super`] for the
-//! rules). One [`Run`] lives for one session; everything that grows with the history is in
+//! rules). One [`Replay`] lives for one session; everything that grows with the history is in
 //! [`SessionScratch`], reused from session to session.
 
 use super::cache::{Billing, Cache, Request};
 use super::config::{SessionConfig, TriggerMode};
-use crate::history::starts_call;
-use crate::strategy::threshold;
 use super::context::{Entry, Origin, NONE};
 use super::layers::Layer;
 use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
+use crate::context::{Context, Item, Outcome};
+use crate::history::starts_call;
 use crate::history::{CostedHistory, Kind};
 use crate::rng;
+use crate::strategy::threshold;
 use crate::strategy::{SummaryCall, When};
-use crate::context::{Context, Item, Outcome};
-use crate::view::{TextRef, Texts, View};
 use crate::summariser::Summariser;
+use crate::view::{TextRef, Texts, View};
 
 const VERBATIM: u8 = 1;
 const PARAPHRASED: u8 = 2;
@@ -147,7 +147,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     s.alive.clear();
     s.summary_flag.clear();
     s.cache_points.clear();
-    let mut run = Run {
+    let mut run = Replay {
         h: history,
         flags,
         compactor,
@@ -214,7 +214,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     run.finish()
 }
 
-struct Run<'a, C: ?Sized> {
+struct Replay<'a, C: ?Sized> {
     h: &'a CostedHistory,
     flags: &'a [bool],
     compactor: &'a C,
@@ -275,7 +275,7 @@ struct Run<'a, C: ?Sized> {
     now: Option<crate::history::Time>,
 }
 
-impl<C: Compactor + ?Sized> Run<'_, C> {
+impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// The cost of the first `m` entries, separators included.
     fn prefix_cost(&self, m: usize) -> u64 {
         match m {

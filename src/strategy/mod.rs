@@ -48,7 +48,7 @@ mod window;
 
 pub use clear_tool_uses::ClearToolUses;
 pub use head::Head;
-pub use summary::{Summary, SummarySize};
+pub use summary::{SummaryRule, SummarySize};
 pub use summary_call::SummaryCall;
 pub use when::{threshold, When};
 
@@ -56,10 +56,10 @@ pub use when::{threshold, When};
 // alike; the strategies' files name them through this module.
 use crate::context::{Context, Item, Outcome};
 use crate::error::ParseError;
-use crate::spec::{self, Spec};
-use crate::view::View;
 use crate::llm::SummaryRequest;
+use crate::spec::{self, Spec};
 use crate::summariser::{Missing, Summariser};
+use crate::view::View;
 use rule::{RuleSpec, Tail};
 
 use std::fmt::Write as _;
@@ -200,7 +200,7 @@ strategies! {
     Pinned: pinned::Pinned,
     Mask: mask::Mask,
     ClearToolUses: ClearToolUses,
-    Summary: Summary,
+    Summary: SummaryRule,
     Amortized: amortized::Amortized,
     OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
     CodexCompact: codex_compact::CodexCompact,
@@ -482,4 +482,3 @@ impl Missing {
         m
     }
 }
-

@@ -22,10 +22,10 @@ pub use extractive::Extractive;
 pub use llm::{Llm, Missing};
 pub use simulated::Simulated;
 
+use crate::context::Context;
 use crate::error::ParseError;
 use crate::history::Kind;
 use crate::spec::Params;
-use crate::context::Context;
 use crate::view::View;
 
 /// The summarisers by name, for messages.

@@ -1,8 +1,8 @@
 //! Invariants of the strategies over many seeded random histories.
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::strategy::{Rule, Strategy};
-use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::view::View;
 use ctxlab::{score, CostModel};
 use rand::rngs::ChaCha8Rng;

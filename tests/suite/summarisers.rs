@@ -2,9 +2,9 @@
 //! facts; their parameters; the extractive one byte-stable across threads.
 
 use crate::common::{assert_fails_with, ctxlab, stderr};
+use ctxlab::context::{Context, Item};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::strategy::Strategy;
-use ctxlab::context::{Context, Item};
 use ctxlab::view::View;
 use ctxlab::{score, CostModel, Metrics};
 

@@ -173,7 +173,7 @@ impl CacheSpec {
             )
         })?;
         let mut out = CacheSpec::of(kind);
-        use crate::spec::Value;
+        use crate::spec::SpecValue;
         for (key, value) in &spec.params {
             if !kind.fits() {
                 return Err(format!(
@@ -182,14 +182,14 @@ impl CacheSpec {
                 ));
             }
             let number = match value {
-                Value::Int(i) => Some(*i as f64),
-                Value::Float(x) => Some(*x),
+                SpecValue::Int(i) => Some(*i as f64),
+                SpecValue::Float(x) => Some(*x),
                 _ => None,
             };
             match (key.as_str(), number) {
                 ("miss", Some(x)) if (0.0..1.0).contains(&x) => out.miss = Some(x),
                 ("credit", Some(x)) if x > 0.0 && x <= 1.0 => out.credit = Some(x),
-                ("ttl", Some(_)) if matches!(value, Value::Int(i) if *i > 0) => {
+                ("ttl", Some(_)) if matches!(value, SpecValue::Int(i) if *i > 0) => {
                     out.ttl = Some(number.unwrap_or(0.0) as u64)
                 }
                 ("miss", _) => {
