@@ -11,25 +11,25 @@ pub enum InputError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{}:{line}: {}", path.display(), crate::text::cut_long(message))]
+    #[error("{}:{line}: {}", path.display(), crate::quote::cut_long(message))]
     Line {
         path: PathBuf,
         line: usize,
         message: String,
     },
-    #[error("{}: {}", path.display(), crate::text::cut_long(message))]
+    #[error("{}: {}", path.display(), crate::quote::cut_long(message))]
     File { path: PathBuf, message: String },
     #[error(
         "{origin}: key `{}`: {}",
-        crate::text::cut(key, crate::text::QUOTE_CHARS),
-        crate::text::cut_long(message)
+        crate::quote::cut(key, crate::quote::QUOTE_CHARS),
+        crate::quote::cut_long(message)
     )]
     Key {
         origin: String,
         key: String,
         message: String,
     },
-    #[error("{}", crate::text::cut_long(.0))]
+    #[error("{}", crate::quote::cut_long(.0))]
     Invalid(String),
 }
 

@@ -19,6 +19,7 @@ pub(crate) mod calibrate_summaries;
 pub mod cells;
 #[doc(hidden)]
 pub mod cli;
+pub mod context;
 pub mod cost;
 pub mod error;
 pub mod experiment;
@@ -29,10 +30,12 @@ mod links;
 pub mod llm;
 pub mod metrics;
 pub mod noise;
+pub mod quote;
 pub mod report;
 mod rng;
 pub mod session;
 pub(crate) mod sessions;
+pub mod spec;
 pub mod stats;
 pub mod strategy;
 pub(crate) mod strict_json;
@@ -41,13 +44,16 @@ pub mod summariser;
 pub mod sweep;
 pub mod tables;
 pub mod text;
+pub mod view;
 
+pub use context::{Context, Item, Outcome};
 pub use cost::CostModel;
 pub use error::InputError;
 pub use history::import;
 pub use history::{CostedHistory, History, Kind, Record};
 pub use metrics::{score, Metrics};
-pub use strategy::{Context, Item, Outcome, Strategy, View};
+pub use strategy::Strategy;
+pub use view::View;
 
 pub use error::{Error, ParseError};
 pub use experiment::{load_any, parse_any, AnyExperiment};

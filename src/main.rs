@@ -9,7 +9,7 @@ fn main() -> ExitCode {
         Err(e) if out::is_closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
             // However long what it quotes, a message stays a few lines (cut where it errs).
-            let message = ctxlab::text::bound_message(&format!("{e:#}"));
+            let message = ctxlab::quote::bound_message(&format!("{e:#}"));
             ctxlab::warnln!("error: {message}");
             ExitCode::FAILURE
         }

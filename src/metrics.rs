@@ -1,7 +1,7 @@
 //! Scoring a context against the true labels.
 
+use crate::context::{Context, Item, Outcome};
 use crate::history::CostedHistory;
-use crate::strategy::{Context, Item, Outcome};
 
 /// The measures of one cell. Fractions are `None` where they are undefined: every measure of an
 /// infeasible cell, and retention when the history has no required record.

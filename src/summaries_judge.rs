@@ -15,13 +15,14 @@
 //! whole (the session went on from an earlier conversation: [`crate::import::Run::continued`],
 //! the transcript's first summary) is left out and counted.
 
+use crate::context::Context;
 use crate::facts::Facts;
 use crate::history::{CostedHistory, Kind};
 use crate::import::{LabelRules, Run};
 use crate::rng;
 use crate::stats::t975;
-use crate::strategy::{Context, View};
 use crate::summariser::Summariser;
+use crate::view::View;
 use crate::CostModel;
 
 /// A summariser to judge, by the label it is printed under.
@@ -201,7 +202,7 @@ pub fn judge_run(
 
 /// One candidate's figures over the summaries it wrote.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Verdict {
+pub struct CandidateVerdict {
     pub label: String,
     pub summaries: usize,
     /// Mean share of the needed facts kept: the real summaries', the candidate's.
@@ -216,7 +217,7 @@ pub struct Verdict {
 }
 
 /// Every candidate's verdict, in the candidates' order.
-pub fn verdicts(j: &Judgement, candidates: &[Candidate]) -> Vec<Verdict> {
+pub fn verdicts(j: &Judgement, candidates: &[Candidate]) -> Vec<CandidateVerdict> {
     candidates
         .iter()
         .enumerate()
@@ -247,7 +248,7 @@ pub fn verdicts(j: &Judgement, candidates: &[Candidate]) -> Vec<Verdict> {
                 .iter()
                 .map(|p| (p.0 - real) * (p.1 - kept))
                 .sum::<f64>();
-            Verdict {
+            CandidateVerdict {
                 label: cand.label.clone(),
                 summaries: pairs.len(),
                 real_kept: real,

@@ -1,8 +1,10 @@
 //! The sweep calls `Strategy::apply` once per cell: once a `Context` has grown to the largest
 //! history, no strategy may allocate. A counting allocator checks it on this thread.
 
+use ctxlab::context::Context;
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Strategy, View};
+use ctxlab::strategy::Strategy;
+use ctxlab::view::View;
 use ctxlab::CostModel;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

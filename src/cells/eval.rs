@@ -2,11 +2,12 @@
 //! and flags only; after the buffers have grown to the largest history it does not allocate.
 
 use super::grid::Grid;
+use crate::context::Context;
 use crate::history::CostedHistory;
 use crate::metrics::{score, score_with, Metrics, ScoreScratch};
 use crate::noise;
 use crate::rng;
-use crate::strategy::{Context, View};
+use crate::view::View;
 
 /// One evaluated cell, by axis indices (labels are attached when the tables are written).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,7 +30,7 @@ pub struct CellRow {
 
 /// Buffers reused across histories by one worker.
 #[derive(Debug, Default)]
-pub struct Scratch {
+pub struct CellScratch {
     context: Context,
     draws: noise::Draws,
     flags: Vec<bool>,
@@ -53,7 +54,7 @@ pub fn evaluate_history(
     grid: &Grid,
     index: usize,
     history: &CostedHistory,
-    s: &mut Scratch,
+    s: &mut CellScratch,
     out: &mut Vec<CellRow>,
 ) {
     evaluate_replicates(grid, index, history, 0..grid.replicates, s, out)
@@ -69,7 +70,7 @@ pub fn evaluate_replicates(
     index: usize,
     history: &CostedHistory,
     replicates: std::ops::Range<u32>,
-    s: &mut Scratch,
+    s: &mut CellScratch,
     out: &mut Vec<CellRow>,
 ) {
     s.capacities.clear();
@@ -165,7 +166,7 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
 }
 
 /// A cell evaluated alone: its row, the flags the strategy saw, its outcome and context.
-pub type EvaluatedCell = (CellRow, Vec<bool>, crate::strategy::Outcome, Context);
+pub type EvaluatedCell = (CellRow, Vec<bool>, crate::context::Outcome, Context);
 
 /// The cell `ctxlab inspect` shows: `strategy` at `budget_percent` on `history` as a sweep's
 /// first history, at this seed, noise model and replicate.

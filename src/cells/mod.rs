@@ -8,7 +8,7 @@ mod table;
 
 pub use eval::{
     evaluate_cell, evaluate_history, evaluate_replicates, inspect_cell, CellAt, CellRow,
-    EvaluatedCell, Scratch,
+    CellScratch, EvaluatedCell,
 };
 pub use grid::Grid;
 pub use table::{table_rows, TableRow};

@@ -2,7 +2,7 @@
 //! sweep's own hot loop (the history as the sweep's first, replicate 0, no label noise), so a
 //! cell of the table is the same cell in a sweep with the same seed.
 
-use super::{evaluate_history, Grid, Scratch};
+use super::{evaluate_history, CellScratch, Grid};
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
 use crate::noise::{NoiseLevel, NoiseModel};
@@ -31,7 +31,7 @@ pub fn table_rows(
         NoiseModel::uniform(NoiseLevel::NONE),
     );
     let mut cells = Vec::new();
-    evaluate_history(&grid, 0, history, &mut Scratch::default(), &mut cells);
+    evaluate_history(&grid, 0, history, &mut CellScratch::default(), &mut cells);
     // The grid orders cells strategy major; the table reads budget by budget.
     cells.sort_by_key(|c| (c.budget, c.strategy));
     cells

@@ -42,7 +42,7 @@ const COLUMNS: [&str; 6] = ["run", "id", "kind", "fact", "used_by", "use_kind"];
 /// Fact counts over some records: all, needed, never used again, and of those the facts
 /// that came from a directory listing.
 #[derive(Debug, Default, Clone, Copy)]
-struct Counts {
+struct FactCounts {
     facts: usize,
     needed: usize,
     unused: usize,
@@ -50,7 +50,7 @@ struct Counts {
     listing: usize,
 }
 
-impl Counts {
+impl FactCounts {
     fn row(&self, name: &str) -> Vec<String> {
         vec![
             name.to_string(),
@@ -70,7 +70,7 @@ impl Counts {
 pub fn run(a: FactsArgs) -> Result<()> {
     let columns = chosen_columns(&a.columns)?;
     let runs = super::import::read_all(&a.files, a.format, false)?;
-    let (mut all, mut required) = (Counts::default(), Counts::default());
+    let (mut all, mut required) = (FactCounts::default(), FactCounts::default());
     let mut explained: Vec<Vec<String>> = Vec::new();
     let mut records = 0usize;
     for run in &runs {
@@ -81,7 +81,7 @@ pub fn run(a: FactsArgs) -> Result<()> {
         for (i, &is_required) in truth.iter().enumerate() {
             let listing = is_listing(h, i);
             for f in facts.owned(i) {
-                let counts: &mut [&mut Counts] = if is_required {
+                let counts: &mut [&mut FactCounts] = if is_required {
                     &mut [&mut all, &mut required]
                 } else {
                     &mut [&mut all]

@@ -2,7 +2,7 @@
 //! one history per run, labelled by `--label` rules.
 
 use crate::history::write_jsonl;
-use crate::import::{self, Format, LabelRules, Names, Problems, Run, Tally};
+use crate::import::{self, Format, LabelRules, Problems, Run, RunNames, Tally};
 use crate::Kind;
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -111,7 +111,7 @@ pub fn read_all_tallied(
     tally: &mut Tally,
 ) -> Result<Vec<Run>> {
     let mut runs = Vec::new();
-    let mut names = Names::default();
+    let mut names = RunNames::default();
     let mut skipped = 0usize;
     for path in files {
         let mut problems = if skip_bad {

@@ -118,7 +118,7 @@ pub struct SessionArgs {
     pub layer_shares: Option<String>,
     /// text, csv (one row per agent call) or metrics (one CSV row of session metrics; replay only).
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: SessionFormat,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,7 +128,7 @@ pub enum TriggerArg {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub enum SessionFormat {
     Text,
     Csv,
     Metrics,
@@ -194,7 +194,7 @@ fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
             "{flags} only {verb} when replaying a HISTORY: a scripted trace (--usage) has no context to compact"
         );
     }
-    if a.format == Format::Metrics {
+    if a.format == SessionFormat::Metrics {
         bail!("--format metrics needs a HISTORY to replay; a scripted trace prints text or csv");
     }
     let cfg = base_config(a);
@@ -202,7 +202,7 @@ fn scripted(a: &SessionArgs, usage: &str) -> Result<()> {
     let usage = parse_usage(usage).map_err(|e| anyhow!("--usage: {e}"))?;
     let outcome = run_script(&cfg, &usage);
     match a.format {
-        Format::Csv => crate::say!("{}", out::script_csv(&outcome)),
+        SessionFormat::Csv => crate::say!("{}", out::script_csv(&outcome)),
         _ => crate::say!("{}", out::script_text(&cfg, &outcome)),
     }
     Ok(())
@@ -344,7 +344,7 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     let label = strategy.label();
     let cost_model = costed.model.to_string();
     let text = match a.format {
-        Format::Text => out::replay_text(
+        SessionFormat::Text => out::replay_text(
             &out::ReplayHeader {
                 history: &costed.name,
                 records: costed.len(),
@@ -355,8 +355,8 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
             &trace,
             &metrics,
         ),
-        Format::Csv => out::calls_csv(&trace),
-        Format::Metrics => out::metrics_csv(&costed.name, &label, &cfg, &metrics),
+        SessionFormat::Csv => out::calls_csv(&trace),
+        SessionFormat::Metrics => out::metrics_csv(&costed.name, &label, &cfg, &metrics),
     };
     crate::say!("{text}");
     Ok(())

@@ -19,7 +19,7 @@ pub enum SummariesCommand {
     Export(super::summaries_export::ExportArgs),
     /// Store a batch service's answers (OpenAI Batch output) in a cache folder, checked against
     /// the requests file they answer; all or nothing.
-    Import(ImportArgs),
+    Import(SummariesImportArgs),
     /// Ask an OpenAI-compatible endpoint (vLLM, llama.cpp, ollama; plain http) for the answers
     /// a cache folder lacks.
     Fill(FillArgs),
@@ -29,7 +29,7 @@ pub enum SummariesCommand {
 }
 
 #[derive(Args, Debug)]
-pub struct ImportArgs {
+pub struct SummariesImportArgs {
     /// The Batch output file (JSONL): one answer a line.
     pub responses: PathBuf,
     /// The Batch input file the answers are for (as `summaries export` wrote it).
@@ -86,7 +86,7 @@ pub fn run(a: SummariesArgs) -> Result<()> {
     }
 }
 
-fn import(a: ImportArgs) -> Result<()> {
+fn import(a: SummariesImportArgs) -> Result<()> {
     let r = llm::import(&a.responses, &a.requests, &a.into)?;
     crate::sayln!(
         "{} answers read, for {} distinct requests: {} stored in {}, {} already there",

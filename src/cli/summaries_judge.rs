@@ -4,8 +4,8 @@
 
 use crate::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};
-use crate::strategy::spec::Spec;
-use crate::summaries_judge::{judge_run, verdicts, Candidate, Judgement, Verdict};
+use crate::spec::Spec;
+use crate::summaries_judge::{judge_run, verdicts, Candidate, CandidateVerdict, Judgement};
 use crate::summariser::Summariser;
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
@@ -125,7 +125,7 @@ fn opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.3}")).unwrap_or_default()
 }
 
-fn to_csv(verdicts: &[Verdict]) -> String {
+fn to_csv(verdicts: &[CandidateVerdict]) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_HEADER.split(',')).expect("in memory");
     for v in verdicts {
@@ -145,7 +145,7 @@ fn to_csv(verdicts: &[Verdict]) -> String {
     String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
 }
 
-fn to_text(j: &Judgement, verdicts: &[Verdict], a: &JudgeArgs) -> String {
+fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs) -> String {
     let mut out = format!(
         "{} compaction summaries judged ({} left out: the span they replaced is not in the file; {} left out: no needed fact in their span); flags {}, min_gap {}\n",
         j.summaries.len(),

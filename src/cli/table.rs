@@ -27,14 +27,14 @@ pub struct TableArgs {
     pub history_name: Option<String>,
     /// How to print the table: aligned text, CSV or a Markdown table.
     #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
+    pub format: TableFormat,
     /// The experiment seed: a summary's draws are those of a sweep's first history with it.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum Format {
+pub enum TableFormat {
     Text,
     Csv,
     Markdown,
@@ -50,9 +50,9 @@ pub fn run(a: TableArgs) -> Result<()> {
     let costed = CostedHistory::new(history, a.cost);
     let rows = crate::cells::table_rows(&costed, &strategies, &budgets, a.seed);
     let out = match a.format {
-        Format::Text => table::to_text(&costed, &rows),
-        Format::Csv => table::to_csv(&rows),
-        Format::Markdown => table::to_markdown(&rows),
+        TableFormat::Text => table::to_text(&costed, &rows),
+        TableFormat::Csv => table::to_csv(&rows),
+        TableFormat::Markdown => table::to_markdown(&rows),
     };
     crate::say!("{out}");
     Ok(())

@@ -11,7 +11,8 @@ use crate::error::InputError;
 use crate::error::ParseError;
 use crate::history::generate::GenerateConfig;
 pub use crate::history::source::Source;
-use crate::strategy::{Spec, Strategy};
+use crate::spec::Spec;
+use crate::strategy::Strategy;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -409,7 +410,7 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<(), P
         Err(e) if raw.starts_with(['[', '{', '"', '\'']) => {
             return Err(format!(
                 "{}: not valid TOML: {}",
-                crate::text::cut(raw, crate::text::QUOTE_CHARS),
+                crate::quote::cut(raw, crate::quote::QUOTE_CHARS),
                 e.message()
             )
             .into())

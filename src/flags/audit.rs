@@ -35,7 +35,7 @@ impl Scope {
 
 /// One row of the audit: the counts and the two rates' intervals by history.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rates {
+pub struct AuditRow {
     pub scope: Scope,
     pub counts: Counts,
     /// Histories with required records in the scope (what the FN interval rests on).
@@ -49,7 +49,7 @@ pub struct Rates {
 /// A straight line over the relative position, fitted by least squares: its values at the
 /// start (0) and end (1) of a history.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Line {
+pub struct TrendLine {
     pub start: f64,
     pub end: f64,
 }
@@ -59,9 +59,9 @@ pub struct Audit {
     pub histories: u64,
     pub records: u64,
     /// Overall first, then each kind that occurs, then the four quarters.
-    pub rows: Vec<Rates>,
-    pub fn_line: Line,
-    pub fp_line: Line,
+    pub rows: Vec<AuditRow>,
+    pub fn_line: TrendLine,
+    pub fp_line: TrendLine,
 }
 
 /// What one scope gathers: counts and the per-history accumulators of misses and false alarms.
@@ -107,8 +107,8 @@ impl Gather {
         self.seen = false;
     }
 
-    fn rates(&self, scope: Scope) -> Rates {
-        Rates {
+    fn rates(&self, scope: Scope) -> AuditRow {
+        AuditRow {
             scope,
             counts: self.counts,
             fn_histories: self.misses.histories,
@@ -121,7 +121,7 @@ impl Gather {
 
 /// Sums for a least-squares line through points (x, y).
 #[derive(Default)]
-struct Fit {
+struct LineFit {
     n: f64,
     x: f64,
     y: f64,
@@ -129,7 +129,7 @@ struct Fit {
     xy: f64,
 }
 
-impl Fit {
+impl LineFit {
     fn add(&mut self, x: f64, y: f64) {
         self.n += 1.0;
         self.x += x;
@@ -139,9 +139,9 @@ impl Fit {
     }
 
     /// The fitted line's ends, clamped to [0, 1]; flat at the mean when every x is the same.
-    fn line(&self) -> Line {
+    fn line(&self) -> TrendLine {
         if self.n == 0.0 {
-            return Line::default();
+            return TrendLine::default();
         }
         let spread = self.n * self.xx - self.x * self.x;
         let slope = if spread > 1e-12 {
@@ -150,7 +150,7 @@ impl Fit {
             0.0
         };
         let intercept = (self.y - slope * self.x) / self.n;
-        Line {
+        TrendLine {
             start: intercept.clamp(0.0, 1.0),
             end: (intercept + slope).clamp(0.0, 1.0),
         }
@@ -162,7 +162,7 @@ pub fn audit<'a>(histories: impl IntoIterator<Item = &'a History>) -> Audit {
     let mut all = Gather::new();
     let mut kinds = vec![Gather::new(); Kind::ALL.len()];
     let mut quarters = vec![Gather::new(); 4];
-    let (mut fn_fit, mut fp_fit) = (Fit::default(), Fit::default());
+    let (mut fn_fit, mut fp_fit) = (LineFit::default(), LineFit::default());
     let (mut n_histories, mut n_records) = (0u64, 0u64);
     for h in histories {
         let flags = h.flag_base();
@@ -311,7 +311,7 @@ mod tests {
         h.flags = Some(vec![true, true, false, false]);
         assert_eq!(
             audit([&h]).fn_line,
-            Line {
+            TrendLine {
                 start: 0.0,
                 end: 1.0
             }

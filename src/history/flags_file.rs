@@ -19,7 +19,8 @@ const EXPECTED: &str =
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Line {
+#[serde(rename = "Line")] // the name serde's messages quote
+struct FlagLine {
     history: String,
     id: u64,
     flag: bool,
@@ -64,7 +65,7 @@ pub fn parse(
                 ),
             ));
         }
-        let line: Line = serde_json::from_str(raw).map_err(|e| {
+        let line: FlagLine = serde_json::from_str(raw).map_err(|e| {
             InputError::line(path, line_no, format!("{}; {EXPECTED}", json_error(&e)))
         })?;
         let Some(&h) = index.get(line.history.as_str()) else {
@@ -73,7 +74,7 @@ pub fn parse(
                 line_no,
                 format!(
                     "no loaded history is named {:?} (the histories are {})",
-                    crate::text::cut(&line.history, crate::text::QUOTE_CHARS),
+                    crate::quote::cut(&line.history, crate::quote::QUOTE_CHARS),
                     names(histories)
                 ),
             ));

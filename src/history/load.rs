@@ -20,7 +20,8 @@ use std::path::Path;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Line {
+#[serde(rename = "Line")] // the name serde's messages quote
+struct RecordLine {
     id: u64,
     text: String,
     #[serde(default)]
@@ -69,7 +70,7 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
                 "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history`, `flag`, `time` (fields are read by name, not by position)",
             ));
         }
-        let line: Line = serde_json::from_str(raw)
+        let line: RecordLine = serde_json::from_str(raw)
             .map_err(|e| InputError::line(path, line_no, describe_json_error(&e)))?;
         let kind = match &line.kind {
             None => Kind::default(),

@@ -155,3 +155,14 @@ impl History {
         self.flags.clone().unwrap_or_else(|| self.truth())
     }
 }
+
+/// Whether record `r` starts an agent call: an assistant record always does; a tool call does
+/// unless it follows an assistant record or another tool call (then it is part of that
+/// call's output).
+pub fn starts_call(kinds: &[Kind], r: usize) -> bool {
+    match kinds[r] {
+        Kind::Assistant => true,
+        Kind::ToolCall => r == 0 || !matches!(kinds[r - 1], Kind::Assistant | Kind::ToolCall),
+        _ => false,
+    }
+}

@@ -134,7 +134,7 @@ pub fn read_requests(path: &Path) -> Result<Vec<SummaryRequest>> {
 
 /// One answered line of a Batch output file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Response {
+pub struct BatchResponse {
     /// The line it is on, from 1, for messages.
     pub line: usize,
     pub custom_id: String,
@@ -152,7 +152,7 @@ pub fn read_responses(path: &Path) -> Result<Vec<(String, String)>> {
 }
 
 /// [`read_responses`], keeping each answer's line number.
-pub fn read_response_lines(path: &Path) -> Result<Vec<Response>> {
+pub fn read_response_lines(path: &Path) -> Result<Vec<BatchResponse>> {
     let text = crate::text::read(path)?;
     let mut responses = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -172,7 +172,7 @@ pub fn read_response_lines(path: &Path) -> Result<Vec<Response>> {
             }
         };
         let text = answer(&value).map_err(|m| at(format!("custom_id {custom_id}: {m}")))?;
-        responses.push(Response {
+        responses.push(BatchResponse {
             line: i + 1,
             custom_id,
             text,

@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Entry {
+#[serde(rename = "Entry")] // the name serde's messages quote
+struct CachedSummary {
     hash: String,
     request: SummaryRequest,
     text: String,
@@ -84,7 +85,7 @@ impl SummaryCache {
             path: path.clone(),
             message: format!("{message}; the cache is damaged: remove the file to ask again"),
         };
-        let entry: Entry = crate::strict_json::from_str(&text)
+        let entry: CachedSummary = crate::strict_json::from_str(&text)
             .map_err(|e| damaged(format!("not a cache entry ({e})")))?;
         let stored = entry.request.hash();
         if entry.hash != hash || stored != hash {
@@ -117,7 +118,7 @@ impl SummaryCache {
         }
         let folder = path.parent().expect("an entry has a folder");
         std::fs::create_dir_all(folder).map_err(|e| InputError::io(folder, e))?;
-        let entry = Entry {
+        let entry = CachedSummary {
             hash: hash.clone(),
             request: request.clone(),
             text: text.to_string(),

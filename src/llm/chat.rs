@@ -13,14 +13,15 @@ use serde_json::Value;
 #[serde(deny_unknown_fields)]
 pub(crate) struct Body {
     pub model: String,
-    pub messages: Vec<Message>,
+    pub messages: Vec<ChatMessage>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct Message {
+#[serde(rename = "Message")] // the name serde's messages quote
+pub(crate) struct ChatMessage {
     pub role: String,
     pub content: String,
 }
@@ -31,11 +32,11 @@ impl Body {
         Body {
             model: request.model.clone(),
             messages: vec![
-                Message {
+                ChatMessage {
                     role: "system".into(),
                     content: request.prompt.clone(),
                 },
-                Message {
+                ChatMessage {
                     role: "user".into(),
                     content: request.input.clone(),
                 },
@@ -79,7 +80,7 @@ pub(crate) fn answer_text(body: &Value) -> Result<String, String> {
         }
         Some(other) => Err(format!(
             "expected choices[0].message.content to be text, found {}",
-            crate::text::cut(&other.to_string(), crate::text::QUOTE_CHARS)
+            crate::quote::cut(&other.to_string(), crate::quote::QUOTE_CHARS)
         )),
         None => Err("the answer has no choices[0].message.content".into()),
     }
@@ -97,7 +98,7 @@ pub(crate) fn error_text(body: &str) -> String {
     if text.is_empty() {
         "no message".into()
     } else {
-        crate::text::cut(&text, crate::text::QUOTE_CHARS)
+        crate::quote::cut(&text, crate::quote::QUOTE_CHARS)
     }
 }
 

@@ -37,7 +37,7 @@ pub fn import(responses: &Path, requests: &Path, into: &Path) -> Result<ImportRe
         if !by_hash.contains_key(&a.custom_id) {
             return Err(at(format!(
                 "custom_id {} is not a request of {} (which holds {} requests): answers to another export?",
-                crate::text::cut(&a.custom_id, crate::text::QUOTE_CHARS),
+                crate::quote::cut(&a.custom_id, crate::quote::QUOTE_CHARS),
                 requests.display(),
                 by_hash.len()
             ))

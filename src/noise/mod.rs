@@ -278,7 +278,7 @@ noise_models! {
 impl NoiseModel {
     /// Parses a spec such as `uniform(fn=0.2, fp=0.05)` or `correlated(rho=0.8, fn=0.2)`.
     pub fn parse(text: &str) -> Result<NoiseModel, ParseError> {
-        let spec = crate::strategy::Spec::parse_as(text, "noise model")?;
+        let spec = crate::spec::Spec::parse_as(text, "noise model")?;
         let mut rates = Rates::new(&spec);
         let model = NoiseModel::read(&spec.name, &mut rates).unwrap_or_else(|| {
             Err(ParseError(format!(

@@ -4,7 +4,7 @@
 
 use super::NoiseLevel;
 use crate::error::ParseError;
-use crate::strategy::spec::{Spec, Value};
+use crate::spec::{Spec, SpecValue};
 
 /// Typed access to a noise spec's parameters, by name.
 pub struct Rates<'a> {
@@ -39,8 +39,8 @@ impl<'a> Rates<'a> {
         }
         match found {
             None => Ok(None),
-            Some(Value::Float(x)) => Ok(Some(*x)),
-            Some(Value::Int(i)) => Ok(Some(*i as f64)),
+            Some(SpecValue::Float(x)) => Ok(Some(*x)),
+            Some(SpecValue::Int(i)) => Ok(Some(*i as f64)),
             Some(other) => Err(self.error(key, &format!("a number, found `{other}`"))),
         }
     }

@@ -12,11 +12,11 @@
 //! Each is written as PNG and SVG into `RESULTS_DIR/charts/`.
 
 use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
-use super::labels;
-use super::manifest::{self as manifest_file, Manifest, NoiseBudget, DEFAULT_NOISE_BUDGET};
+use super::manifest::{self as manifest_file, Manifest, DEFAULT_NOISE_BUDGET};
 use super::markdown;
+use super::noise_choice::{NoiseChoice, NoiseRateAxis};
 use super::palette;
-use super::publish::{self, OutputFile};
+use super::publish::{self, FileToWrite, CHARTS_DIR};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::{read_summary, SummaryRow};
 use crate::error::InputError;
@@ -24,8 +24,6 @@ pub use crate::experiment::check_noise_budget;
 use crate::tables::numbers;
 use std::path::{Path, PathBuf};
 
-/// The folder inside a results folder that holds the charts.
-pub const CHARTS_DIR: &str = "charts";
 /// The report's file name inside a results folder.
 pub const REPORT_FILE: &str = "report.md";
 
@@ -86,7 +84,7 @@ pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
 pub(crate) fn render_files(
     results_dir: &Path,
     compare: &Path,
-) -> crate::error::Result<Vec<OutputFile>> {
+) -> crate::error::Result<Vec<FileToWrite>> {
     let inputs = Inputs::read(results_dir)?;
     let grid = inputs.grid()?;
     let noise = NoiseChoice::resolve(&grid, &inputs.manifest, &inputs.manifest_path)?;
@@ -98,7 +96,7 @@ pub(crate) fn render_files(
         files.extend(figure_files(figure)?);
     }
     let report = markdown::report(&grid, &inputs.manifest, &noise, &figures);
-    files.push(OutputFile {
+    files.push(FileToWrite {
         relative: REPORT_FILE.into(),
         bytes: report.into_bytes(),
     });
@@ -113,10 +111,10 @@ fn drawing(figure: &Figure, ext: &str, e: crate::error::DrawError) -> crate::err
 }
 
 /// A figure rendered as its two files, `charts/<stem>.png` and `charts/<stem>.svg`.
-pub(crate) fn figure_files(figure: &Figure) -> crate::error::Result<[OutputFile; 2]> {
+pub(crate) fn figure_files(figure: &Figure) -> crate::error::Result<[FileToWrite; 2]> {
     let png = figure.to_png().map_err(|e| drawing(figure, "png", e))?;
     let svg = figure.to_svg().map_err(|e| drawing(figure, "svg", e))?;
-    let file = |ext: &str, bytes: Vec<u8>| OutputFile {
+    let file = |ext: &str, bytes: Vec<u8>| FileToWrite {
         relative: Path::new(CHARTS_DIR).join(format!("{}.{ext}", figure.stem)),
         bytes,
     };
@@ -131,128 +129,9 @@ fn budget_list(budgets: &[f64]) -> String {
         .join(", ")
 }
 
-/// The budget of the retention-against-noise chart.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NoiseChoice {
-    /// Index into the grid's budgets.
-    pub budget_index: usize,
-    pub budget: f64,
-    /// True when the experiment set no budget and 50 % was not in the sweep, so the nearest
-    /// budget stands in (and the chart says so).
-    pub substituted: bool,
-}
-
-impl NoiseChoice {
-    /// A configured budget must be one of the sweep's; without one, 50 % or the nearest.
-    pub fn resolve(
-        grid: &SummaryGrid,
-        manifest: &Manifest,
-        manifest_path: &Path,
-    ) -> Result<NoiseChoice, InputError> {
-        let budgets = &grid.budgets;
-        match manifest_file::noise_budget(manifest, manifest_path)? {
-            NoiseBudget::Configured(b) => match budgets.iter().position(|&x| x == b) {
-                Some(i) => Ok(NoiseChoice {
-                    budget_index: i,
-                    budget: b,
-                    substituted: false,
-                }),
-                None => Err(InputError::key(
-                    manifest_path.display().to_string(),
-                    "config.charts.noise_budget",
-                    check_noise_budget(b, budgets).expect_err("not among the budgets"),
-                )),
-            },
-            NoiseBudget::Default => {
-                // Ties go to the larger budget: the nearer to a roomy context.
-                let i = (0..budgets.len())
-                    .min_by(|&a, &b| {
-                        let da = (budgets[a] - DEFAULT_NOISE_BUDGET).abs();
-                        let db = (budgets[b] - DEFAULT_NOISE_BUDGET).abs();
-                        da.total_cmp(&db).then(b.cmp(&a))
-                    })
-                    .expect("a summary has at least one budget");
-                Ok(NoiseChoice {
-                    budget_index: i,
-                    budget: budgets[i],
-                    substituted: budgets[i] != DEFAULT_NOISE_BUDGET,
-                })
-            }
-        }
-    }
-}
-
-/// Which noise rate the retention-against-noise chart puts on its x axis; the other rate
-/// splits it into panels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoiseAxis {
-    FalseNegative,
-    FalsePositive,
-}
-
-impl NoiseAxis {
-    /// The false-negative rate, unless only the false-positive rate varies.
-    pub fn choose(grid: &SummaryGrid) -> NoiseAxis {
-        if grid.false_negatives.len() < 2 && grid.false_positives.len() >= 2 {
-            NoiseAxis::FalsePositive
-        } else {
-            NoiseAxis::FalseNegative
-        }
-    }
-
-    /// (rates along the x axis, rates of the panels).
-    pub fn rates<'g>(&self, grid: &'g SummaryGrid) -> (&'g [f64], &'g [f64]) {
-        match self {
-            NoiseAxis::FalseNegative => (&grid.false_negatives, &grid.false_positives),
-            NoiseAxis::FalsePositive => (&grid.false_positives, &grid.false_negatives),
-        }
-    }
-
-    /// The noise level at `x` along the axis in the panel of rate `panel`.
-    pub fn level(&self, grid: &SummaryGrid, x: f64, panel: f64) -> Option<usize> {
-        match self {
-            NoiseAxis::FalseNegative => grid.noise_index(x, panel),
-            NoiseAxis::FalsePositive => grid.noise_index(panel, x),
-        }
-    }
-
-    /// The panel title for the other rate.
-    pub fn panel_title(&self, panel: f64) -> String {
-        match self {
-            NoiseAxis::FalseNegative => format!("FP {}", labels::rate(panel)),
-            NoiseAxis::FalsePositive => format!("FN {}", labels::rate(panel)),
-        }
-    }
-
-    /// The rate a group's flags realised along this axis (`None`: the summary has none).
-    pub fn realised(&self, row: &SummaryRow) -> Option<f64> {
-        match self {
-            NoiseAxis::FalseNegative => row.fn_realised_mean,
-            NoiseAxis::FalsePositive => row.fp_realised_mean,
-        }
-    }
-
-    /// The rate a group's flags realised along the panels' axis.
-    pub fn panel_realised(&self, row: &SummaryRow) -> Option<f64> {
-        match self {
-            NoiseAxis::FalseNegative => row.fp_realised_mean,
-            NoiseAxis::FalsePositive => row.fn_realised_mean,
-        }
-    }
-
-    /// The panel title with the rate the panel's flags realised, e.g. `FP 5 % (realised 4.9 %)`.
-    pub fn panel_title_realised(&self, panel: f64, row: Option<&SummaryRow>) -> String {
-        let nominal = self.panel_title(panel);
-        match row.and_then(|r| self.panel_realised(r)) {
-            Some(r) => format!("{nominal} (realised {})", labels::rate_precise(r)),
-            None => nominal,
-        }
-    }
-}
-
 /// The x axis of a retention-against-noise chart: wide enough for the nominal rates and the
 /// realised ones drawn.
-fn realised_axis(axis: NoiseAxis, xs: &[f64], rows: impl Iterator<Item = f64>) -> Axis {
+fn realised_axis(axis: NoiseRateAxis, xs: &[f64], rows: impl Iterator<Item = f64>) -> Axis {
     let all: Vec<f64> = xs.iter().copied().chain(rows).collect();
     rate_axis(noise_x_label(axis).into(), &all)
 }
@@ -597,7 +476,7 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
     if !grid.one_noise_family() {
         return retention_vs_noise_models(grid, manifest, noise);
     }
-    let axis = NoiseAxis::choose(grid);
+    let axis = NoiseRateAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
     let b = noise.budget_index;
     let x_axis = realised_axis(axis, xs, grid.rows.iter().filter_map(|r| axis.realised(r)));
@@ -657,12 +536,14 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
 }
 
 /// The x axis' label of the retention-against-noise chart.
-fn noise_x_label(axis: NoiseAxis) -> &'static str {
+fn noise_x_label(axis: NoiseRateAxis) -> &'static str {
     match axis {
-        NoiseAxis::FalseNegative => {
+        NoiseRateAxis::FalseNegative => {
             "false-negative rate FN (fraction of required records left unflagged)"
         }
-        NoiseAxis::FalsePositive => "false-positive rate FP (fraction of other records flagged)",
+        NoiseRateAxis::FalsePositive => {
+            "false-positive rate FP (fraction of other records flagged)"
+        }
     }
 }
 
@@ -681,7 +562,7 @@ fn substituted_budget(noise: &NoiseChoice) -> String {
 /// The panels of [`retention_vs_noise_models`]: one per rate of the other axis and series,
 /// as (panel rate, series).
 pub(crate) fn model_panels(grid: &SummaryGrid) -> Vec<(f64, usize)> {
-    let (_, panel_rates) = NoiseAxis::choose(grid).rates(grid);
+    let (_, panel_rates) = NoiseRateAxis::choose(grid).rates(grid);
     panel_rates
         .iter()
         .flat_map(|&p| (0..grid.series.len()).map(move |s| (p, s)))
@@ -696,7 +577,7 @@ fn retention_vs_noise_models(
     manifest: &Manifest,
     noise: &NoiseChoice,
 ) -> Figure {
-    let axis = NoiseAxis::choose(grid);
+    let axis = NoiseRateAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
     let b = noise.budget_index;
     let x_axis = realised_axis(axis, xs, grid.rows.iter().filter_map(|r| axis.realised(r)));
@@ -722,8 +603,8 @@ fn retention_vs_noise_models(
                             .iter()
                             .map(|&x| {
                                 let (q, fp) = match axis {
-                                    NoiseAxis::FalseNegative => (x, p),
-                                    NoiseAxis::FalsePositive => (p, x),
+                                    NoiseRateAxis::FalseNegative => (x, p),
+                                    NoiseRateAxis::FalsePositive => (p, x),
                                 };
                                 let row = grid.get(s, grid.family_noise_index(f, q, fp)?, b)?;
                                 let x = axis.realised(row).unwrap_or(x);

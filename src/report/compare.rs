@@ -6,7 +6,7 @@
 //! published together under the folder's lock like a sweep's files; nothing is written when
 //! an argument is wrong.
 
-use super::publish::OutputFile;
+use super::publish::FileToWrite;
 use super::text_table::{self, Align};
 use crate::error::{Error, InputError, Result};
 use crate::strategy::Strategy;
@@ -103,13 +103,13 @@ pub fn compare_with_fault(
             message: e.to_string(),
         })?;
     let csv = filter_csv(&dir.join("pairs.csv"), &keep)?.unwrap_or_default();
-    let mut files = vec![OutputFile {
+    let mut files = vec![FileToWrite {
         relative: "compare.parquet".into(),
         bytes: parquet,
     }];
     // The CSV only where the run wrote CSV: its lines are the pairs' own, as the sweep wrote them.
     if !csv.is_empty() {
-        files.push(OutputFile {
+        files.push(FileToWrite {
             relative: "compare.csv".into(),
             bytes: csv,
         });
@@ -125,7 +125,7 @@ pub fn compare_with_fault(
         .iter()
         .filter(|m| measure.is_some_and(|x| x != m.as_str()))
         .flat_map(|m| {
-            ["png", "svg"].map(|ext| format!("{}/compare_{m}.{ext}", super::charts::CHARTS_DIR))
+            ["png", "svg"].map(|ext| format!("{}/compare_{m}.{ext}", super::publish::CHARTS_DIR))
         })
         .collect();
     // Charts and report are redrawn with the compare charts from the table staged beside them;

@@ -8,9 +8,8 @@
 //! Drawn only for a session sweep that has `raw(window=none)`; read from `sessions.parquet`
 //! through the table's declaration.
 
-use super::figure::{Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use super::figure::{nice_axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::palette;
-use super::session_charts::nice_axis;
 use crate::error::InputError;
 use crate::tables::manifest::Manifest as SessionManifest;
 use crate::tables::read::Checked;

@@ -147,6 +147,30 @@ pub struct LegendEntry {
     pub style: LineStyle,
 }
 
+/// A linear axis over `[lo, hi]` (from 0 when `from_zero`) with about five ticks at round
+/// steps (1, 2, 2.5 or 5 × a power of ten), padded 3 % so marks at the ends are not cut.
+pub(crate) fn nice_axis(label: String, lo: f64, hi: f64, from_zero: bool) -> Axis {
+    let lo = if from_zero { 0.0 } else { lo };
+    let hi = if hi > lo { hi } else { lo + 1.0 };
+    let raw = (hi - lo) / 5.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * magnitude);
+    let start = (lo / step).floor() * step;
+    let end = (hi / step).ceil() * step;
+    let steps = ((end - start) / step).round() as usize;
+    let pad = (end - start) * 0.03;
+    Axis {
+        label,
+        min: start - pad,
+        max: end + pad,
+        ticks: (0..=steps).map(|i| start + i as f64 * step).collect(),
+    }
+}
+
 /// Bytes drawing a figure of `panels` panels of `lines` lines of `points` points takes at
 /// most, for the memory estimate of a run: its bitmap (3 bytes a pixel, the layout's own
 /// heights: four panels a row at most), its PNG and its SVG text, each held at once.

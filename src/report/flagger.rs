@@ -4,48 +4,48 @@
 use super::manifest::Manifest;
 use super::summary_grid::SummaryGrid;
 use super::text_table::{self, Align};
-use crate::flags::audit::{Audit, Rates};
+use crate::flags::audit::{Audit, AuditRow};
 use crate::flags::{Confusion, Counts};
 use crate::tables::numbers;
 use std::fmt::Write as _;
 
 /// One column of the confusion table: its heading and how a scope's counts fill it.
-pub struct Column {
+pub struct ConfusionColumn {
     pub heading: &'static str,
     pub cell: fn(&Counts) -> String,
 }
 
 /// The columns after the scope (all records, or one kind).
-pub const COLUMNS: [Column; 8] = [
-    Column {
+pub const COLUMNS: [ConfusionColumn; 8] = [
+    ConfusionColumn {
         heading: "histories",
         cell: |c| c.histories.to_string(),
     },
-    Column {
+    ConfusionColumn {
         heading: "records",
         cell: |c| c.records.to_string(),
     },
-    Column {
+    ConfusionColumn {
         heading: "TP",
         cell: |c| c.true_positive.to_string(),
     },
-    Column {
+    ConfusionColumn {
         heading: "FN",
         cell: |c| c.false_negative.to_string(),
     },
-    Column {
+    ConfusionColumn {
         heading: "FP",
         cell: |c| c.false_positive.to_string(),
     },
-    Column {
+    ConfusionColumn {
         heading: "TN",
         cell: |c| c.true_negative.to_string(),
     },
-    Column {
+    ConfusionColumn {
         heading: "FN rate (FN / required)",
         cell: |c| rate(c.false_negative, c.required()),
     },
-    Column {
+    ConfusionColumn {
         heading: "FP rate (FP / not required)",
         cell: |c| rate(c.false_positive, c.unrequired()),
     },
@@ -155,7 +155,7 @@ pub fn section(out: &mut String, c: &Confusion, grid: &SummaryGrid, manifest: &M
         },
         super::manifest::retention_drawn(manifest).meaning()
     );
-    let mut header = super::markdown::series_header(grid);
+    let mut header = super::markdown_table::series_header(grid);
     header.extend(
         grid.budgets
             .iter()
@@ -163,21 +163,22 @@ pub fn section(out: &mut String, c: &Confusion, grid: &SummaryGrid, manifest: &M
     );
     let rows: Vec<Vec<String>> = (0..grid.series.len())
         .map(|s| {
-            let mut row = super::markdown::series_cells(grid, s);
+            let mut row = super::markdown_table::series_cells(grid, s);
             row.extend(
-                (0..grid.budgets.len()).map(|b| super::markdown::retention(grid.get(s, 0, b))),
+                (0..grid.budgets.len())
+                    .map(|b| super::markdown_table::retention(grid.get(s, 0, b))),
             );
             row
         })
         .collect();
-    super::markdown::table(out, &header, &rows);
+    super::markdown_table::table(out, &header, &rows);
 }
 
 /// One column of the audit table: its heading, where it sits, and how a row fills it.
 pub struct AuditColumn {
     pub heading: &'static str,
     pub align: Align,
-    pub cell: fn(&Rates) -> String,
+    pub cell: fn(&AuditRow) -> String,
 }
 
 /// The audit table's columns, declared once.

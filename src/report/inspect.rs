@@ -6,10 +6,11 @@
 //! sweep's first history (index 0) at the given seed and replicate, so an inspected cell shows
 //! the same mistakes and the same summary draws as the sweep's row for that history.
 
+use crate::context::{Context, Item, Outcome};
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
 use crate::noise::NoiseModel;
-use crate::strategy::{Context, Item, Outcome, Rule, Strategy};
+use crate::strategy::{Rule, Strategy};
 use crate::tables::numbers::{budget, percent};
 use std::fmt::Write as _;
 

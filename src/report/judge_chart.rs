@@ -6,21 +6,21 @@ use super::charts::figure_files;
 use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::palette;
 use super::publish;
-use crate::summaries_judge::{Judgement, Verdict};
+use crate::summaries_judge::{CandidateVerdict, Judgement};
 use std::path::{Path, PathBuf};
 
 /// Draws the chart and writes it into `dir/charts/`, PNG then SVG; returns the paths.
 pub fn render(
     dir: &Path,
     j: &Judgement,
-    verdicts: &[Verdict],
+    verdicts: &[CandidateVerdict],
 ) -> crate::error::Result<Vec<PathBuf>> {
     let figure = figure(j, verdicts);
     let files = figure_files(&figure)?;
     Ok(publish::write_all(dir, &files)?)
 }
 
-fn figure(j: &Judgement, verdicts: &[Verdict]) -> Figure {
+fn figure(j: &Judgement, verdicts: &[CandidateVerdict]) -> Figure {
     let diagonal = LineStyle {
         colour: palette::NEUTRAL,
         marker: palette::Marker::Cross,

@@ -1,10 +1,12 @@
 //! `report.md`: the experiment as run, the charts, and under each chart a table of the numbers
 //! it draws, taken from the summary table so text and picture cannot disagree.
 
-use super::charts::{NoiseAxis, NoiseChoice, CHARTS_DIR};
 use super::figure::Figure;
-use super::labels::{self, fraction3, opt_fraction3};
+use super::labels::{self, fraction3};
 use super::manifest::Manifest;
+use super::markdown_table::{code, escape, retention, series_cells, series_header, table};
+use super::noise_choice::{NoiseChoice, NoiseRateAxis};
+use super::publish::CHARTS_DIR;
 use super::summary_grid::SummaryGrid;
 use super::summary_table::SummaryRow;
 use crate::tables::numbers;
@@ -160,63 +162,6 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
     );
 }
 
-fn code(s: &str) -> String {
-    format!("`{s}`")
-}
-
-/// Markdown table cells must not contain a bare `|`.
-fn escape(s: &str) -> String {
-    s.replace('|', "\\|")
-}
-
-/// The leading cells naming a series: strategy, and keep_recent when it varies.
-pub(super) fn series_header(grid: &SummaryGrid) -> Vec<String> {
-    let mut header = vec!["strategy".to_string()];
-    if grid.shows_keep_recent() {
-        header.push("keep_recent".into());
-    }
-    header
-}
-
-pub(super) fn series_cells(grid: &SummaryGrid, s: usize) -> Vec<String> {
-    let series = &grid.series[s];
-    let mut cells = vec![escape(&code(&series.strategy))];
-    if grid.shows_keep_recent() {
-        cells.push(series.keep_recent.to_string());
-    }
-    cells
-}
-
-pub(super) fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
-    let _ = writeln!(out, "| {} |", header.join(" | "));
-    let _ = writeln!(
-        out,
-        "|{}",
-        header.iter().map(|_| " --- |").collect::<String>()
-    );
-    for row in rows {
-        let _ = writeln!(out, "| {} |", row.join(" | "));
-    }
-    out.push('\n');
-}
-
-/// `mean (low–high)`, or the mean alone without an interval, or `—` without a mean.
-pub(super) fn retention(row: Option<&SummaryRow>) -> String {
-    let Some(row) = row else {
-        return "—".into();
-    };
-    match (
-        row.required_retention_mean,
-        row.required_retention_ci_low,
-        row.required_retention_ci_high,
-    ) {
-        (Some(m), Some(low), Some(high)) => {
-            format!("{} ({}–{})", fraction3(m), fraction3(low), fraction3(high))
-        }
-        (m, _, _) => opt_fraction3(m),
-    }
-}
-
 fn retention_vs_reduction_table(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
     let _ = writeln!(
         out,
@@ -254,7 +199,7 @@ fn retention_vs_noise_table(
         super::manifest::retention_drawn(manifest).meaning(),
         numbers::budget(noise.budget)
     );
-    let axis = NoiseAxis::choose(grid);
+    let axis = NoiseRateAxis::choose(grid);
     let (xs, panels) = axis.rates(grid);
     // Columns in the chart's order: panel by panel, along the x axis within each (with models
     // of several families, every level in the grid's order: family by family).

@@ -11,6 +11,8 @@ pub mod judge_chart;
 pub(crate) mod labels;
 pub(crate) mod manifest;
 pub(crate) mod markdown;
+mod markdown_table;
+mod noise_choice;
 pub(crate) mod palette;
 pub(crate) mod publish;
 pub mod republish;

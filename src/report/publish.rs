@@ -6,15 +6,18 @@ use crate::error::InputError;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The folder inside a results folder that holds the charts.
+pub const CHARTS_DIR: &str = "charts";
+
 /// A file to write, by its path relative to the output folder.
 #[derive(Debug, Clone)]
-pub struct OutputFile {
+pub struct FileToWrite {
     pub relative: PathBuf,
     pub bytes: Vec<u8>,
 }
 
 /// Writes `files` under `dir` and returns their final paths, in the order given.
-pub fn write_all(dir: &Path, files: &[OutputFile]) -> Result<Vec<PathBuf>, InputError> {
+pub fn write_all(dir: &Path, files: &[FileToWrite]) -> Result<Vec<PathBuf>, InputError> {
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     let mut temporaries: Vec<(PathBuf, PathBuf)> = Vec::new();
     let staged = stage(dir, files, &mut created_dirs, &mut temporaries);
@@ -34,7 +37,7 @@ pub fn write_all(dir: &Path, files: &[OutputFile]) -> Result<Vec<PathBuf>, Input
 
 fn stage(
     dir: &Path,
-    files: &[OutputFile],
+    files: &[FileToWrite],
     created_dirs: &mut Vec<PathBuf>,
     temporaries: &mut Vec<(PathBuf, PathBuf)>,
 ) -> Result<(), InputError> {
@@ -91,11 +94,11 @@ mod tests {
     fn writes_all_files_and_leaves_no_temporaries() {
         let dir = tempfile::tempdir().unwrap();
         let files = vec![
-            OutputFile {
+            FileToWrite {
                 relative: "charts/a.txt".into(),
                 bytes: b"a".to_vec(),
             },
-            OutputFile {
+            FileToWrite {
                 relative: "b.txt".into(),
                 bytes: b"b".to_vec(),
             },
@@ -117,11 +120,11 @@ mod tests {
         // A plain file where a folder must go makes the second file fail.
         fs::write(dir.path().join("blocker"), b"x").unwrap();
         let files = vec![
-            OutputFile {
+            FileToWrite {
                 relative: "charts/a.txt".into(),
                 bytes: b"a".to_vec(),
             },
-            OutputFile {
+            FileToWrite {
                 relative: "blocker/b.txt".into(),
                 bytes: b"b".to_vec(),
             },

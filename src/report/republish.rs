@@ -3,7 +3,7 @@
 //! last, and the publish journalled, so a second command, a sweep overlapping it, or a kill at
 //! any instant never leaves a mix of two runs (see `sweep::folder`).
 
-use super::publish::{self, OutputFile};
+use super::publish::{self, FileToWrite};
 use crate::error::{InputError, Result};
 use crate::sweep::fault::Fault;
 use crate::sweep::folder::Folder;
@@ -23,7 +23,7 @@ pub fn take(dir: &Path) -> Result<Option<Folder>> {
 
 /// The charts (and, for a cell sweep, the report) of `dir`, in memory; the compare charts come
 /// from the table at `compare`. A folder without `summary.parquet` gets none.
-pub fn drawn(dir: &Path, compare: &Path) -> Result<Vec<OutputFile>> {
+pub fn drawn(dir: &Path, compare: &Path) -> Result<Vec<FileToWrite>> {
     if !dir.join("summary.parquet").exists() {
         return Ok(Vec::new());
     }
@@ -51,8 +51,8 @@ pub fn publish(
     folder: &Folder,
     staging_name: &str,
     manifest: Manifest,
-    files: Vec<OutputFile>,
-    draw: impl FnOnce(&Path) -> Result<Vec<OutputFile>>,
+    files: Vec<FileToWrite>,
+    draw: impl FnOnce(&Path) -> Result<Vec<FileToWrite>>,
     dropped: &[String],
     fault: Option<&Fault>,
 ) -> Result<Vec<PathBuf>> {
@@ -70,8 +70,8 @@ fn stage_and_publish(
     folder: &Folder,
     staging: &Path,
     mut manifest: Manifest,
-    mut files: Vec<OutputFile>,
-    draw: impl FnOnce(&Path) -> Result<Vec<OutputFile>>,
+    mut files: Vec<FileToWrite>,
+    draw: impl FnOnce(&Path) -> Result<Vec<FileToWrite>>,
     dropped: &[String],
     fault: Option<&Fault>,
 ) -> Result<Vec<PathBuf>> {

@@ -12,11 +12,11 @@
 
 use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
 use super::cost_ratio_chart;
-use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use super::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
 use super::palette;
-use super::publish::{self, OutputFile};
-use super::summary_grid::NoiseLevel;
+use super::publish::{self, FileToWrite};
+use super::summary_grid::SummaryNoise;
 use crate::error::InputError;
 use crate::tables::manifest::{Manifest as SessionManifest, SweepKind};
 use crate::tables::read::{read_frame, Checked};
@@ -37,12 +37,12 @@ pub fn is_session_results(results_dir: &Path) -> bool {
 
 /// One group of the summary, as the charts need it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct GroupRow {
+pub struct ChartGroup {
     pub strategy: String,
     pub window: u64,
     pub ratio: f64,
     pub note_rate: f64,
-    pub level: NoiseLevel,
+    pub level: SummaryNoise,
     pub billed_tokens: Option<f64>,
     pub retention_at_need: Option<f64>,
     pub retention_at_need_ci: Option<(f64, f64)>,
@@ -52,7 +52,7 @@ pub struct GroupRow {
     pub completed: Option<f64>,
 }
 
-impl GroupRow {
+impl ChartGroup {
     /// Whether some of the group's sessions ran out of context before their last call.
     pub fn incomplete(&self) -> bool {
         self.completed.is_some_and(|c| c < 1.0)
@@ -64,7 +64,7 @@ const INCOMPLETE_NOTE: &str = "Hollow marks: groups where some sessions ran out 
      before their last call (the completed share is the summary's `completed_mean`); their \
      billed tokens are those of less work, and what their later calls needed counts as lost.";
 
-fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputError> {
+fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<ChartGroup>, InputError> {
     // Read through the declaration the sweep wrote the table from.
     let rows = crate::tables::sessions::table();
     let t = Checked::from_frame(
@@ -90,12 +90,12 @@ fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<GroupRow>, InputErr
     );
     let completed = t.opt_real("completed_mean");
     Ok((0..t.height())
-        .map(|i| GroupRow {
+        .map(|i| ChartGroup {
             strategy: strategy[i].clone(),
             window: window[i],
             ratio: ratio[i].unwrap_or_default(),
             note_rate: note_rate[i].unwrap_or_default(),
-            level: NoiseLevel::from_label(&noise[i]),
+            level: SummaryNoise::from_label(&noise[i]),
             billed_tokens: billed[i],
             retention_at_need: need[i],
             retention_at_need_ci: both(need_low[i], need_high[i]),
@@ -115,7 +115,7 @@ pub fn render_all(results_dir: &Path) -> crate::error::Result<Vec<PathBuf>> {
 }
 
 /// The charts of a session sweep's results folder, in memory.
-pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<OutputFile>> {
+pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<FileToWrite>> {
     let manifest_path = results_dir.join("manifest.json");
     let manifest = SessionManifest::read(&manifest_path)?;
     if manifest.kind != SweepKind::Sessions {
@@ -152,12 +152,12 @@ pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<Outpu
 /// The rows arranged on the sweep's axes.
 struct Groups<'a> {
     manifest: &'a SessionManifest,
-    levels: Vec<NoiseLevel>,
-    rows: &'a [GroupRow],
+    levels: Vec<SummaryNoise>,
+    rows: &'a [ChartGroup],
 }
 
 impl<'a> Groups<'a> {
-    fn get(&self, s: usize, w: usize, q: usize, n: usize, l: usize) -> Option<&'a GroupRow> {
+    fn get(&self, s: usize, w: usize, q: usize, n: usize, l: usize) -> Option<&'a ChartGroup> {
         let g = &self.manifest.grid;
         self.rows.iter().find(|r| {
             r.strategy == g.strategies[s]
@@ -254,14 +254,14 @@ impl<'a> Groups<'a> {
 }
 
 /// The two figures, in the order of [`STEMS`].
-pub fn figures(rows: &[GroupRow], manifest: &SessionManifest) -> Vec<Figure> {
+pub fn figures(rows: &[ChartGroup], manifest: &SessionManifest) -> Vec<Figure> {
     let groups = Groups {
         manifest,
         levels: manifest
             .grid
             .noise_labels()
             .iter()
-            .map(|l| NoiseLevel::from_label(l))
+            .map(|l| SummaryNoise::from_label(l))
             .collect(),
         rows,
     };
@@ -393,30 +393,6 @@ fn token_scale(largest: f64) -> (f64, &'static str) {
     }
 }
 
-/// A linear axis over `[lo, hi]` (from 0 when `from_zero`) with about five ticks at round
-/// steps (1, 2, 2.5 or 5 × a power of ten), padded 3 % so marks at the ends are not cut.
-pub(super) fn nice_axis(label: String, lo: f64, hi: f64, from_zero: bool) -> Axis {
-    let lo = if from_zero { 0.0 } else { lo };
-    let hi = if hi > lo { hi } else { lo + 1.0 };
-    let raw = (hi - lo) / 5.0;
-    let magnitude = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|&s| s >= raw)
-        .unwrap_or(10.0 * magnitude);
-    let start = (lo / step).floor() * step;
-    let end = (hi / step).ceil() * step;
-    let steps = ((end - start) / step).round() as usize;
-    let pad = (end - start) * 0.03;
-    Axis {
-        label,
-        min: start - pad,
-        max: end + pad,
-        ticks: (0..=steps).map(|i| start + i as f64 * step).collect(),
-    }
-}
-
 fn list(values: &[f64]) -> String {
     values
         .iter()
@@ -473,13 +449,13 @@ mod tests {
         }
     }
 
-    fn row(strategy: &str, ratio: f64, fneg: f64, billed: f64, need: f64, comp: f64) -> GroupRow {
-        GroupRow {
+    fn row(strategy: &str, ratio: f64, fneg: f64, billed: f64, need: f64, comp: f64) -> ChartGroup {
+        ChartGroup {
             strategy: strategy.into(),
             window: 8000,
             ratio,
             note_rate: 0.1,
-            level: NoiseLevel::from_label(&format!("uniform(fn={fneg}, fp=0)")),
+            level: SummaryNoise::from_label(&format!("uniform(fn={fneg}, fp=0)")),
             billed_tokens: Some(billed),
             retention_at_need: Some(need),
             retention_at_need_ci: Some((need - 0.05, need + 0.05)),

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// One noise level: a noise model, by its label, with its nominal flag error rates.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NoiseLevel {
+pub struct SummaryNoise {
     /// The model's label, as the `noise` column holds it.
     pub model: String,
     /// The label without the rates of 0 it may leave out, for titles.
@@ -24,12 +24,12 @@ pub struct NoiseLevel {
     pub false_positive: f64,
 }
 
-impl NoiseLevel {
+impl SummaryNoise {
     /// The level of the model labelled `model`, with the rates its table reports (a label
     /// that does not parse, from a newer ctxlab, stands as its own family).
-    pub fn of(model: &str, false_negative: f64, false_positive: f64) -> NoiseLevel {
+    pub fn of(model: &str, false_negative: f64, false_positive: f64) -> SummaryNoise {
         let parsed = crate::noise::NoiseModel::parse(model).ok();
-        NoiseLevel {
+        SummaryNoise {
             model: model.to_string(),
             short: parsed
                 .as_ref()
@@ -42,11 +42,11 @@ impl NoiseLevel {
     }
 
     /// The level of the model labelled `model`, with its nominal rates.
-    pub fn from_label(model: &str) -> NoiseLevel {
+    pub fn from_label(model: &str) -> SummaryNoise {
         let rates = crate::noise::NoiseModel::parse(model)
             .map(|m| m.nominal())
             .unwrap_or_default();
-        NoiseLevel::of(model, rates.false_negative, rates.false_positive)
+        SummaryNoise::of(model, rates.false_negative, rates.false_positive)
     }
 
     /// A short label: `FN 10 % · FP 5 %` for a uniform model, the model's spec (without its
@@ -87,7 +87,7 @@ pub struct SummaryGrid<'a> {
     pub series: Vec<Series>,
     /// Noise levels ordered by family (in the order the table lists them), then by
     /// false-positive rate, then false-negative rate.
-    pub noise_levels: Vec<NoiseLevel>,
+    pub noise_levels: Vec<SummaryNoise>,
     /// The families of the noise models, in that order.
     pub noise_families: Vec<String>,
     pub false_negatives: Vec<f64>,
@@ -120,10 +120,14 @@ impl<'a> SummaryGrid<'a> {
         let false_negatives = sorted_unique_f64(rows.iter().map(|r| r.false_negative));
         let false_positives = sorted_unique_f64(rows.iter().map(|r| r.false_positive));
 
-        let mut noise_levels: Vec<NoiseLevel> = Vec::new();
+        let mut noise_levels: Vec<SummaryNoise> = Vec::new();
         for r in rows {
             if !noise_levels.iter().any(|n| n.model == r.noise) {
-                noise_levels.push(NoiseLevel::of(&r.noise, r.false_negative, r.false_positive));
+                noise_levels.push(SummaryNoise::of(
+                    &r.noise,
+                    r.false_negative,
+                    r.false_positive,
+                ));
             }
         }
         let mut noise_families: Vec<String> = Vec::new();
@@ -132,7 +136,7 @@ impl<'a> SummaryGrid<'a> {
                 noise_families.push(n.family.clone());
             }
         }
-        let family = |n: &NoiseLevel| noise_families.iter().position(|f| *f == n.family);
+        let family = |n: &SummaryNoise| noise_families.iter().position(|f| *f == n.family);
         noise_levels.sort_by(|a, b| {
             family(a)
                 .cmp(&family(b))
@@ -183,7 +187,7 @@ impl<'a> SummaryGrid<'a> {
                         r.strategy,
                         r.keep_recent,
                         numbers::budget(r.budget_percent),
-                        NoiseLevel::of(&r.noise, r.false_negative, r.false_positive).label()
+                        SummaryNoise::of(&r.noise, r.false_negative, r.false_positive).label()
                     ),
                 });
             }

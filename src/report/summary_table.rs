@@ -90,9 +90,9 @@ pub fn required_columns() -> Vec<String> {
 }
 
 /// A summary table read and checked against its declaration.
-pub struct Summary(Checked);
+pub struct SummaryTable(Checked);
 
-impl Summary {
+impl SummaryTable {
     /// Its rows, with the retention `retention` says drawn.
     pub fn rows(&self, retention: Retention) -> Vec<SummaryRow> {
         rows_from(&self.0, retention)
@@ -100,8 +100,8 @@ impl Summary {
 }
 
 /// Reads a summary table. Extra columns are ignored; missing or mistyped ones are errors.
-pub fn read_summary(path: &Path) -> Result<Summary, InputError> {
-    Ok(Summary(Checked::read(path, &declared(), true)?))
+pub fn read_summary(path: &Path) -> Result<SummaryTable, InputError> {
+    Ok(SummaryTable(Checked::read(path, &declared(), true)?))
 }
 
 /// Builds rows from a table already read and checked against the declaration.

@@ -2,88 +2,10 @@
 //! detection, prices and (optionally) budget layers. Checked once, before anything runs.
 
 use super::cache::{CacheKind, CacheRules};
+use super::invalid::{invalid, Invalid};
 use super::layers::Layers;
-use super::prices::{self, ModelPrices};
-use std::fmt;
-
-/// A bad configuration value: the key as a config file spells it, and what was expected.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invalid {
-    pub key: &'static str,
-    pub message: String,
-}
-
-impl fmt::Display for Invalid {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}`: {}", self.key, self.message)
-    }
-}
-
-impl std::error::Error for Invalid {}
-
-pub(crate) fn invalid(key: &'static str, message: impl Into<String>) -> Invalid {
-    Invalid {
-        key,
-        message: message.into(),
-    }
-}
-
-/// Prices per million units of the cost model (tokens under `approx-tokens`).
-///
-/// Defaults: the row of [`prices::DEFAULT_MODEL`] in the price table (claude-sonnet-4.5: $3
-/// per million input, $15 per million output, cache reads 0.1× and five-minute cache writes
-/// 1.25× the input price).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Prices {
-    pub input: f64,
-    pub output: f64,
-    pub cache_read_factor: f64,
-    pub cache_write_factor: f64,
-}
-
-impl Default for Prices {
-    fn default() -> Self {
-        Prices::of(default_row())
-    }
-}
-
-/// The largest price (per million tokens) or cache factor accepted.
-const MAX_PRICE: f64 = 1e6;
-
-fn default_row() -> &'static ModelPrices {
-    prices::lookup(prices::DEFAULT_MODEL).expect("the default model is in the table")
-}
-
-impl Prices {
-    /// A model's list prices and its provider's cache factors.
-    pub fn of(m: &ModelPrices) -> Self {
-        Prices {
-            input: m.input,
-            output: m.output,
-            cache_read_factor: m.cache_read_factor,
-            cache_write_factor: m.cache_write_factor,
-        }
-    }
-
-    fn validate(&self) -> Result<(), Invalid> {
-        for (key, v) in [
-            ("price_input", self.input),
-            ("price_output", self.output),
-            ("cache_read_factor", self.cache_read_factor),
-            ("cache_write_factor", self.cache_write_factor),
-        ] {
-            // A bound keeps every cost finite: 10^6 (dollars per million tokens, or a cache
-            // factor) is far above any real price, and 10^6 × 2^64 tokens is still finite.
-            if !(v.is_finite() && (0.0..=MAX_PRICE).contains(&v)) {
-                return Err(invalid(
-                    key,
-                    format!("{v} is not a price: expected a number ≥ 0 and at most {MAX_PRICE}"),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
+use super::prices::{self, Prices};
+use crate::strategy::threshold;
 
 /// How a session is billed: the model whose prices apply, the cache rules and the prices.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -302,18 +224,6 @@ fn check_share(key: &'static str, v: f64) -> Result<(), Invalid> {
             key,
             format!("{v} is out of range: expected a number in (0, 1], e.g. 0.7"),
         ))
-    }
-}
-
-/// `ceil(window × ratio)`, with products within floating-point noise of a whole number taken
-/// as that number.
-pub fn threshold(window: u64, ratio: f64) -> u64 {
-    let x = window as f64 * ratio;
-    let r = x.round();
-    if (x - r).abs() <= 1e-9 * x.max(1.0) {
-        r as u64
-    } else {
-        x.ceil() as u64
     }
 }
 

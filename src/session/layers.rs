@@ -14,7 +14,7 @@
 //! A layer's use is the cost of its entries plus one separator for each entry that is not the
 //! first of the context, so the four uses add up to the context's cost.
 
-use super::config::{invalid, Invalid};
+use super::invalid::{invalid, Invalid};
 
 /// The four layers, in the order of [`Layers::shares`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -30,7 +30,7 @@
 //!   (infeasible) leaves the context and the counter as they were: a failed, fruitless
 //!   compaction, tried again at the next check.
 //! - **Summaries.** A summary carries the records it replaced, each kept with the
-//!   strategy's draw ([`Context::summary_kept`](crate::strategy::Context)). A summary that is
+//!   strategy's draw ([`Context::summary_kept`](crate::context::Context)). A summary that is
 //!   summarised again puts every record it still carries through the strategy's
 //!   [`Summariser`] once more (`Summariser::keeps` on the stream `rng::key(&[stream,
 //!   compaction_index])`, indexed by record), so loss compounds; a summary that is dropped
@@ -55,6 +55,7 @@
 pub mod cache;
 pub mod config;
 mod context;
+mod invalid;
 pub mod layers;
 pub mod notes;
 pub mod prices;
@@ -63,16 +64,19 @@ pub mod trace;
 pub mod trigger;
 
 pub use cache::{CacheKind, CacheRules, CacheSpec};
-pub use config::{Invalid, Prices, Pricing, SessionConfig, TriggerMode};
+pub use config::{Pricing, SessionConfig, TriggerMode};
 pub use context::{Entry, Origin};
+pub use invalid::Invalid;
 pub use layers::{Layer, Layers};
-pub(crate) use replay::starts_call;
+pub use prices::Prices;
 pub use replay::SessionScratch;
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
 
+use crate::context::{Context, Outcome};
 use crate::history::CostedHistory;
-use crate::strategy::{Context, Outcome, Strategy, SummaryCall, View, When};
+use crate::strategy::{Strategy, SummaryCall, When};
 use crate::summariser::Summariser;
+use crate::view::View;
 
 /// What a session compacts with. [`Strategy`] is the one the project uses; the trait keeps the
 /// session independent of the strategy catalogue (and lets tests plug in a rule of their own).

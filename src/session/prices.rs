@@ -24,6 +24,7 @@
 //! confirm).
 
 use super::cache::CacheKind;
+use super::invalid::{invalid, Invalid};
 
 /// When the prices below were read off the providers' pages.
 pub const PRICES_DATE: &str = "2025-11";
@@ -126,6 +127,63 @@ pub fn lookup(name: &str) -> Result<&'static ModelPrices, String> {
 
 pub fn names() -> Vec<&'static str> {
     MODELS.iter().map(|m| m.name).collect()
+}
+
+/// Prices per million units of the cost model (tokens under `approx-tokens`).
+///
+/// Defaults: the row of [`DEFAULT_MODEL`] in the price table (claude-sonnet-4.5: $3
+/// per million input, $15 per million output, cache reads 0.1× and five-minute cache writes
+/// 1.25× the input price).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read_factor: f64,
+    pub cache_write_factor: f64,
+}
+
+impl Default for Prices {
+    fn default() -> Self {
+        Prices::of(default_row())
+    }
+}
+
+/// The largest price (per million tokens) or cache factor accepted.
+const MAX_PRICE: f64 = 1e6;
+
+fn default_row() -> &'static ModelPrices {
+    lookup(DEFAULT_MODEL).expect("the default model is in the table")
+}
+
+impl Prices {
+    /// A model's list prices and its provider's cache factors.
+    pub fn of(m: &ModelPrices) -> Self {
+        Prices {
+            input: m.input,
+            output: m.output,
+            cache_read_factor: m.cache_read_factor,
+            cache_write_factor: m.cache_write_factor,
+        }
+    }
+
+    pub(super) fn validate(&self) -> Result<(), Invalid> {
+        for (key, v) in [
+            ("price_input", self.input),
+            ("price_output", self.output),
+            ("cache_read_factor", self.cache_read_factor),
+            ("cache_write_factor", self.cache_write_factor),
+        ] {
+            // A bound keeps every cost finite: 10^6 (dollars per million tokens, or a cache
+            // factor) is far above any real price, and 10^6 × 2^64 tokens is still finite.
+            if !(v.is_finite() && (0.0..=MAX_PRICE).contains(&v)) {
+                return Err(invalid(
+                    key,
+                    format!("{v} is not a price: expected a number ≥ 0 and at most {MAX_PRICE}"),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -1,17 +1,21 @@
 //! Replaying a history as an agent loop (see the module documentation of [`super`] for the
-//! rules). One [`Run`] lives for one session; everything that grows with the history is in
+//! rules). One [`Replay`] lives for one session; everything that grows with the history is in
 //! [`SessionScratch`], reused from session to session.
 
 use super::cache::{Billing, Cache, Request};
-use super::config::{threshold, SessionConfig, TriggerMode};
+use super::config::{SessionConfig, TriggerMode};
 use super::context::{Entry, Origin, NONE};
 use super::layers::Layer;
 use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
+use crate::context::{Context, Item, Outcome};
+use crate::history::starts_call;
 use crate::history::{CostedHistory, Kind};
 use crate::rng;
-use crate::strategy::{Context, Item, Outcome, SummaryCall, TextRef, Texts, View, When};
+use crate::strategy::threshold;
+use crate::strategy::{SummaryCall, When};
 use crate::summariser::Summariser;
+use crate::view::{TextRef, Texts, View};
 
 const VERBATIM: u8 = 1;
 const PARAPHRASED: u8 = 2;
@@ -103,17 +107,6 @@ fn set_tool(slot: &mut Option<String>, tool: &Option<String>, spare: &mut Vec<St
     }
 }
 
-/// Whether record `r` starts an agent call: an assistant record always does; a tool call does
-/// unless it follows an assistant record or another tool call (then it is part of that
-/// call's output).
-pub(crate) fn starts_call(kinds: &[Kind], r: usize) -> bool {
-    match kinds[r] {
-        Kind::Assistant => true,
-        Kind::ToolCall => r == 0 || !matches!(kinds[r - 1], Kind::Assistant | Kind::ToolCall),
-        _ => false,
-    }
-}
-
 /// The layer of an entry (the rules are in [`super::layers`]); `turn_start` is the first
 /// record of the newest turn.
 fn layer_of(kinds: &[Kind], turn_start: usize, origin: Origin) -> Layer {
@@ -154,7 +147,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     s.alive.clear();
     s.summary_flag.clear();
     s.cache_points.clear();
-    let mut run = Run {
+    let mut run = Replay {
         h: history,
         flags,
         compactor,
@@ -221,7 +214,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     run.finish()
 }
 
-struct Run<'a, C: ?Sized> {
+struct Replay<'a, C: ?Sized> {
     h: &'a CostedHistory,
     flags: &'a [bool],
     compactor: &'a C,
@@ -282,7 +275,7 @@ struct Run<'a, C: ?Sized> {
     now: Option<crate::history::Time>,
 }
 
-impl<C: Compactor + ?Sized> Run<'_, C> {
+impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// The cost of the first `m` entries, separators included.
     fn prefix_cost(&self, m: usize) -> u64 {
         match m {

@@ -42,7 +42,7 @@ impl SessionRow {
 
 /// Buffers reused across histories by one worker.
 #[derive(Debug, Default)]
-pub struct Scratch {
+pub struct SessionGridScratch {
     session: SessionScratch,
     draws: noise::Draws,
     flags: Vec<bool>,
@@ -61,7 +61,7 @@ pub fn evaluate_replicates(
     index: usize,
     history: &CostedHistory,
     replicates: std::ops::Range<u32>,
-    s: &mut Scratch,
+    s: &mut SessionGridScratch,
     out: &mut Vec<SessionRow>,
 ) {
     let records = noise::Records::of(history);

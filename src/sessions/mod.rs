@@ -5,5 +5,5 @@
 mod eval;
 mod grid;
 
-pub use eval::{evaluate_replicates, Scratch, SessionRow};
+pub use eval::{evaluate_replicates, SessionGridScratch, SessionRow};
 pub use grid::SessionGrid;

@@ -27,7 +27,7 @@
 //!   here; re-read files would be fresh reads, not records of the history), microcompact and the
 //!   circuit breaker after 3 failures. The summary is one model call with the whole context as
 //!   input and the summary as output.
-//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default
+//! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default
 //!   `simulated`). The default size is what real Claude Code summaries are: [`SUMMARY_RATIO`] of
 //!   what they replaced (the compaction summaries of the shared Claude Code sessions), capped at
 //!   `MAX_OUTPUT_TOKENS_FOR_SUMMARY = 20 000` (reported).
@@ -37,7 +37,7 @@
 use super::summary_preset::{
     fits, leading_systems, push_if, reached, share, summarise_span, unchanged,
 };
-use super::{spec, Context, Head, Item, Outcome, Summary, View, When};
+use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -60,7 +60,7 @@ pub struct ClaudeCodeCompact {
     pub trigger: When,
     /// The output reserve of the formula (kept to write the label back).
     pub output_reserve: u64,
-    pub summary: Summary,
+    pub summary: SummaryRule,
 }
 
 impl super::rule::RuleSpec for ClaudeCodeCompact {
@@ -92,7 +92,7 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
         Ok(ClaudeCodeCompact {
             trigger,
             output_reserve: output_reserve.unwrap_or(DEFAULT_OUTPUT_RESERVE),
-            summary: Summary::from_params_or(p, SUMMARY_RATIO, SUMMARY_MAX)?,
+            summary: SummaryRule::from_params_or(p, SUMMARY_RATIO, SUMMARY_MAX)?,
         })
     }
 

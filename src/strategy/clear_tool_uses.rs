@@ -42,7 +42,7 @@ impl Default for ClearToolUses {
 /// Which records a clearing replaces: tool results before `results_from` and tool calls
 /// before `calls_from` (the newest `keep` of each stay), except the excluded tools'.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Plan {
+pub(super) struct ClearingPlan {
     results_from: usize,
     calls_from: usize,
 }
@@ -95,8 +95,8 @@ impl ClearToolUses {
         tool.is_some_and(|t| self.exclude_tools.iter().any(|e| e == t))
     }
 
-    pub(super) fn plan(&self, view: &View) -> Plan {
-        Plan {
+    pub(super) fn plan(&self, view: &View) -> ClearingPlan {
+        ClearingPlan {
             results_from: window_start(view.kinds, Kind::ToolResult, self.keep),
             calls_from: if self.clear_inputs {
                 window_start(view.kinds, Kind::ToolCall, self.keep)
@@ -107,7 +107,7 @@ impl ClearToolUses {
     }
 
     /// Whether record `i` is one the clearing replaces.
-    pub(super) fn clearable(&self, view: &View, plan: Plan, i: usize) -> bool {
+    pub(super) fn clearable(&self, view: &View, plan: ClearingPlan, i: usize) -> bool {
         let old = match view.kinds[i] {
             Kind::ToolResult => i < plan.results_from,
             Kind::ToolCall => i < plan.calls_from,
@@ -118,7 +118,7 @@ impl ClearToolUses {
 
     /// What the clearing frees, in cost units (negative when the placeholders cost more than
     /// the records they replace).
-    pub(super) fn freed(&self, view: &View, plan: Plan) -> i128 {
+    pub(super) fn freed(&self, view: &View, plan: ClearingPlan) -> i128 {
         (0..view.len())
             .filter(|&i| self.clearable(view, plan, i))
             .map(|i| i128::from(view.costs[i]) - i128::from(view.clear_cost))

@@ -37,7 +37,7 @@
 //!   — so its range `first..end` encloses the kept user messages it does not carry
 //!   (`summary_kept` is false for them). It is one model call with the whole context as input.
 //!   Nothing to summarise (only user messages left) leaves the context unchanged.
-//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default
+//! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default
 //!   `simulated`); Codex fixes no size. The summary call is the whole history plus the
 //!   summarisation prompt (`history.record_items(prompt)`, then one sampling request), with the
 //!   agent's cache: the default [`SummaryCall::WholeContext`](super::SummaryCall).
@@ -45,7 +45,7 @@
 use super::summary_preset::{
     fits, joined, leading_systems, push_if, push_summary, reached, share, unchanged,
 };
-use super::{spec, Context, Head, Item, Outcome, Summary, View, When};
+use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
 use crate::summariser::Summariser;
@@ -62,7 +62,7 @@ pub fn approx_tokens(chars: u64) -> u64 {
 pub struct CodexCompact {
     pub user_tokens: u64,
     pub threshold: f64,
-    pub summary: Summary,
+    pub summary: SummaryRule,
 }
 
 impl CodexCompact {
@@ -111,7 +111,7 @@ impl super::rule::RuleSpec for CodexCompact {
         Ok(CodexCompact {
             user_tokens: p.u64("user_tokens")?.unwrap_or(DEFAULT_USER_TOKENS),
             threshold: share(p, "threshold")?.unwrap_or(DEFAULT_THRESHOLD),
-            summary: Summary::from_params(p)?,
+            summary: SummaryRule::from_params(p)?,
         })
     }
 

@@ -21,7 +21,7 @@
 use super::complexity_trap_summary::{push_checkpoint_and_rest, Turns, SUMMARY_CALL};
 use super::last_n_observations::{intact_from, masked};
 use super::summary_preset::{fits, push_if};
-use super::{spec, Context, Outcome, Summary, SummaryCall, View, When};
+use super::{spec, Context, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -34,7 +34,7 @@ pub struct ComplexityTrapHybrid {
     pub turns: Turns,
     /// Tool results kept intact by the masking step.
     pub last_n: usize,
-    pub summary: Summary,
+    pub summary: SummaryRule,
 }
 
 impl super::rule::RuleSpec for ComplexityTrapHybrid {
@@ -45,7 +45,7 @@ impl super::rule::RuleSpec for ComplexityTrapHybrid {
         Ok(ComplexityTrapHybrid {
             turns: Turns::parse(p, DEFAULT_N)?,
             last_n: p.usize("last_n")?.unwrap_or(DEFAULT_LAST_N),
-            summary: Summary::from_params(p)?,
+            summary: SummaryRule::from_params(p)?,
         })
     }
 

@@ -26,12 +26,12 @@
 //!   the turns it summarises (with the previous checkpoint) as the user message; none of it is
 //!   the agent's prompt, so it is billed as a separate prompt of those records, read from no
 //!   cache.
-//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
+//! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{at_least, fits, push_if, summarise_span, unchanged};
-use super::{spec, Context, Item, Outcome, Summary, SummaryCall, View, When};
+use super::{spec, Context, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
-use crate::session::starts_call as starts_turn;
+use crate::history::starts_call as starts_turn;
 use crate::summariser::Summariser;
 
 pub const DEFAULT_N: usize = 21;
@@ -90,7 +90,7 @@ impl Turns {
 /// Summarises records `..end` into one checkpoint (nothing when `end` is 0) and pushes the
 /// rest as `item_of` says.
 pub fn push_checkpoint_and_rest(
-    summary: &Summary,
+    summary: &SummaryRule,
     view: &View,
     end: usize,
     stream: u64,
@@ -109,7 +109,7 @@ pub fn push_checkpoint_and_rest(
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComplexityTrapSummary {
     pub turns: Turns,
-    pub summary: Summary,
+    pub summary: SummaryRule,
 }
 
 impl super::rule::RuleSpec for ComplexityTrapSummary {
@@ -119,7 +119,7 @@ impl super::rule::RuleSpec for ComplexityTrapSummary {
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
         Ok(ComplexityTrapSummary {
             turns: Turns::parse(p, DEFAULT_N)?,
-            summary: Summary::from_params(p)?,
+            summary: SummaryRule::from_params(p)?,
         })
     }
 

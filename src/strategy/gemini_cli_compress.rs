@@ -78,12 +78,12 @@
 //!   compression of the session skips the model and applies only the tool-output truncation
 //!   (step 1), kept when it truncated something ([`Context::compression_failed_before`]; a
 //!   cell has no earlier attempt).
-//! - **Summary size and writer**: [`Summary`] parameters, `summariser=NAME` included (default `simulated`).
+//! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{
     fits, joined, leading_systems, push_if, push_summary, reached, share, unchanged, whole_cost,
 };
-use super::{spec, Context, Head, Item, Outcome, Summary, SummaryCall, View, When};
+use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
 use crate::summariser::Summariser;
@@ -130,7 +130,7 @@ pub struct GeminiCliCompress {
     pub mask_protect: u64,
     pub mask_prunable: u64,
     pub env: u64,
-    pub summary: Summary,
+    pub summary: SummaryRule,
 }
 
 /// What the header of a tool output truncated to `t` characters costs (the same for every
@@ -287,7 +287,7 @@ impl super::rule::RuleSpec for GeminiCliCompress {
             mask_protect: p.u64("mask_protect")?.unwrap_or(DEFAULT_MASK_PROTECT),
             mask_prunable: p.u64("mask_prunable")?.unwrap_or(DEFAULT_MASK_PRUNABLE),
             env: p.u64("env")?.unwrap_or(DEFAULT_ENV),
-            summary: Summary::from_params(p)?,
+            summary: SummaryRule::from_params(p)?,
         })
     }
 

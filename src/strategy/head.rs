@@ -4,7 +4,7 @@
 //! rule to what lies between the head and its pinned tail, and is infeasible when the head
 //! (with the tail) does not fit.
 
-use super::spec::{Params, Value};
+use super::spec::{Params, SpecValue};
 use crate::error::ParseError;
 use crate::history::Kind;
 
@@ -43,8 +43,8 @@ impl Head {
     pub fn parse(p: &mut Params) -> Result<Option<Head>, ParseError> {
         match p.value("keep_first") {
             None => Ok(None),
-            Some(Value::Int(n)) if n >= 0 => Ok(Some(Head::First(n as usize))),
-            Some(Value::Str(s)) if s == "task" => Ok(Some(Head::Task)),
+            Some(SpecValue::Int(n)) if n >= 0 => Ok(Some(Head::First(n as usize))),
+            Some(SpecValue::Str(s)) if s == "task" => Ok(Some(Head::Task)),
             Some(v) => Err(p.bad(
                 "keep_first",
                 "a whole number ≥ 0 (the first N records) or `task` (the system prompt and the first user message)",

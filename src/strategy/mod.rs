@@ -23,7 +23,6 @@ mod clear_tool_uses;
 mod codex_compact;
 mod complexity_trap_hybrid;
 mod complexity_trap_summary;
-mod context;
 mod gemini_cli_compress;
 mod head;
 mod last_n_observations;
@@ -40,26 +39,27 @@ mod recent;
 mod recorded_compaction;
 mod required;
 pub mod rule;
-pub mod spec;
 mod summary;
 mod summary_call;
 mod summary_preset;
 mod swe_agent_last_n;
-mod view;
 mod when;
 mod window;
 
 pub use clear_tool_uses::ClearToolUses;
-pub use context::{Context, Item, Outcome};
 pub use head::Head;
-pub use spec::Spec;
-pub use summary::{Summary, SummarySize};
+pub use summary::{SummaryRule, SummarySize};
 pub use summary_call::SummaryCall;
-pub use view::{TextRef, Texts, View};
-pub use when::When;
+pub use when::{threshold, When};
 
+// What a strategy sees and returns, and its spec syntax, sit below strategies and summarisers
+// alike; the strategies' files name them through this module.
+use crate::context::{Context, Item, Outcome};
 use crate::error::ParseError;
-use crate::summariser::Summariser;
+use crate::llm::SummaryRequest;
+use crate::spec::{self, Spec};
+use crate::summariser::{Missing, Summariser};
+use crate::view::View;
 use rule::{RuleSpec, Tail};
 
 use std::fmt::Write as _;
@@ -205,7 +205,7 @@ strategies! {
     Pinned: pinned::Pinned,
     Mask: mask::Mask,
     ClearToolUses: ClearToolUses,
-    Summary: Summary,
+    Summary: SummaryRule,
     Amortized: amortized::Amortized,
     OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
     CodexCompact: codex_compact::CodexCompact,
@@ -468,5 +468,22 @@ pub(crate) fn fill(p: &mut spec::Params) -> Result<Fill, ParseError> {
 pub(crate) fn push_fill(params: &mut Vec<String>, fill: Fill) {
     if fill == Fill::Skip {
         params.push("fill=skip".into());
+    }
+}
+// Here rather than beside the rest of `Missing` (summariser/llm.rs): it reads strategies, and the
+// summarisers sit below them.
+impl Missing {
+    /// What the `llm` summarisers of `strategies` still need after a sweep.
+    pub fn of(strategies: &[Strategy]) -> Missing {
+        let mut m = Missing::default();
+        for s in strategies {
+            if let Some(Summariser::Llm(l)) = s.summariser() {
+                l.add_missing(&mut m);
+            }
+        }
+        // One request per hash, in hash order: the same file whatever the threads.
+        m.requests.sort_by_cached_key(SummaryRequest::hash);
+        m.requests.dedup_by_key(|r| r.hash());
+        m
     }
 }

@@ -42,11 +42,11 @@
 //!   task as an event, so after the first condensation it fires one event before OpenHands'.
 //!   `max_event_length` (10 000 chars per event in the summariser's prompt) does not change
 //!   what the simulated summariser keeps, nor the summary prompt billed.
-//! - **Summary**: [`Summary`] parameters, `summariser=NAME` included (`summary_size` or
+//! - **Summary**: [`SummaryRule`] parameters, `summariser=NAME` included (`summary_size` or
 //!   `summary_ratio`/`summary_max`, then the summariser's own).
 
 use super::summary_preset::{at_least, fits, push_if, reached, summarise_span, unchanged};
-use super::{spec, Context, Head, Item, Outcome, Summary, SummaryCall, View, When};
+use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -58,7 +58,7 @@ pub const PROMPT_TOKENS: u64 = 520;
 #[derive(Debug, Clone, PartialEq)]
 pub struct OpenHandsLlmSummarizing {
     pub max_size: usize,
-    pub summary: Summary,
+    pub summary: SummaryRule,
 }
 
 impl super::rule::RuleSpec for OpenHandsLlmSummarizing {
@@ -70,7 +70,7 @@ impl super::rule::RuleSpec for OpenHandsLlmSummarizing {
         Ok(OpenHandsLlmSummarizing {
             // The config's `ge=2`.
             max_size: at_least(p, "max_size", 2, DEFAULT_MAX_SIZE)?,
-            summary: Summary::from_params(p)?,
+            summary: SummaryRule::from_params(p)?,
         })
     }
 

@@ -37,8 +37,8 @@ use super::preset::{at_least, push_whole, stand_in_cost};
 use super::rule::{RuleSpec, Tail};
 use super::{spec, Context, Item, Outcome, View, When};
 use crate::error::ParseError;
+use crate::history::starts_call;
 use crate::history::Kind;
-use crate::session::starts_call;
 
 pub const DEFAULT_ATTENTION_WINDOW: usize = 100;
 

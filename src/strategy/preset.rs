@@ -4,7 +4,7 @@
 //! under a capacity (a preset never drops to fit: its harness would send what it sends, so a
 //! context over the capacity is infeasible).
 
-use super::spec::{Params, Value};
+use super::spec::{Params, SpecValue};
 use super::{Context, Item, Outcome, View};
 use crate::error::ParseError;
 use crate::history::Kind;
@@ -18,7 +18,7 @@ pub fn at_least(
 ) -> Result<Option<usize>, ParseError> {
     match p.value(key) {
         None => Ok(None),
-        Some(Value::Int(v)) if v >= min as i64 => Ok(Some(v as usize)),
+        Some(SpecValue::Int(v)) if v >= min as i64 => Ok(Some(v as usize)),
         Some(v) => Err(p.bad(key, &format!("a whole number ≥ {min}{what}"), &v)),
     }
 }

@@ -51,14 +51,14 @@ impl SummarySize {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
+pub struct SummaryRule {
     pub size: SummarySize,
     pub summariser: Summariser,
 }
 
-impl Default for Summary {
+impl Default for SummaryRule {
     fn default() -> Self {
-        Summary {
+        SummaryRule {
             size: SummarySize::Ratio {
                 ratio: DEFAULT_RATIO,
                 max: DEFAULT_MAX,
@@ -68,9 +68,9 @@ impl Default for Summary {
     }
 }
 
-impl Summary {
+impl SummaryRule {
     pub fn from_params(p: &mut spec::Params) -> Result<Self, ParseError> {
-        Summary::from_params_or(p, DEFAULT_RATIO, DEFAULT_MAX)
+        SummaryRule::from_params_or(p, DEFAULT_RATIO, DEFAULT_MAX)
     }
 
     /// Reads the summary parameters, with `summary_ratio`/`summary_max` defaulting to a
@@ -98,7 +98,7 @@ impl Summary {
                 max: max.unwrap_or(default_max),
             },
         };
-        Ok(Summary {
+        Ok(SummaryRule {
             size,
             summariser: Summariser::from_params(p)?,
         })
@@ -182,15 +182,15 @@ impl Summary {
     }
 }
 
-impl super::rule::RuleSpec for Summary {
+impl super::rule::RuleSpec for SummaryRule {
     const NAME: &'static str = "summary";
     const TAIL: super::rule::Tail = super::rule::Tail::Own;
     const DEFAULT_KEEP_RECENT: usize = DEFAULT_KEEP_RECENT;
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
-        Summary::from_params(p)
+        SummaryRule::from_params(p)
     }
     fn push_params(&self, params: &mut Vec<String>) {
-        Summary::push_params(self, params)
+        SummaryRule::push_params(self, params)
     }
     fn apply(
         &self,
@@ -200,7 +200,7 @@ impl super::rule::RuleSpec for Summary {
         stream: u64,
         out: &mut Context,
     ) -> Outcome {
-        Summary::apply(self, view, capacity, keep_recent, stream, out)
+        SummaryRule::apply(self, view, capacity, keep_recent, stream, out)
     }
     fn summariser(&self) -> Option<&Summariser> {
         Some(&self.summariser)

@@ -14,11 +14,11 @@
 //! The presets keep no verbatim tail of `keep_recent` records: what they keep is their source's
 //! rule (`Tail::Own`, and the parameter is not read).
 
-use super::spec::{Params, Value};
-use super::{Context, Item, Outcome, Summary, View, When};
+use super::spec::{Params, SpecValue};
+use super::threshold;
+use super::{Context, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::session::config::threshold;
 
 /// The cost of the whole context: the head `Strategy::apply` keeps before the view, and the view.
 pub fn whole_cost(view: &View, out: &Context) -> u64 {
@@ -84,7 +84,7 @@ pub fn joined(separator: u64, costs: impl Iterator<Item = u64>) -> u64 {
 /// strategy's summariser from the records `carried` selects (the others are kept verbatim
 /// elsewhere in the context).
 pub fn push_summary(
-    summary: &Summary,
+    summary: &SummaryRule,
     view: &View,
     (first, end): (usize, usize),
     carried: impl Fn(usize) -> bool,
@@ -100,7 +100,7 @@ pub fn push_summary(
 
 /// Pushes one summary of records `first..end`, sized by their joined cost.
 pub fn summarise_span(
-    summary: &Summary,
+    summary: &SummaryRule,
     view: &View,
     (first, end): (usize, usize),
     stream: u64,
@@ -123,7 +123,9 @@ pub fn at_least(
 /// A share of the window above 0 and at most 1, if given.
 pub fn share(p: &mut Params, key: &'static str) -> Result<Option<f64>, ParseError> {
     match p.fraction(key, 0.0, 1.0)? {
-        Some(v) if v <= 0.0 => Err(p.bad(key, "a number above 0 and at most 1", &Value::Float(v))),
+        Some(v) if v <= 0.0 => {
+            Err(p.bad(key, "a number above 0 and at most 1", &SpecValue::Float(v)))
+        }
         v => Ok(v),
     }
 }

@@ -21,3 +21,15 @@ pub enum When {
     /// When the context holds more than this many entries (events, as OpenHands counts them).
     Events(usize),
 }
+
+/// `ceil(window × ratio)`, with products within floating-point noise of a whole number taken
+/// as that number: a session's `window × ratio` threshold, and a preset's [`When::Share`].
+pub fn threshold(window: u64, ratio: f64) -> u64 {
+    let x = window as f64 * ratio;
+    let r = x.round();
+    if (x - r).abs() <= 1e-9 * x.max(1.0) {
+        r as u64
+    } else {
+        x.ceil() as u64
+    }
+}

@@ -6,7 +6,7 @@
 //! the summary's size; the picked lines are written in their original order. Deterministic and
 //! offline: a real baseline between masking and a model.
 
-use crate::strategy::View;
+use crate::view::View;
 use std::collections::HashMap;
 
 const K1: f64 = 1.2;
@@ -32,7 +32,7 @@ fn terms(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
-struct Line<'a> {
+struct ScoredLine<'a> {
     text: &'a str,
     flagged: bool,
     score: f64,
@@ -51,12 +51,12 @@ impl Extractive {
         text: &mut String,
     ) -> u64 {
         text.clear();
-        let mut lines: Vec<Line> = Vec::new();
+        let mut lines: Vec<ScoredLine> = Vec::new();
         for i in (first..end).filter(|&i| carried(i)) {
             for l in view.texts.get(i).lines() {
                 let l = l.trim();
                 if !l.is_empty() {
-                    lines.push(Line {
+                    lines.push(ScoredLine {
                         text: l,
                         flagged: view.flags[i],
                         score: 0.0,

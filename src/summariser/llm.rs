@@ -17,8 +17,8 @@
 
 use crate::error::ParseError;
 use crate::llm::{Endpoint, SummaryCache, SummaryRequest};
-use crate::strategy::spec::Params;
-use crate::strategy::{TextRef, Texts, View};
+use crate::spec::Params;
+use crate::view::{TextRef, Texts, View};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -249,20 +249,6 @@ impl Llm {
 }
 
 impl Missing {
-    /// What the `llm` summarisers of `strategies` still need after a sweep.
-    pub fn of(strategies: &[crate::strategy::Strategy]) -> Missing {
-        let mut m = Missing::default();
-        for s in strategies {
-            if let Some(super::Summariser::Llm(l)) = s.summariser() {
-                l.add_missing(&mut m);
-            }
-        }
-        // One request per hash, in hash order: the same file whatever the threads.
-        m.requests.sort_by_cached_key(SummaryRequest::hash);
-        m.requests.dedup_by_key(|r| r.hash());
-        m
-    }
-
     pub fn is_empty(&self) -> bool {
         self.requests.is_empty() && self.waiting == 0 && self.failure.is_none()
     }

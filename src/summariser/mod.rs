@@ -22,10 +22,11 @@ pub use extractive::Extractive;
 pub use llm::{Llm, Missing};
 pub use simulated::Simulated;
 
+use crate::context::Context;
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::strategy::spec::Params;
-use crate::strategy::{Context, View};
+use crate::spec::Params;
+use crate::view::View;
 
 /// The summarisers by name, for messages.
 pub const NAMES: [&str; 3] = ["simulated", "extractive", "llm"];

@@ -59,7 +59,7 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
 
 impl SweepGrid for Grid {
     type Row = CellRow;
-    type Scratch = cells::Scratch;
+    type Scratch = cells::CellScratch;
     const KIND: SweepKind = SweepKind::Cells;
 
     fn histories(&self) -> usize {
@@ -76,7 +76,7 @@ impl SweepGrid for Grid {
         index: usize,
         history: &CostedHistory,
         replicates: std::ops::Range<u32>,
-        scratch: &mut cells::Scratch,
+        scratch: &mut cells::CellScratch,
         out: &mut Vec<CellRow>,
     ) {
         cells::evaluate_replicates(self, index, history, replicates, scratch, out)
@@ -117,7 +117,7 @@ impl SweepGrid for Grid {
 
 impl SweepGrid for SessionGrid {
     type Row = SessionRow;
-    type Scratch = sessions::Scratch;
+    type Scratch = sessions::SessionGridScratch;
     const KIND: SweepKind = SweepKind::Sessions;
 
     fn histories(&self) -> usize {
@@ -134,7 +134,7 @@ impl SweepGrid for SessionGrid {
         index: usize,
         history: &CostedHistory,
         replicates: std::ops::Range<u32>,
-        scratch: &mut sessions::Scratch,
+        scratch: &mut sessions::SessionGridScratch,
         out: &mut Vec<SessionRow>,
     ) {
         sessions::evaluate_replicates(self, index, history, replicates, scratch, out)

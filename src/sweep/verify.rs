@@ -106,7 +106,7 @@ pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[String]) -> Re
             s.shard.0,
             listed
                 .iter()
-                .map(|f| crate::text::cut(f, 80))
+                .map(|f| crate::quote::cut(f, 80))
                 .collect::<Vec<_>>(),
             want
         );

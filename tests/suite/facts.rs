@@ -2,10 +2,10 @@
 //! distinctive tokens it is the first to hold, kept wherever the context's text still holds
 //! the token.
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::facts::Facts;
 use ctxlab::history::generate::{generate_one, GenerateConfig, Position};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Item, Outcome};
 use ctxlab::{score, CostModel};
 
 /// r0 (required): the task, introducing parse_args, src/cli.rs and cli.rs (a path ending in a

@@ -563,7 +563,7 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
         assert!(
             matches!(code, Some(0) | Some(1)),
             "{args:?} (case {case}) ended by a signal or an abort: {code:?}\n{}",
-            ctxlab::text::cut(&err, 2000)
+            ctxlab::quote::cut(&err, 2000)
         );
         assert!(
             err.len() <= 4096,

@@ -2,9 +2,10 @@
 //! from, restates its input history and expected output in ctxlab's terms, and says where
 //! ctxlab departs. Records are `x` repeated under the chars cost model (a gap costs 1).
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{simulate_with, SessionConfig, SessionScratch, Trace};
-use ctxlab::strategy::{Context, Item, Outcome, View};
+use ctxlab::view::View;
 use ctxlab::{CostModel, Strategy};
 
 use Kind::{Assistant as A, System as S, ToolCall as C, ToolResult as T, User as U};

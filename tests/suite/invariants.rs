@@ -1,7 +1,9 @@
 //! Invariants of the strategies over many seeded random histories.
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Item, Outcome, Rule, Strategy, View};
+use ctxlab::strategy::{Rule, Strategy};
+use ctxlab::view::View;
 use ctxlab::{score, CostModel};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};

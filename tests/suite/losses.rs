@@ -4,11 +4,11 @@
 //! model realised, each worked by hand.
 
 use crate::common::*;
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::facts::Facts;
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::noise::{Draws, NoiseModel, Realised, Records};
 use ctxlab::session::{simulate, SessionConfig, SessionScratch};
-use ctxlab::strategy::{Context, Item, Outcome};
 use ctxlab::{score, CostModel, Strategy};
 
 /// Ten-character records, costed in chars (separator 1): system and task required, calls at

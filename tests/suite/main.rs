@@ -41,5 +41,6 @@ mod session_sweep;
 mod statistics;
 mod strategies;
 mod strategy_specs;
+mod structure;
 mod summarisers;
 mod sweep;

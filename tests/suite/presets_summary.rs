@@ -3,9 +3,11 @@
 //! `complexity_trap_summary`, `complexity_trap_hybrid`. Records are `x` repeated, under the chars
 //! cost model: a record costs its length and each gap between two records costs 1.
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{simulate_with, SessionConfig, SessionScratch, Trace};
-use ctxlab::strategy::{Context, Item, Outcome, View, When};
+use ctxlab::strategy::When;
+use ctxlab::view::View;
 use ctxlab::{CostModel, Strategy};
 
 use Kind::{Assistant as A, System as S, ToolCall as C, ToolResult as T, User as U};

@@ -4,9 +4,10 @@
 //! worked examples where they fit) under the `chars` cost model, where records are joined by a
 //! 1-char separator.
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{simulate_with, SessionConfig, SessionMetrics, SessionScratch, Trace};
-use ctxlab::strategy::{Context, Item, Outcome, View};
+use ctxlab::view::View;
 use ctxlab::{CostModel, Strategy};
 
 use Item::{Placeholder as P, Verbatim as V};

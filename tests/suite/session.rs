@@ -1,13 +1,14 @@
 //! Sessions: the lesson's scripted traces (../shared/spec/sessions.json), prefix-cache billing
 //! worked out by hand, retention at need, summaries summarised again, notes, storms, layers.
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{
     run_script, simulate, simulate_with, CacheRules, Compactor, Layers, SessionConfig,
     SessionMetrics, SessionScratch, Trace, TriggerMode,
 };
-use ctxlab::strategy::{Context, Item, Outcome, View};
 use ctxlab::summariser::{Simulated, Summariser};
+use ctxlab::view::View;
 use ctxlab::{CostModel, Strategy};
 
 /// The lesson's configuration: the usage trigger, whose figures these tests were worked by

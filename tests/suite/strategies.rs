@@ -2,8 +2,10 @@
 //! how it scores. Every figure is derived in the comments from the rules in the strategy's module
 //! (cost model `chars`, so the separator between two items costs 1).
 
+use ctxlab::context::{Context, Item, Outcome};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Item, Outcome, Strategy, View};
+use ctxlab::strategy::Strategy;
+use ctxlab::view::View;
 use ctxlab::{score, CostModel, Metrics};
 
 use Item::{Placeholder as P, Verbatim as V};

@@ -1,7 +1,8 @@
 //! Strategy specs: every strategy parses, prints a canonical label that parses back to an equal
 //! strategy, and bad specs fail with a message naming what is wrong.
 
-use ctxlab::strategy::{Rule, Spec, Strategy, SummarySize, NAMES};
+use ctxlab::spec::Spec;
+use ctxlab::strategy::{Rule, Strategy, SummarySize, NAMES};
 
 /// (spec as a user might write it, its canonical label).
 const CASES: &[(&str, &str)] = &[

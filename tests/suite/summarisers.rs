@@ -2,8 +2,10 @@
 //! facts; their parameters; the extractive one byte-stable across threads.
 
 use crate::common::{assert_fails_with, ctxlab, stderr};
+use ctxlab::context::{Context, Item};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::strategy::{Context, Item, Strategy, View};
+use ctxlab::strategy::Strategy;
+use ctxlab::view::View;
 use ctxlab::{score, CostModel, Metrics};
 
 /// r0 the task (head, required; plain words, no fact); r1 (required) three lines, the last
@@ -217,7 +219,7 @@ fn recorded_compaction_restarts_the_context_at_the_transcript_summary() {
         ]
     );
     assert_eq!(ctx.summary_text, "Summary: we saw E0308");
-    let m = score(&h, ctxlab::strategy::Outcome::Feasible, &ctx);
+    let m = score(&h, ctxlab::context::Outcome::Feasible, &ctx);
     // Facts of the required r1, r2: parse_args (lost), E0308 (in the text): 1 of 2; r2 is
     // carried by its fact, the task is not.
     assert_eq!((m.facts_kept, m.facts_total), (1, 2));
@@ -226,7 +228,7 @@ fn recorded_compaction_restarts_the_context_at_the_transcript_summary() {
     assert_eq!(m.used, 37);
     let mut small = Context::default();
     let o = s.apply(View::new(&h, &h.truth), 36, 0, 0, &mut small);
-    assert_eq!(o, ctxlab::strategy::Outcome::Infeasible);
+    assert_eq!(o, ctxlab::context::Outcome::Infeasible);
     // Without a recorded summary nothing changes.
     let plain = CostedHistory::new(
         &History::new(

@@ -51,11 +51,12 @@ use std::path::Path;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Line {
+#[serde(rename = "Line")] // the name serde's messages quote
+struct TranscriptLine {
     #[serde(rename = "type")]
     kind: String,
     #[serde(default)]
-    message: Option<Message>,
+    message: Option<ClaudeMessage>,
     #[serde(default)]
     is_sidechain: Option<bool>,
     #[serde(default)]
@@ -79,7 +80,8 @@ const NOT_SENT: [&str; 6] = [
 ];
 
 #[derive(Deserialize)]
-struct Message {
+#[serde(rename = "Message")] // the name serde's messages quote
+struct ClaudeMessage {
     #[serde(default)]
     id: Option<String>,
     #[serde(default)]
@@ -87,11 +89,12 @@ struct Message {
     #[serde(default)]
     content: Value,
     #[serde(default)]
-    usage: Option<Usage>,
+    usage: Option<ClaudeUsage>,
 }
 
 #[derive(Deserialize)]
-struct Usage {
+#[serde(rename = "Usage")] // the name serde's messages quote
+struct ClaudeUsage {
     #[serde(default)]
     input_tokens: u64,
     #[serde(default)]
@@ -102,7 +105,7 @@ struct Usage {
     output_tokens: u64,
 }
 
-impl Usage {
+impl ClaudeUsage {
     /// The call's whole input; `None` when the figures add up beyond `u64` (no real usage
     /// does: the line is corrupt, and a wrapped sum would pass for a small context).
     fn context(&self) -> Option<u64> {
@@ -152,7 +155,7 @@ pub fn parse(
         if raw.trim().is_empty() {
             continue;
         }
-        let line: Line = match crate::strict_json::from_str(raw) {
+        let line: TranscriptLine = match crate::strict_json::from_str(raw) {
             Ok(l) => l,
             Err(e) => {
                 tally.line("(unreadable)");
@@ -241,7 +244,7 @@ pub fn parse(
         };
         if kind == "assistant" {
             // The three input figures must add up within u64 before any sum is taken.
-            if message.usage.as_ref().map(Usage::context) == Some(None) {
+            if message.usage.as_ref().map(ClaudeUsage::context) == Some(None) {
                 bad(
                     tally,
                     InputError::line(
@@ -295,7 +298,10 @@ pub fn parse(
     run.finish(path)
 }
 
-fn assistant_records(message: &Message, tools: &mut ToolIds) -> Result<Vec<Pending>, ParseError> {
+fn assistant_records(
+    message: &ClaudeMessage,
+    tools: &mut ToolIds,
+) -> Result<Vec<Pending>, ParseError> {
     let mut out = Vec::new();
     let blocks = match &message.content {
         Value::String(s) => {
@@ -339,8 +345,8 @@ fn assistant_records(message: &Message, tools: &mut ToolIds) -> Result<Vec<Pendi
 }
 
 fn user_records(
-    line: &Line,
-    message: &Message,
+    line: &TranscriptLine,
+    message: &ClaudeMessage,
     tools: &ToolIds,
 ) -> Result<Vec<Pending>, ParseError> {
     let kind = if line.is_compact_summary == Some(true) {

@@ -19,11 +19,12 @@ use std::path::Path;
 struct Trajectory {
     #[serde(default)]
     instance_id: Option<String>,
-    messages: Vec<Message>,
+    messages: Vec<MiniSweMessage>,
 }
 
 #[derive(Deserialize)]
-struct Message {
+#[serde(rename = "Message")] // the name serde's messages quote
+struct MiniSweMessage {
     role: Role,
     #[serde(default)]
     content: serde_json::Value,
@@ -34,17 +35,19 @@ struct Message {
 #[derive(Deserialize)]
 struct Extra {
     #[serde(default)]
-    response: Option<Response>,
+    response: Option<MiniSweResponse>,
 }
 
 #[derive(Deserialize)]
-struct Response {
+#[serde(rename = "Response")] // the name serde's messages quote
+struct MiniSweResponse {
     #[serde(default)]
-    usage: Option<Usage>,
+    usage: Option<MiniSweUsage>,
 }
 
 #[derive(Deserialize)]
-struct Usage {
+#[serde(rename = "Usage")] // the name serde's messages quote
+struct MiniSweUsage {
     #[serde(default)]
     prompt_tokens: Option<u64>,
     #[serde(default)]
@@ -59,7 +62,7 @@ struct PromptDetails {
     cached_tokens: Option<u64>,
 }
 
-impl Usage {
+impl MiniSweUsage {
     /// The call's billing, when `completion_tokens` is recorded beside `prompt_tokens`: the
     /// cached part of the prompt (`prompt_tokens_details.cached_tokens`, absent = 0) is a
     /// cache read, the rest plain input; OpenAI-style usage reports no cache writes.

@@ -325,7 +325,7 @@ pub fn load_files_recorded(
     flags: Option<&LabelRules>,
 ) -> Result<Vec<(History, Vec<RecordedCall>)>, InputError> {
     let mut histories = Vec::new();
-    let mut names = Names::default();
+    let mut names = RunNames::default();
     for path in paths {
         for (h, recorded) in load_recorded(path, format, labels, flags)? {
             names.claim(&h.name, path)?;
@@ -337,11 +337,11 @@ pub fn load_files_recorded(
 
 /// Run names seen so far and the file each came from.
 #[derive(Default)]
-pub struct Names {
+pub struct RunNames {
     seen: std::collections::HashMap<String, PathBuf>,
 }
 
-impl Names {
+impl RunNames {
     /// Fails when `name` was already taken by a run of another (or the same) file.
     pub fn claim(&mut self, name: &str, path: &Path) -> Result<(), InputError> {
         if let Some(first) = self.seen.get(name) {

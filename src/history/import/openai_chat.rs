@@ -26,12 +26,13 @@ use std::path::Path;
 
 #[derive(Deserialize)]
 struct File {
-    messages: Vec<Message>,
+    messages: Vec<OpenAiMessage>,
 }
 
 #[derive(Deserialize)]
-struct Message {
-    role: Role,
+#[serde(rename = "Message")] // the name serde's messages quote
+struct OpenAiMessage {
+    role: OpenAiRole,
     #[serde(default)]
     content: Value,
     #[serde(default)]
@@ -43,12 +44,13 @@ struct Message {
     #[serde(default)]
     function_call: Option<Function>,
     #[serde(default)]
-    usage: Option<Usage>,
+    usage: Option<OpenAiUsage>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq)]
 #[serde(rename_all = "lowercase")]
-enum Role {
+#[serde(rename = "Role")] // the name serde's messages quote
+enum OpenAiRole {
     System,
     Developer,
     User,
@@ -58,7 +60,8 @@ enum Role {
 }
 
 #[derive(Deserialize)]
-struct Usage {
+#[serde(rename = "Usage")] // the name serde's messages quote
+struct OpenAiUsage {
     prompt_tokens: u64,
 }
 
@@ -78,7 +81,7 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
             if raw.trim().is_empty() {
                 continue;
             }
-            let checked = crate::strict_json::from_str::<Message>(raw)
+            let checked = crate::strict_json::from_str::<OpenAiMessage>(raw)
                 .map_err(|e| json_error(path, &e, Some(n + 1), EXPECTED_LINE))
                 .and_then(|m| {
                     chat.add(&m)
@@ -89,7 +92,7 @@ pub fn parse(path: &Path, text: &str, problems: &mut Problems) -> Result<Run, In
             }
         }
     } else {
-        let messages: Vec<Message> = if text.trim_start().starts_with('[') {
+        let messages: Vec<OpenAiMessage> = if text.trim_start().starts_with('[') {
             crate::strict_json::from_str(text)
         } else {
             crate::strict_json::from_str::<File>(text).map(|f| f.messages)
@@ -111,12 +114,12 @@ struct Chat {
 
 impl Chat {
     /// Adds the records of one message, or none if it is malformed.
-    fn add(&mut self, m: &Message) -> Result<(), ParseError> {
+    fn add(&mut self, m: &OpenAiMessage) -> Result<(), ParseError> {
         let text = super::content_text(&m.content);
         match m.role {
-            Role::System | Role::Developer => self.run.push(Kind::System, None, text),
-            Role::User => self.run.push(Kind::User, None, text),
-            Role::Assistant => {
+            OpenAiRole::System | OpenAiRole::Developer => self.run.push(Kind::System, None, text),
+            OpenAiRole::User => self.run.push(Kind::User, None, text),
+            OpenAiRole::Assistant => {
                 if let Some(u) = &m.usage {
                     self.run.call(u.prompt_tokens)?;
                 }
@@ -137,7 +140,7 @@ impl Chat {
                         .push(Kind::ToolCall, Some(&f.name), arguments_text(&f.arguments));
                 }
             }
-            Role::Tool => {
+            OpenAiRole::Tool => {
                 let by_id = m.tool_call_id.as_deref().and_then(|id| self.tools.name(id));
                 let tool = by_id.or(m.name.as_deref()).ok_or_else(|| match &m.tool_call_id {
                     Some(id) => format!("a `tool` message refers to tool_call_id {id:?}, which no earlier assistant tool call declared"),
@@ -146,7 +149,7 @@ impl Chat {
                 let tool = tool.to_string();
                 self.run.push(Kind::ToolResult, Some(&tool), text);
             }
-            Role::Function => {
+            OpenAiRole::Function => {
                 let tool = m
                     .name
                     .as_deref()

@@ -30,13 +30,14 @@ use std::path::Path;
 #[derive(Deserialize)]
 struct Traj {
     #[serde(default)]
-    history: Vec<Item>,
+    history: Vec<TrajectoryItem>,
     #[serde(default)]
     trajectory: Vec<Step>,
 }
 
 #[derive(Deserialize)]
-struct Item {
+#[serde(rename = "Item")] // the name serde's messages quote
+struct TrajectoryItem {
     role: Role,
     #[serde(default)]
     content: Value,
@@ -59,7 +60,7 @@ struct Step {
     #[serde(default)]
     observation: Option<String>,
     #[serde(default)]
-    query: Vec<Item>,
+    query: Vec<TrajectoryItem>,
 }
 
 const EXPECTED: &str = "a SWE-agent trajectory: a JSON object with `history` (a list of \
@@ -121,7 +122,7 @@ struct Conversation {
 }
 
 impl Conversation {
-    fn add(&mut self, item: &Item) -> Result<(), ParseError> {
+    fn add(&mut self, item: &TrajectoryItem) -> Result<(), ParseError> {
         let text = super::content_text(&item.content);
         if item.is_demo == Some(true) {
             self.run.push(Kind::Note, None, text);

@@ -45,63 +45,19 @@
 
 pub mod anthropic;
 pub mod gemini;
+mod kind;
 pub mod none;
 pub mod openai;
 pub mod recorded;
 
-use super::config::Prices;
+pub use kind::CacheKind;
+
+use super::prices::Prices;
 use crate::history::RecordedCall;
 use serde::{Deserialize, Serialize};
 
-/// Whose cache rules bill a session (`session.cache`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CacheKind {
-    /// Explicit breakpoints where Claude Code places them; the default, with the default model
-    /// `claude-sonnet-4.5`.
-    #[default]
-    Anthropic,
-    #[serde(rename = "openai")]
-    OpenAi,
-    Gemini,
-    None,
-    /// The figures the transcript records (a `raw` replay of a transcript only).
-    Recorded,
-}
-
+// The lifetimes are each provider's rules' own, so the kinds' list (`kind.rs`) stays below them.
 impl CacheKind {
-    pub const NAMES: [&'static str; 5] = ["anthropic", "openai", "gemini", "none", "recorded"];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CacheKind::Anthropic => "anthropic",
-            CacheKind::OpenAi => "openai",
-            CacheKind::Gemini => "gemini",
-            CacheKind::None => "none",
-            CacheKind::Recorded => "recorded",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        [
-            CacheKind::Anthropic,
-            CacheKind::OpenAi,
-            CacheKind::Gemini,
-            CacheKind::None,
-            CacheKind::Recorded,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
-    }
-
-    /// Whether the rules have the free parameters `miss` and `credit` (a provider's cache).
-    pub fn fits(self) -> bool {
-        matches!(
-            self,
-            CacheKind::Anthropic | CacheKind::OpenAi | CacheKind::Gemini
-        )
-    }
-
     /// The provider's cache lifetime in seconds (`None`: undocumented or not applicable).
     pub fn ttl_seconds(self) -> Option<u64> {
         match self {
@@ -208,7 +164,7 @@ impl CacheSpec {
     }
 
     pub fn parse(text: &str) -> Result<Self, String> {
-        let spec = crate::strategy::spec::Spec::parse_as(text, "cache").map_err(|e| e.0)?;
+        let spec = crate::spec::Spec::parse_as(text, "cache").map_err(|e| e.0)?;
         let kind = CacheKind::parse(&spec.name).ok_or_else(|| {
             format!(
                 "unknown cache {:?}, expected one of {}",
@@ -217,7 +173,7 @@ impl CacheSpec {
             )
         })?;
         let mut out = CacheSpec::of(kind);
-        use crate::strategy::spec::Value;
+        use crate::spec::SpecValue;
         for (key, value) in &spec.params {
             if !kind.fits() {
                 return Err(format!(
@@ -226,14 +182,14 @@ impl CacheSpec {
                 ));
             }
             let number = match value {
-                Value::Int(i) => Some(*i as f64),
-                Value::Float(x) => Some(*x),
+                SpecValue::Int(i) => Some(*i as f64),
+                SpecValue::Float(x) => Some(*x),
                 _ => None,
             };
             match (key.as_str(), number) {
                 ("miss", Some(x)) if (0.0..1.0).contains(&x) => out.miss = Some(x),
                 ("credit", Some(x)) if x > 0.0 && x <= 1.0 => out.credit = Some(x),
-                ("ttl", Some(_)) if matches!(value, Value::Int(i) if *i > 0) => {
+                ("ttl", Some(_)) if matches!(value, SpecValue::Int(i) if *i > 0) => {
                     out.ttl = Some(number.unwrap_or(0.0) as u64)
                 }
                 ("miss", _) => {

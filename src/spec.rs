@@ -7,7 +7,7 @@ use std::fmt;
 
 /// A parameter value as written.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub enum SpecValue {
     Int(i64),
     Float(f64),
     Bool(bool),
@@ -15,14 +15,14 @@ pub enum Value {
     List(Vec<String>),
 }
 
-impl fmt::Display for Value {
+impl fmt::Display for SpecValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Value::Int(v) => write!(f, "{v}"),
-            Value::Float(v) => write!(f, "{v}"),
-            Value::Bool(v) => write!(f, "{v}"),
-            Value::Str(v) => f.write_str(v),
-            Value::List(v) => write!(f, "[{}]", v.join(",")),
+            SpecValue::Int(v) => write!(f, "{v}"),
+            SpecValue::Float(v) => write!(f, "{v}"),
+            SpecValue::Bool(v) => write!(f, "{v}"),
+            SpecValue::Str(v) => f.write_str(v),
+            SpecValue::List(v) => write!(f, "[{}]", v.join(",")),
         }
     }
 }
@@ -31,7 +31,7 @@ impl fmt::Display for Value {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spec {
     pub name: String,
-    pub params: Vec<(String, Value)>,
+    pub params: Vec<(String, SpecValue)>,
 }
 
 impl Spec {
@@ -91,11 +91,11 @@ impl Spec {
                 continue;
             }
             let v = match value {
-                toml::Value::Integer(i) => Value::Int(*i),
-                toml::Value::Float(x) => Value::Float(*x),
-                toml::Value::Boolean(b) => Value::Bool(*b),
-                toml::Value::String(s) => Value::Str(s.clone()),
-                toml::Value::Array(items) => Value::List(
+                toml::Value::Integer(i) => SpecValue::Int(*i),
+                toml::Value::Float(x) => SpecValue::Float(*x),
+                toml::Value::Boolean(b) => SpecValue::Bool(*b),
+                toml::Value::String(s) => SpecValue::Str(s.clone()),
+                toml::Value::Array(items) => SpecValue::List(
                     items
                         .iter()
                         .map(|i| match i {
@@ -142,9 +142,9 @@ fn split_top_level(s: &str) -> Vec<&str> {
     parts
 }
 
-fn parse_value(v: &str) -> Value {
+fn parse_value(v: &str) -> SpecValue {
     if let Some(inner) = v.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
-        return Value::List(
+        return SpecValue::List(
             inner
                 .split(',')
                 .map(|s| unquote(s.trim()).to_string())
@@ -153,15 +153,15 @@ fn parse_value(v: &str) -> Value {
         );
     }
     if let Ok(i) = v.parse::<i64>() {
-        return Value::Int(i);
+        return SpecValue::Int(i);
     }
     if let Ok(x) = v.parse::<f64>() {
-        return Value::Float(x);
+        return SpecValue::Float(x);
     }
     match v {
-        "true" => Value::Bool(true),
-        "false" => Value::Bool(false),
-        _ => Value::Str(unquote(v).to_string()),
+        "true" => SpecValue::Bool(true),
+        "false" => SpecValue::Bool(false),
+        _ => SpecValue::Str(unquote(v).to_string()),
     }
 }
 
@@ -179,7 +179,7 @@ pub struct Params<'a> {
 }
 
 impl Params<'_> {
-    fn take(&mut self, key: &'static str) -> Option<&Value> {
+    fn take(&mut self, key: &'static str) -> Option<&SpecValue> {
         // A preset may read a generic key again (to check it against its own parameters).
         if !self.known.contains(&key) {
             self.known.push(key);
@@ -195,11 +195,11 @@ impl Params<'_> {
     }
 
     /// The raw value of `key`, for parameters with a type of their own.
-    pub fn value(&mut self, key: &'static str) -> Option<Value> {
+    pub fn value(&mut self, key: &'static str) -> Option<SpecValue> {
         self.take(key).cloned()
     }
 
-    pub fn bad(&self, key: &str, expected: &str, found: &Value) -> ParseError {
+    pub fn bad(&self, key: &str, expected: &str, found: &SpecValue) -> ParseError {
         ParseError(format!(
             "strategy `{}`: parameter `{key}` expects {expected}, found `{found}`",
             self.spec.name
@@ -209,7 +209,7 @@ impl Params<'_> {
     pub fn usize(&mut self, key: &'static str) -> Result<Option<usize>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
-            Some(Value::Int(i)) if i >= 0 => Ok(Some(i as usize)),
+            Some(SpecValue::Int(i)) if i >= 0 => Ok(Some(i as usize)),
             Some(v) => Err(self.bad(key, "a whole number ≥ 0", &v)),
         }
     }
@@ -227,8 +227,8 @@ impl Params<'_> {
     ) -> Result<Option<f64>, ParseError> {
         let v = match self.take(key).cloned() {
             None => return Ok(None),
-            Some(Value::Int(i)) => (i as f64, Value::Int(i)),
-            Some(Value::Float(x)) => (x, Value::Float(x)),
+            Some(SpecValue::Int(i)) => (i as f64, SpecValue::Int(i)),
+            Some(SpecValue::Float(x)) => (x, SpecValue::Float(x)),
             Some(v) => return Err(self.bad(key, &format!("a number from {lo} to {hi}"), &v)),
         };
         if !(lo..=hi).contains(&v.0) {
@@ -240,7 +240,7 @@ impl Params<'_> {
     pub fn bool(&mut self, key: &'static str) -> Result<Option<bool>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(b)),
+            Some(SpecValue::Bool(b)) => Ok(Some(b)),
             Some(v) => Err(self.bad(key, "true or false", &v)),
         }
     }
@@ -253,7 +253,7 @@ impl Params<'_> {
     ) -> Result<Option<String>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
-            Some(Value::Str(s)) if options.contains(&s.as_str()) => Ok(Some(s)),
+            Some(SpecValue::Str(s)) if options.contains(&s.as_str()) => Ok(Some(s)),
             Some(v) => Err(self.bad(key, &format!("one of {}", options.join(", ")), &v)),
         }
     }
@@ -262,7 +262,7 @@ impl Params<'_> {
     pub fn text(&mut self, key: &'static str) -> Result<Option<String>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
-            Some(Value::Str(s)) => Ok(Some(s)),
+            Some(SpecValue::Str(s)) => Ok(Some(s)),
             Some(v) => Err(self.bad(key, "a text", &v)),
         }
     }
@@ -270,8 +270,8 @@ impl Params<'_> {
     pub fn list(&mut self, key: &'static str) -> Result<Option<Vec<String>>, ParseError> {
         match self.take(key).cloned() {
             None => Ok(None),
-            Some(Value::List(l)) => Ok(Some(l)),
-            Some(Value::Str(s)) => Ok(Some(vec![s])),
+            Some(SpecValue::List(l)) => Ok(Some(l)),
+            Some(SpecValue::Str(s)) => Ok(Some(vec![s])),
             Some(v) => Err(self.bad(key, "a list such as [bash,grep]", &v)),
         }
     }
@@ -310,12 +310,15 @@ mod tests {
         assert_eq!(
             s.params,
             vec![
-                ("keep_recent".into(), Value::Int(10)),
-                ("min_chars".into(), Value::Int(100)),
-                ("exclude".into(), Value::List(vec!["a".into(), "b".into()])),
-                ("r".into(), Value::Float(0.5)),
-                ("on".into(), Value::Bool(true)),
-                ("fill".into(), Value::Str("skip".into())),
+                ("keep_recent".into(), SpecValue::Int(10)),
+                ("min_chars".into(), SpecValue::Int(100)),
+                (
+                    "exclude".into(),
+                    SpecValue::List(vec!["a".into(), "b".into()])
+                ),
+                ("r".into(), SpecValue::Float(0.5)),
+                ("on".into(), SpecValue::Bool(true)),
+                ("fill".into(), SpecValue::Str("skip".into())),
             ]
         );
         assert_eq!(Spec::parse("recent").unwrap().params, vec![]);
