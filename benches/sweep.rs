@@ -15,7 +15,7 @@
 //! Run with `cargo bench --bench sweep`.
 
 use anyhow::{Context as _, Result};
-use ctxlab::cells::{evaluate_history, CellRow, Grid, Scratch};
+use ctxlab::cells::{evaluate_history, CellRow, CellScratch, Grid};
 use ctxlab::experiment::{self as config, Experiment};
 use ctxlab::history::generate::{generate, GenerateConfig, Position};
 use ctxlab::history::{write_jsonl, CostedHistory};
@@ -159,7 +159,7 @@ fn evaluate_all(grid: &Grid, costed: &[CostedHistory]) -> u64 {
         .par_iter()
         .enumerate()
         .map_init(
-            || (Scratch::default(), Vec::<CellRow>::new()),
+            || (CellScratch::default(), Vec::<CellRow>::new()),
             |(scratch, rows), (i, h)| {
                 rows.clear();
                 evaluate_history(grid, i, h, scratch, rows);
@@ -484,7 +484,7 @@ fn all_rows(grid: &Grid, costed: &[CostedHistory]) -> Vec<CellRow> {
     let per_history: Vec<Vec<CellRow>> = costed
         .par_iter()
         .enumerate()
-        .map_init(Scratch::default, |scratch, (i, h)| {
+        .map_init(CellScratch::default, |scratch, (i, h)| {
             let mut rows = Vec::new();
             evaluate_history(grid, i, h, scratch, &mut rows);
             rows

@@ -151,7 +151,7 @@ fn tokens(src: &str) -> Vec<Tok> {
             let word: String = c[start..i].iter().collect();
             let at = c.get(i).copied().unwrap_or(' ');
             let raw = (word == "r" || word == "br") && (at == '"' || at == '#');
-            if raw && (at == '"' || c[i..].iter().skip_while(|&&x| x == '#').next() == Some(&'"')) {
+            if raw && (at == '"' || c[i..].iter().find(|&&x| x != '#') == Some(&'"')) {
                 let mut hashes = 0;
                 while c[i] == '#' {
                     hashes += 1;
