@@ -16,7 +16,7 @@ use crate::tables::read::parquet_rows;
 use crate::tables::{Names, Table};
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
@@ -133,8 +133,8 @@ impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
 /// The open table files, owned by the encoding thread.
 struct Files {
     parquet: Option<(PathBuf, ParquetSink)>,
-    csv: Option<(PathBuf, csv::Writer<BufWriter<File>>)>,
-    buf: String,
+    csv: Option<(PathBuf, BufWriter<File>)>,
+    buf: Vec<u8>,
     rows: u64,
     names: (String, String),
 }
@@ -165,7 +165,7 @@ impl Files {
         Ok(Files {
             parquet,
             csv,
-            buf: String::new(),
+            buf: Vec::new(),
             rows: 0,
             names: (table.parquet_name(), table.csv_name()),
         })
@@ -213,12 +213,9 @@ impl Files {
 }
 
 /// A CSV file of `table` with its header line written.
-pub(crate) fn create_csv<G, R>(
-    path: &Path,
-    table: &Table<G, R>,
-) -> Result<csv::Writer<BufWriter<File>>> {
+pub(crate) fn create_csv<G, R>(path: &Path, table: &Table<G, R>) -> Result<BufWriter<File>> {
     let file = crate::links::create(path)?;
-    let mut w = csv::Writer::from_writer(BufWriter::with_capacity(1 << 20, file));
+    let mut w = BufWriter::with_capacity(1 << 20, file);
     table.write_csv_header(&mut w).at(path, "write")?;
     Ok(w)
 }
