@@ -123,6 +123,23 @@ fn parse_exponent(text: &[u8]) -> i32 {
 
 /// Appends [`fraction`]`(x)` to `out`, the bytes of [`write_fraction`] without `fmt`.
 pub fn push_fraction(out: &mut Vec<u8>, x: f64) {
+    // Most shares in a table (0, 1, a half, a flag rate) read back exactly from six decimals:
+    // then the shortest digits are those six (two six-decimal texts cannot read back as the
+    // same double below 2^53 / 10^6), written from the integer `x × 10^6` without ryu.
+    let micros = (x * 1e6).round();
+    if micros.abs() < 1e15 && micros / 1e6 == x && !(x == 0.0 && x.is_sign_negative()) {
+        let micros = micros as i64;
+        if micros < 0 {
+            out.push(b'-');
+        }
+        let m = micros.unsigned_abs();
+        push_whole(out, m / 1_000_000);
+        out.push(b'.');
+        let mut frac = itoa::Buffer::new();
+        let frac = frac.format(m % 1_000_000 + 1_000_000).as_bytes();
+        out.extend_from_slice(&frac[1..]);
+        return;
+    }
     let start = out.len();
     push_display_f64(out, x);
     if !x.is_finite() {
@@ -201,7 +218,7 @@ mod tests {
             push_fraction(&mut bytes, x);
             assert_eq!(std::str::from_utf8(&bytes).unwrap(), fraction(x), "{x:e}");
         };
-        for x in [0.0, -0.0, 1.0, -1.0, 0.5, 12.5, 50.0, 65537.0 / 131072.0, 1658206780088562.25, 1e-9, 1e-5, 1e-4, 1e15, 1e16, 1e17] {
+        for x in [0.0, -0.0, 1.0, -1.0, 0.5, -0.25, 0.000001, -0.000001, 999999.5, 1e9 + 0.125, 12.5, 50.0, 65537.0 / 131072.0, 1658206780088562.25, 1e-9, 1e-5, 1e-4, 1e15, 1e16, 1e17] {
             check(x);
         }
         for x in [1.5e300, 2.5e-300, f64::MIN_POSITIVE, f64::MAX, 5e-324, f64::NAN, f64::INFINITY] {
