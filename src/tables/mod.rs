@@ -412,4 +412,3 @@ fn push_csv_text(out: &mut Vec<u8>, text: &str) {
     }
     out.push(b'"');
 }
-

@@ -210,18 +210,51 @@ mod tests {
     /// tables hold (shares k/n, budgets) and on doubles of every magnitude.
     #[test]
     fn byte_formatting_matches_display() {
-        let mut check = |x: f64| {
+        let check = |x: f64| {
             let mut bytes = Vec::new();
             push_display_f64(&mut bytes, x);
-            assert_eq!(std::str::from_utf8(&bytes).unwrap(), format!("{x}"), "{x:e}");
+            assert_eq!(
+                std::str::from_utf8(&bytes).unwrap(),
+                format!("{x}"),
+                "{x:e}"
+            );
             bytes.clear();
             push_fraction(&mut bytes, x);
             assert_eq!(std::str::from_utf8(&bytes).unwrap(), fraction(x), "{x:e}");
         };
-        for x in [0.0, -0.0, 1.0, -1.0, 0.5, -0.25, 0.000001, -0.000001, 999999.5, 1e9 + 0.125, 12.5, 50.0, 65537.0 / 131072.0, 1658206780088562.25, 1e-9, 1e-5, 1e-4, 1e15, 1e16, 1e17] {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            -0.25,
+            0.000001,
+            -0.000001,
+            999999.5,
+            1e9 + 0.125,
+            12.5,
+            50.0,
+            65537.0 / 131072.0,
+            1658206780088562.0 + 0.25,
+            1e-9,
+            1e-5,
+            1e-4,
+            1e15,
+            1e16,
+            1e17,
+        ] {
             check(x);
         }
-        for x in [1.5e300, 2.5e-300, f64::MIN_POSITIVE, f64::MAX, 5e-324, f64::NAN, f64::INFINITY] {
+        for x in [
+            1.5e300,
+            2.5e-300,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            5e-324,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
             check(x);
             check(-x);
         }
