@@ -25,7 +25,7 @@ use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
 use serde::{Deserialize, Serialize};
-use std::io::BufWriter;
+use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -862,7 +862,7 @@ pub(crate) fn write_table<G: Sync, R: Sync>(
         let path = folder.join(table.csv_name());
         let mut w = super::rows_writer::create_csv(&path, table)?;
         table
-            .write_csv(grid, Names::NONE, rows, &mut w, &mut String::new())
+            .write_csv(grid, Names::NONE, rows, &mut w, &mut Vec::new())
             .at(&path, "write")?;
         w.flush().at(&path, "write")?;
         written.push(table.csv_name());

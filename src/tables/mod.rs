@@ -14,7 +14,7 @@ pub mod session_metrics;
 pub mod sessions;
 pub mod summary;
 
-use crate::tables::numbers::write_fraction;
+use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
 use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
 use std::io::Write;
 
@@ -294,11 +294,17 @@ impl<G, R> Table<G, R> {
         format!("{}.csv", self.stem)
     }
 
-    /// The rows as a DataFrame, built column by column.
-    pub fn frame(&self, grid: &G, names: Names, rows: &[R]) -> PolarsResult<DataFrame> {
+    /// The rows as a DataFrame, built column by column, the columns in parallel: the rows
+    /// tables' encoder is one thread, which bounds a large Parquet-only sweep.
+    pub fn frame(&self, grid: &G, names: Names, rows: &[R]) -> PolarsResult<DataFrame>
+    where
+        G: Sync,
+        R: Sync,
+    {
+        use rayon::prelude::*;
         let columns: Vec<PolarsColumn> = self
             .columns
-            .iter()
+            .par_iter()
             .map(|c| {
                 let name = c.name.as_str().into();
                 match &c.get {
@@ -328,52 +334,95 @@ impl<G, R> Table<G, R> {
     }
 
     /// Writes the header line.
-    pub fn write_csv_header<W: Write>(&self, out: &mut csv::Writer<W>) -> csv::Result<()> {
-        out.write_record(self.columns.iter().map(|c| c.name.as_str()))
+    pub fn write_csv_header<W: Write>(&self, out: &mut W) -> std::io::Result<()> {
+        let mut line = Vec::new();
+        for (i, c) in self.columns.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            push_csv_text(&mut line, &c.name);
+        }
+        self.end_csv_record(&mut line);
+        out.write_all(&line)
     }
 
-    /// Writes the rows as CSV lines, formatting every field into one reused buffer. Fractions
+    /// Writes the rows as CSV lines: every field is formatted straight into `buf` (no `fmt`, no
+    /// `String` per field), which goes to `out` whenever it holds a megabyte. The bytes are the
+    /// csv crate's with its default settings (fields quoted only where they must be). Fractions
     /// are written so that they read back exactly (see `tables::numbers`).
     pub fn write_csv<W: Write>(
         &self,
         grid: &G,
         names: Names,
         rows: &[R],
-        out: &mut csv::Writer<W>,
-        buf: &mut String,
-    ) -> csv::Result<()> {
-        use std::fmt::Write as _;
+        out: &mut W,
+        buf: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        const FLUSH: usize = 1 << 20;
+        buf.clear();
         for r in rows {
-            for c in &self.columns {
-                buf.clear();
+            for (i, c) in self.columns.iter().enumerate() {
+                if i > 0 {
+                    buf.push(b',');
+                }
                 match &c.get {
-                    Get::Text(f) => {
-                        out.write_field(f(grid, names, r))?;
-                        continue;
-                    }
-                    Get::Whole(f) => {
-                        let _ = write!(buf, "{}", f(grid, r));
-                    }
+                    Get::Text(f) => push_csv_text(buf, f(grid, names, r)),
+                    Get::Whole(f) => push_whole(buf, f(grid, r)),
                     Get::OptWhole(f) => {
                         if let Some(x) = f(grid, r) {
-                            let _ = write!(buf, "{x}");
+                            push_whole(buf, x)
                         }
                     }
-                    Get::Real(f) => write_fraction(buf, f(grid, r)),
+                    Get::Real(f) => push_fraction(buf, f(grid, r)),
                     Get::OptReal(f) => {
                         if let Some(x) = f(grid, r) {
-                            write_fraction(buf, x)
+                            push_fraction(buf, x)
                         }
                     }
-                    Get::Percent(f) => {
-                        let _ = write!(buf, "{}", f(grid, r));
+                    Get::Percent(f) => push_display_f64(buf, f(grid, r)),
+                    Get::Flag(f) => {
+                        buf.extend_from_slice(if f(grid, r) { b"true" } else { b"false" })
                     }
-                    Get::Flag(f) => buf.push_str(if f(grid, r) { "true" } else { "false" }),
                 }
-                out.write_field(buf.as_str())?;
             }
-            out.write_record(None::<&[u8]>)?;
+            self.end_csv_record(buf);
+            if buf.len() >= FLUSH {
+                out.write_all(buf)?;
+                buf.clear();
+            }
         }
+        out.write_all(buf)?;
+        buf.clear();
         Ok(())
     }
+
+    /// Ends a record; a record of one empty field is written `""` (as the csv crate does, so
+    /// that it is not read as a blank line).
+    fn end_csv_record(&self, line: &mut Vec<u8>) {
+        if self.columns.len() == 1 && line.last().is_none_or(|&b| b == b'\n') {
+            line.extend_from_slice(b"\"\"");
+        }
+        line.push(b'\n');
+    }
+}
+
+/// A text field as the csv crate writes it by default: quoted, its quotes doubled, when it
+/// holds a comma, a quote or a line break; as it is otherwise.
+fn push_csv_text(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    if !bytes
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.push(b'"');
+    for &b in bytes {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
 }
