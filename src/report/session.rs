@@ -133,18 +133,18 @@ pub fn metrics_csv(
         config: cfg,
     };
     let table = session_metrics::table();
-    let mut w = csv::Writer::from_writer(Vec::new());
-    table.write_csv_header(&mut w).expect("in-memory write");
+    let mut out = Vec::new();
+    table.write_csv_header(&mut out).expect("in-memory write");
     table
         .write_csv(
             &key,
             crate::tables::Names::NONE,
             std::slice::from_ref(m),
-            &mut w,
-            &mut String::new(),
+            &mut out,
+            &mut Vec::new(),
         )
         .expect("in-memory write");
-    String::from_utf8(w.into_inner().expect("in-memory write")).expect("utf-8")
+    String::from_utf8(out).expect("utf-8")
 }
 
 /// What describes the replay on its first lines.
