@@ -10,6 +10,29 @@ use crate::tables::manifest::{Axes, SweepKind};
 use crate::tables::summary::{GroupRow, Grouping, PairRow};
 use crate::tables::Table;
 
+/// What the runner needs of an experiment of either kind.
+pub trait SweepExperiment: Sync {
+    type Grid: SweepGrid;
+    fn name(&self) -> &str;
+    fn seed(&self) -> u64;
+    fn origin(&self) -> &str;
+    fn resolved_json(&self) -> serde_json::Value;
+    fn config_hash(&self) -> String;
+    fn source(&self) -> &crate::history::source::Source;
+    /// `histories.flags_file`: the flags an external flagger gave, when there are.
+    fn flags_file(&self) -> Option<&std::path::Path>;
+    fn cost(&self) -> crate::cost::CostModel;
+    fn output_dir(&self) -> &std::path::Path;
+    /// (parquet, csv)
+    fn formats(&self) -> (bool, bool);
+    fn grid(&self, histories: usize) -> Self::Grid;
+    /// `compare.baseline`: the strategy (its index) the sweep's `compare` table is against.
+    fn baseline(&self) -> Option<usize>;
+    /// Checks the loaded histories (each one's name and whether it records usage) before
+    /// anything runs or is written.
+    fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), crate::error::InputError>;
+}
+
 /// A kind of sweep, by its grid.
 pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     type Row: Copy + Send + Sync + 'static;
@@ -173,7 +196,7 @@ impl SweepGrid for SessionGrid {
 /// Both kinds of experiment carry the same fields the runner reads.
 macro_rules! sweep_experiment {
     ($experiment:ty, $grid:ty) => {
-        impl super::run::SweepExperiment for $experiment {
+        impl SweepExperiment for $experiment {
             type Grid = $grid;
             fn name(&self) -> &str {
                 &self.file.name

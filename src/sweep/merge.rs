@@ -8,9 +8,12 @@
 //! (exact integer sums, so the result equals a single-machine run bit for bit) and publishes
 //! the summary tables, the report stage's files and the manifest, under the folder's lock.
 
+use super::checkpoint::ShardState;
+use super::finish::Finish;
 use super::folder::Folder;
+use super::kind::SweepExperiment;
 use super::kind::SweepGrid;
-use super::run::{Finish, RunOptions, ShardState, SweepExperiment};
+use super::options::RunOptions;
 use super::verify;
 use crate::error::{At, Result};
 use crate::experiment::{self, AnyExperiment};

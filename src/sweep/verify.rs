@@ -2,9 +2,9 @@
 //! each other and against the split, and its rows files against its row counts. Every
 //! failure is one error naming the shard and the file.
 
+use super::checkpoint::ShardState;
 use super::kind::SweepGrid;
 use super::rows_writer::csv_lines;
-use super::run::ShardState;
 use crate::error::{At, Result};
 use crate::refuse;
 use crate::tables::read::parquet_rows;
