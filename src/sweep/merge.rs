@@ -90,7 +90,7 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
         next = s.histories.1;
     }
     let origin = format!("{}", states[0].0.display());
-    let mut exp = experiment::cells::from_resolved_any(&origin, &first.config)?;
+    let mut exp = experiment::from_resolved_any(&origin, &first.config)?;
     exp.set_output_dir(dir);
     let hash = match &exp {
         AnyExperiment::Cells(e) => SweepExperiment::config_hash(e),
