@@ -16,7 +16,7 @@ pub struct HistoriesFile {
     /// ... or load files (globs, relative to the current directory).
     pub files: Option<Vec<String>>,
     /// What the files are: `jsonl` (ctxlab histories, the default) or an agent transcript
-    /// format (`mini-swe-agent`, `claude-code`, `swe-agent`, `openai-chat`).
+    /// format (one of [`crate::import::Format::ALL`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// Label rules for transcripts: the truth scores are against (`"instructions,hindsight"`,

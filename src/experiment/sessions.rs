@@ -299,18 +299,18 @@ fn check_recorded(
             ),
         ));
     }
-    use crate::import::Format;
     let recorded_usage = match source {
-        Source::Transcripts { format, .. } => {
-            matches!(format, Format::MiniSweAgent | Format::ClaudeCode)
-        }
+        Source::Transcripts { format, .. } => format.records_usage(),
         _ => false,
     };
     if !recorded_usage {
         return Err(InputError::key(
             origin,
             "session.cache",
-            "\"recorded\" needs histories that record their usage: transcripts in the mini-swe-agent or claude-code format (histories.files with histories.format); generated histories, JSONL files and other formats record none",
+            format!(
+                "\"recorded\" needs histories that record their usage: transcripts in the {} format (histories.files with histories.format); generated histories, JSONL files and other formats record none",
+                crate::import::Format::recording_usage_or()
+            ),
         ));
     }
     Ok(())
