@@ -14,6 +14,7 @@ use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::noise::NoiseModel;
 use crate::strategy::Strategy;
+use crate::tables::formats::{Formats, TableFormat};
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -214,7 +215,7 @@ impl Default for OutputFile {
 }
 
 fn default_formats() -> Vec<String> {
-    vec!["parquet".into(), "csv".into()]
+    TableFormat::ALL.map(|f| f.key().to_string()).to_vec()
 }
 
 /// The frame of a validated experiment: what both kinds hold once their shared keys are
@@ -231,8 +232,8 @@ pub struct Frame {
     /// The noise axis: the shorthand's grid, then `noise`.
     pub noise: Vec<NoiseModel>,
     pub output_dir: PathBuf,
-    pub parquet: bool,
-    pub csv: bool,
+    /// The table formats written (`output.formats`).
+    pub formats: Formats,
     /// `compare.baseline`, as an index into `strategies`.
     pub baseline: Option<usize>,
 }
@@ -322,7 +323,7 @@ impl Frame {
 impl Started {
     /// Checks the output keys and the baseline: the frame, complete.
     pub(crate) fn finish(self, origin: &str, file: &FrameFile) -> Result<Frame, InputError> {
-        let (parquet, csv) = keys::formats(origin, &file.output)?;
+        let formats = keys::formats(origin, &file.output)?;
         let output_dir = keys::output_dir(&file.output, &file.name);
         let baseline = keys::compare_baseline(origin, &file.compare, &self.strategies)?;
         Ok(Frame {
@@ -334,8 +335,7 @@ impl Started {
             false_positive: self.noise.false_positive,
             noise: self.noise.models,
             output_dir,
-            parquet,
-            csv,
+            formats,
             baseline,
         })
     }

@@ -6,6 +6,7 @@ use super::frame::{CompareFile, OutputFile};
 use super::limits;
 use crate::error::{InputError, ParseError};
 use crate::strategy::{Spec, Strategy};
+use crate::tables::formats::{Formats, TableFormat};
 use std::path::PathBuf;
 
 /// `compare.baseline`, checked to be one of `strategies`: its index.
@@ -113,24 +114,16 @@ pub(crate) fn check_rates(origin: &str, key: &str, rates: &[f64]) -> Result<(), 
     check_all(origin, key, rates, 0.0, 1.0, "a rate")
 }
 
-/// Which table formats to write: (parquet, csv).
-pub(crate) fn formats(origin: &str, output: &OutputFile) -> Result<(bool, bool), InputError> {
-    let (mut parquet, mut csv) = (false, false);
+/// Which table formats to write.
+pub(crate) fn formats(origin: &str, output: &OutputFile) -> Result<Formats, InputError> {
+    let mut formats = Formats::NONE;
     non_empty(origin, "output.formats", output.formats.len())?;
     for (i, f) in output.formats.iter().enumerate() {
-        match f.as_str() {
-            "parquet" => parquet = true,
-            "csv" => csv = true,
-            other => {
-                return Err(InputError::key(
-                    origin,
-                    format!("output.formats[{i}]"),
-                    format!("unknown format {other:?}, expected \"parquet\" or \"csv\""),
-                ))
-            }
-        }
+        let format = TableFormat::parse(f)
+            .map_err(|m| InputError::key(origin, format!("output.formats[{i}]"), m))?;
+        formats = formats.with(format);
     }
-    Ok((parquet, csv))
+    Ok(formats)
 }
 
 /// `output.dir`, or `results/<name>`.

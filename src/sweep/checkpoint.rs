@@ -5,6 +5,7 @@ use super::options::CellsOutput;
 use crate::error::{Error, Result};
 use crate::refuse;
 use crate::stats::Summary;
+use crate::tables::formats::Formats;
 use crate::tables::manifest::SweepKind;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -17,8 +18,7 @@ pub(crate) struct RunKey {
     pub(crate) version: String,
     pub(crate) chunk_cells: usize,
     pub(crate) cells: CellsOutput,
-    pub(crate) parquet: bool,
-    pub(crate) csv: bool,
+    pub(crate) formats: Formats,
     pub(crate) shard: Option<(usize, usize)>,
     pub(crate) histories: usize,
     pub(crate) chunks_total: usize,
@@ -47,7 +47,11 @@ impl RunKey {
                 self.chunk_cells.to_string(),
             ),
             ("--cells", lower(other.cells), lower(self.cells)),
-            ("output.formats", formats(other), formats(self)),
+            (
+                "output.formats",
+                other.formats.to_string(),
+                self.formats.to_string(),
+            ),
             ("--shard", shard_text(other.shard), shard_text(self.shard)),
             (
                 "number of histories",
@@ -67,15 +71,6 @@ impl RunKey {
         ]
         .into_iter()
         .find(|(_, was, now)| was != now)
-    }
-}
-
-fn formats(k: &RunKey) -> String {
-    match (k.parquet, k.csv) {
-        (true, true) => "parquet, csv".into(),
-        (true, false) => "parquet".into(),
-        (false, true) => "csv".into(),
-        (false, false) => "none".into(),
     }
 }
 

@@ -8,6 +8,7 @@ use super::options::Stage;
 use crate::error::{At, Result};
 use crate::refuse;
 use crate::stats::Summary;
+use crate::tables::formats::{Formats, TableFormat};
 use crate::tables::manifest::{Manifest, MANIFEST};
 use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
@@ -22,7 +23,7 @@ pub(crate) struct Finish<'a, G: SweepGrid> {
     pub staging: &'a Path,
     pub grid: &'a G,
     pub rows_table: &'a Table<G, G::Row>,
-    pub formats: (bool, bool),
+    pub formats: Formats,
     pub stage: Option<Stage<'a>>,
     pub fault: Option<&'a Fault>,
     /// The flagger's confusion matrix, for the manifest.
@@ -127,23 +128,26 @@ pub(crate) fn write_table<G: Sync, R: Sync>(
     table: &Table<G, R>,
     grid: &G,
     rows: &[R],
-    (parquet, csv): (bool, bool),
+    formats: Formats,
 ) -> Result<Vec<String>> {
     let mut written = Vec::new();
-    if parquet {
-        let path = folder.join(table.parquet_name());
-        let mut df = table.frame(grid, Names::NONE, rows).at(&path, "build")?;
-        write_parquet(&path, &mut df)?;
-        written.push(table.parquet_name());
-    }
-    if csv {
-        let path = folder.join(table.csv_name());
-        let mut w = super::rows_writer::create_csv(&path, table)?;
-        table
-            .write_csv(grid, Names::NONE, rows, &mut w, &mut String::new())
-            .at(&path, "write")?;
-        w.flush().at(&path, "write")?;
-        written.push(table.csv_name());
+    for format in formats.iter() {
+        let name = format.file_name(table.stem);
+        let path = folder.join(&name);
+        match format {
+            TableFormat::Parquet => {
+                let mut df = table.frame(grid, Names::NONE, rows).at(&path, "build")?;
+                write_parquet(&path, &mut df)?;
+            }
+            TableFormat::Csv => {
+                let mut w = super::rows_writer::create_csv(&path, table)?;
+                table
+                    .write_csv(grid, Names::NONE, rows, &mut w, &mut String::new())
+                    .at(&path, "write")?;
+                w.flush().at(&path, "write")?;
+            }
+        }
+        written.push(name);
     }
     Ok(written)
 }

@@ -8,6 +8,7 @@ use crate::experiment::outer::OuterAxes;
 use crate::experiment::{Experiment, Frame, FrameFile, SessionExperiment};
 use crate::history::CostedHistory;
 use crate::sessions::{self, SessionGrid, SessionRow};
+use crate::tables::formats::Formats;
 use crate::tables::manifest::{Axes, SweepKind};
 use crate::tables::summary::{GroupRow, Grouping, PairRow};
 use crate::tables::Table;
@@ -51,9 +52,9 @@ pub trait SweepExperiment: Sync {
     fn output_dir(&self) -> &std::path::Path {
         &self.frame().output_dir
     }
-    /// (parquet, csv)
-    fn formats(&self) -> (bool, bool) {
-        (self.frame().parquet, self.frame().csv)
+    /// The table formats written.
+    fn formats(&self) -> Formats {
+        self.frame().formats
     }
     /// `compare.baseline`: the strategy (its index) the sweep's `compare` table is against.
     fn baseline(&self) -> Option<usize> {

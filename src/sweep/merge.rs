@@ -19,6 +19,7 @@ use crate::error::{At, Result};
 use crate::experiment::{self, AnyExperiment};
 use crate::refuse;
 use crate::stats::Summary;
+use crate::tables::formats::TableFormat;
 use crate::tables::manifest::MANIFEST;
 use crate::tables::summary;
 use std::path::{Path, PathBuf};
@@ -126,7 +127,7 @@ fn merge_kind<E: SweepExperiment>(
 ) -> Result<MergeReport> {
     let dir = &folder.dir;
     let grid = exp.grid(histories);
-    if opts.stage.is_some() && exp.formats().0 {
+    if opts.stage.is_some() && exp.formats().has(TableFormat::Parquet) {
         super::estimate::check_report(&grid, opts.limits.memory)?;
     }
     let rows_table = E::Grid::rows_table();

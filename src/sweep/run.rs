@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use crate::history::source::HistorySource;
 use crate::history::CostedHistory;
 use crate::refuse;
+use crate::tables::formats::TableFormat;
 use crate::tables::manifest::{SweepKind, MANIFEST};
 use crate::tables::summary;
 use std::path::PathBuf;
@@ -88,7 +89,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     let grid = exp.grid(total);
     check_size(&grid, total, opts.max_cells)?;
     let rows_table = E::Grid::rows_table();
-    let (parquet, csv) = exp.formats();
+    let formats = exp.formats();
     let per_replicate = grid.rows_per_history() / (grid.replicates().max(1) as usize);
     let plan = Plan::new(
         range.clone(),
@@ -99,7 +100,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     let shard_rows = (range.len() * grid.rows_per_history()) as u64;
     let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
         * grid.rows_per_history() as u64;
-    let wanted = opts.cells != CellsOutput::None && (parquet || csv);
+    let wanted = opts.cells != CellsOutput::None && !formats.is_empty();
     let estimate = Estimate::new(EstimateInput {
         grid: &grid,
         table: &rows_table,
@@ -108,9 +109,9 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         histories: range.len(),
         rows: shard_rows,
         table_rows: if wanted { expected_rows } else { 0 },
-        formats: (parquet, csv),
+        formats,
         threads: rayon::current_num_threads(),
-        charts: opts.stage.is_some() && opts.shard.is_none() && parquet,
+        charts: opts.stage.is_some() && opts.shard.is_none() && formats.has(TableFormat::Parquet),
     });
     let checked = estimate.check(&opts.limits, exp.output_dir());
     opts.progress.estimate(
@@ -124,8 +125,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         version: env!("CARGO_PKG_VERSION").to_string(),
         chunk_cells: opts.chunk_cells,
         cells: opts.cells,
-        parquet,
-        csv,
+        formats,
         shard: opts.shard.map(|s| (s.index, s.count)),
         histories: total,
         chunks_total: plan.chunks(),
@@ -177,7 +177,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                     &staging,
                     &grid,
                     &rows_table,
-                    (parquet, csv),
+                    formats,
                     range.start,
                 )?),
                 false => None,
@@ -259,7 +259,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 staging: &staging,
                 grid: &grid,
                 rows_table: &rows_table,
-                formats: (parquet, csv),
+                formats,
                 stage: opts.stage,
                 fault,
                 flagger: flagger.clone(),
@@ -275,12 +275,8 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             let places: Vec<(String, String)> = staged
                 .iter()
                 .map(|f| {
-                    let to = if f.ends_with(".parquet") {
-                        format!("{stem}/{part}/part.parquet")
-                    } else {
-                        format!("{stem}-csv/{part}/part.csv")
-                    };
-                    (f.clone(), to)
+                    let format = TableFormat::of_file(f).expect("a rows table is in a format");
+                    (f.clone(), format.shard_place(stem, &part))
                 })
                 .collect();
             let state_path = format!("shards/{part}.json");
