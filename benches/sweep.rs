@@ -187,7 +187,11 @@ fn noise_end_to_end(tmp: &Path) -> Result<()> {
             .collect::<Result<_>>()?,
     );
     let report = report.expect("REPS > 0");
-    let formats = match (exp.parquet, exp.csv) {
+    use ctxlab::tables::formats::TableFormat;
+    let formats = match (
+        exp.formats.has(TableFormat::Parquet),
+        exp.formats.has(TableFormat::Csv),
+    ) {
         (true, true) => "Parquet + CSV",
         (true, false) => "Parquet",
         (false, true) => "CSV",

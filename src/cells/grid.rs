@@ -5,46 +5,30 @@
 //! order of the rows in the cells table.
 //! Summary groups are ordered strategy, keep_recent, budget, noise level.
 
+use crate::experiment::outer::OuterAxes;
 use crate::experiment::Experiment;
-use crate::noise::{NoiseLevel, NoiseModel};
+use crate::noise::NoiseModel;
 use crate::strategy::Strategy;
 
 #[derive(Debug, Clone)]
 pub struct Grid {
-    pub seed: u64,
-    pub histories: usize,
-    pub replicates: u32,
-    pub false_negative: Vec<f64>,
-    pub false_positive: Vec<f64>,
-    /// The noise models, one per noise level.
-    pub noise: Vec<NoiseModel>,
-    /// Each model's label, what the `noise` column holds.
-    pub noise_labels: Vec<String>,
-    /// Each model's nominal rates, what the `false_negative` / `false_positive` columns hold.
-    pub levels: Vec<NoiseLevel>,
-    /// Whether some model reads the draws shared across replicates.
-    pub shares_draws: bool,
-    pub strategies: Vec<Strategy>,
-    pub labels: Vec<String>,
+    pub outer: OuterAxes,
     /// `None` = the strategy's own default.
     pub keep_recent: Vec<Option<usize>>,
     pub budgets: Vec<f64>,
 }
 
+impl std::ops::Deref for Grid {
+    type Target = OuterAxes;
+    fn deref(&self) -> &OuterAxes {
+        &self.outer
+    }
+}
+
 impl Grid {
     pub fn new(exp: &Experiment, histories: usize) -> Self {
         Grid {
-            seed: exp.file.seed,
-            histories,
-            replicates: exp.file.replicates,
-            false_negative: exp.false_negative.clone(),
-            false_positive: exp.false_positive.clone(),
-            noise_labels: exp.noise.iter().map(NoiseModel::label).collect(),
-            levels: exp.noise.iter().map(NoiseModel::nominal).collect(),
-            shares_draws: exp.noise.iter().any(NoiseModel::shares_draws),
-            noise: exp.noise.clone(),
-            labels: exp.strategies.iter().map(Strategy::label).collect(),
-            strategies: exp.strategies.clone(),
+            outer: OuterAxes::new(&exp.file, &exp.frame, histories),
             keep_recent: exp.keep_recent.clone(),
             budgets: exp.budgets.clone(),
         }
@@ -61,28 +45,17 @@ impl Grid {
     ) -> Grid {
         let level = noise.nominal();
         Grid {
-            seed,
-            histories: 1,
-            replicates: 1,
-            false_negative: vec![level.false_negative],
-            false_positive: vec![level.false_positive],
-            noise_labels: vec![noise.label()],
-            levels: vec![level],
-            shares_draws: noise.shares_draws(),
-            noise: vec![noise],
-            labels: strategies.iter().map(Strategy::label).collect(),
-            strategies: strategies.to_vec(),
+            outer: OuterAxes::of(
+                seed,
+                1,
+                1,
+                (vec![level.false_negative], vec![level.false_positive]),
+                vec![noise],
+                strategies,
+            ),
             keep_recent: vec![None],
             budgets: budgets.to_vec(),
         }
-    }
-
-    pub fn false_negatives(&self) -> Vec<f64> {
-        self.false_negative.clone()
-    }
-
-    pub fn false_positives(&self) -> Vec<f64> {
-        self.false_positive.clone()
     }
 
     /// The distinct `keep_recent` values in force over all strategies, ascending.

@@ -18,9 +18,10 @@ pub struct CalibrateArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Transcript format: mini-swe-agent, claude-code, swe-agent or openai-chat (with
-    /// `--summaries`: claude-code unless given).
-    #[arg(long, required_unless_present = "summaries")]
+    #[arg(long, required_unless_present = "summaries", help = format!(
+        "Transcript format: {} (with `--summaries`: claude-code unless given)",
+        Format::names_or()
+    ))]
     pub format: Option<Format>,
     /// Measure the transcripts' compaction summaries instead: the facts of the records each
     /// replaced that its text keeps, flagged against not flagged and by kind, and the

@@ -17,8 +17,7 @@ pub struct FactsArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Transcript format: mini-swe-agent, claude-code, swe-agent or openai-chat.
-    #[arg(long)]
+    #[arg(long, help = format!("Transcript format: {}", crate::import::Format::names_or()))]
     pub format: Format,
     /// Label rules that say which records are required, as `import --label` takes them.
     #[arg(long, default_value = "instructions,errors")]

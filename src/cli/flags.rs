@@ -32,9 +32,10 @@ pub struct AuditArgs {
     /// transcripts' flag rules `instructions,errors`).
     #[arg(long)]
     pub flags: Option<PathBuf>,
-    /// What the files are: jsonl (the default) or a transcript format (mini-swe-agent,
-    /// claude-code, swe-agent, openai-chat), as `histories.format`.
-    #[arg(long, default_value = "jsonl")]
+    #[arg(long, default_value = "jsonl", help = format!(
+        "What the files are: jsonl (the default) or a transcript format ({}), as `histories.format`",
+        crate::import::Format::names()
+    ))]
     pub format: String,
     /// Label rules giving the truth of transcripts, as `histories.labels`
     /// (default `instructions,hindsight`).

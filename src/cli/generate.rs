@@ -25,8 +25,8 @@ pub fn run(a: GenerateArgs) -> Result<()> {
     let tmp = a.out.with_extension("jsonl.partial");
     super::args::refuse_overwrite(&a.out, &tmp, &[&a.experiment])?;
     let source = match experiment::load_any(&a.experiment, &a.overrides)? {
-        AnyExperiment::Cells(exp) => exp.source,
-        AnyExperiment::Sessions(exp) => exp.source,
+        AnyExperiment::Cells(exp) => exp.frame.source,
+        AnyExperiment::Sessions(exp) => exp.frame.source,
     };
     let Source::Generate(cfg) = &source else {
         bail!(

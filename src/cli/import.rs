@@ -14,8 +14,7 @@ pub struct ImportArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Transcript format: mini-swe-agent, claude-code, swe-agent or openai-chat.
-    #[arg(long)]
+    #[arg(long, help = format!("Transcript format: {}", crate::import::Format::names_or()))]
     pub format: Format,
     /// Where to write the histories (JSON Lines).
     #[arg(long)]

@@ -17,8 +17,7 @@ pub struct LabelsArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Transcript format: mini-swe-agent, claude-code, swe-agent or openai-chat.
-    #[arg(long)]
+    #[arg(long, help = format!("Transcript format: {}", crate::import::Format::names_or()))]
     pub format: Format,
     /// Label rules, as `import --label` takes them, e.g.
     /// `instructions,errors,hindsight(min_gap=2)`.

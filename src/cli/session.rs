@@ -91,9 +91,10 @@ pub struct SessionArgs {
     /// model's minimum).
     #[arg(long)]
     pub cache_min_tokens: Option<u64>,
-    /// Replay: read HISTORY as a transcript of this format (mini-swe-agent, claude-code,
-    /// swe-agent, openai-chat), labelled by the default rules, instead of a JSONL history.
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Replay: read HISTORY as a transcript of this format ({}), labelled by the default rules, instead of a JSONL history",
+        crate::import::Format::names()
+    ))]
     pub transcript: Option<crate::import::Format>,
     /// Replay: input price per million units (default: the model's).
     #[arg(long, allow_hyphen_values = true)]
@@ -311,9 +312,10 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
         .expect("the chosen history is one of them");
     if recorded && usage[index].is_empty() {
         bail!(
-            "--cache recorded: {}: history {:?} records no usage (prompt and completion tokens of its model calls); give a mini-swe-agent or claude-code transcript with --transcript",
+            "--cache recorded: {}: history {:?} records no usage (prompt and completion tokens of its model calls); give a {} transcript with --transcript",
             path.display(),
-            history.name
+            history.name,
+            crate::import::Format::recording_usage_or()
         );
     }
     if !history

@@ -7,7 +7,7 @@
 //! with a noise grid adds models to it (a model also in the grid is an error, as is any value
 //! twice on an axis).
 
-use super::cells::{check_rates, no_duplicates, non_empty};
+use super::keys::{check_rates, no_duplicates, non_empty};
 use super::limits::MAX_AXIS;
 use crate::error::InputError;
 use crate::noise::NoiseModel;

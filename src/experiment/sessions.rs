@@ -7,33 +7,45 @@
 //! cell sweep; only `histories.cost` defaults to `approx-tokens` here, because windows and
 //! prices are in tokens.
 
-use super::cells::{
-    self as sweep_config, check_rates, deserialize_named, no_duplicates, non_empty, one, zero_rate,
-    CompareFile, HistoriesFile, OutputFile, Source,
-};
-use super::noise_axis::{NoiseAxis, NoiseKeys};
+use super::engine::deserialize_named;
+use super::frame::{fields, Frame, Framed, KindKeys, KindTables};
+use super::histories::Source;
+use super::keys::{check_rates, no_duplicates, non_empty, zero_rate};
+use super::noise_axis::NoiseKeys;
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::session::{CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
 use crate::strategy::Strategy;
+use serde::de::{self, MapAccess};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 
 /// A session experiment as written in the file (after overrides).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SessionExperimentFile {
-    pub name: String,
-    pub seed: u64,
-    /// Independent draws (label noise, notes, summaries) per history.
-    #[serde(default = "one")]
-    pub replicates: u32,
-    pub histories: HistoriesFile,
+pub type SessionExperimentFile = Framed<SessionTables>;
+
+/// A session sweep's own table.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionTables {
     pub session: SessionFile,
-    #[serde(default)]
-    pub output: OutputFile,
-    #[serde(default, skip_serializing_if = "CompareFile::is_empty")]
-    pub compare: CompareFile,
+}
+
+impl KindTables for SessionTables {
+    const FIELDS: &'static [&'static str] = &fields::<7>(&["session"], &[]);
+    type Partial = Option<SessionFile>;
+
+    fn read<'de, A: MapAccess<'de>>(
+        partial: &mut Self::Partial,
+        _key: &'static str,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        *partial = Some(map.next_value()?);
+        Ok(())
+    }
+
+    fn finish<E: de::Error>(session: Self::Partial) -> Result<Self, E> {
+        Ok(SessionTables {
+            session: session.ok_or_else(|| E::missing_field("session"))?,
+        })
+    }
 }
 
 /// The `[session]` table.
@@ -139,31 +151,25 @@ fn default_target_fill() -> f64 {
     Layers::new(0).target_fill
 }
 
-/// A validated session experiment, ready to run.
+/// A validated session experiment, ready to run: the frame, and the session sweep's own axes.
 #[derive(Debug, Clone)]
 pub struct SessionExperiment {
     pub file: SessionExperimentFile,
-    pub origin: String,
-    pub source: Source,
-    pub cost: CostModel,
-    pub strategies: Vec<Strategy>,
+    pub frame: Frame,
     pub windows: Vec<u64>,
     pub ratios: Vec<f64>,
     pub note_rates: Vec<f64>,
-    /// The shorthand's uniform grid (empty when `noise` stands alone).
-    pub false_negative: Vec<f64>,
-    pub false_positive: Vec<f64>,
-    /// The noise axis: the shorthand's grid, then `noise`.
-    pub noise: Vec<crate::noise::NoiseModel>,
     /// One checked configuration per (window, ratio, note rate), in that nesting order.
     pub configs: Vec<SessionConfig>,
-    pub output_dir: PathBuf,
-    pub parquet: bool,
-    pub csv: bool,
-    /// `compare.baseline`, as an index into `strategies`.
-    pub baseline: Option<usize>,
     /// The model, cache and prices every session is billed with (overrides applied).
     pub pricing: Pricing,
+}
+
+impl std::ops::Deref for SessionExperiment {
+    type Target = Frame;
+    fn deref(&self) -> &Frame {
+        &self.frame
+    }
 }
 
 /// Builds a session experiment from a parsed file with its overrides applied.
@@ -186,29 +192,29 @@ fn validate(
     file: SessionExperimentFile,
     resolve_files: bool,
 ) -> Result<SessionExperiment, InputError> {
-    sweep_config::check_name(origin, &file.name)?;
-    sweep_config::check_replicates(origin, file.replicates)?;
-    let s = &file.session;
-    let axes = [
-        ("session.strategies", s.strategies.len()),
-        ("session.windows", s.windows.len()),
-    ];
-    let axes = [
-        axes[0],
-        axes[1],
-        ("session.ratios", s.ratios.len()),
-        ("session.note_rates", s.note_rates.len()),
-    ];
-    let noise = NoiseKeys {
-        table: "session",
-        false_negative: &s.false_negative,
-        false_positive: &s.false_positive,
-        noise: &s.noise,
-    }
-    .resolve(origin)?;
-    crate::experiment::limits::check_axes(origin, &axes, noise.models.len(), file.replicates)?;
-    let (source, cost) = sweep_config::histories(origin, &file.histories, resolve_files)?;
-    let strategies = sweep_config::strategies(origin, "session.strategies", &s.strategies)?;
+    let s = &file.kind.session;
+    let started = Frame::check(
+        origin,
+        &file,
+        KindKeys {
+            table: "session",
+            strategies: &s.strategies,
+            noise: NoiseKeys {
+                table: "session",
+                false_negative: &s.false_negative,
+                false_positive: &s.false_positive,
+                noise: &s.noise,
+            },
+            axes: &[
+                ("session.windows", s.windows.len()),
+                ("session.ratios", s.ratios.len()),
+                ("session.note_rates", s.note_rates.len()),
+            ],
+        },
+        resolve_files,
+    )?;
+    let strategies = &started.strategies;
+    let source = &started.source;
     non_empty(origin, "session.windows", s.windows.len())?;
     no_duplicates(origin, "session.windows", &s.windows)?;
     non_empty(origin, "session.ratios", s.ratios.len())?;
@@ -217,14 +223,14 @@ fn validate(
     // `SessionConfig::validate` below, so the rules live in one place.
     check_rates(origin, "session.note_rates", &s.note_rates)?;
     for (w, &window) in s.windows.iter().enumerate() {
-        for strategy in &strategies {
+        for strategy in strategies {
             strategy
                 .check_window(window)
                 .map_err(|why| InputError::key(origin, format!("session.windows[{w}]"), why))?;
         }
     }
     let pricing = pricing(s).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
-    check_recorded(origin, &pricing, &strategies, &source)?;
+    check_recorded(origin, &pricing, strategies, source)?;
     let mut configs = Vec::with_capacity(s.windows.len() * s.ratios.len() * s.note_rates.len());
     for (w, &window) in s.windows.iter().enumerate() {
         for (q, &ratio) in s.ratios.iter().enumerate() {
@@ -236,25 +242,13 @@ fn validate(
             }
         }
     }
-    let (parquet, csv) = sweep_config::formats(origin, &file.output)?;
-    let output_dir = sweep_config::output_dir(&file.output, &file.name);
-    let baseline = sweep_config::compare_baseline(origin, &file.compare, &strategies)?;
+    let frame = started.finish(origin, &file)?;
     Ok(SessionExperiment {
-        baseline,
-        origin: origin.to_string(),
-        source,
-        cost,
-        strategies,
+        frame,
         windows: s.windows.clone(),
         ratios: s.ratios.clone(),
         note_rates: s.note_rates.clone(),
-        false_negative: noise.false_negative,
-        false_positive: noise.false_positive,
-        noise: noise.models,
         configs,
-        output_dir,
-        parquet,
-        csv,
         file,
         pricing,
     })
@@ -305,18 +299,18 @@ fn check_recorded(
             ),
         ));
     }
-    use crate::import::Format;
     let recorded_usage = match source {
-        Source::Transcripts { format, .. } => {
-            matches!(format, Format::MiniSweAgent | Format::ClaudeCode)
-        }
+        Source::Transcripts { format, .. } => format.records_usage(),
         _ => false,
     };
     if !recorded_usage {
         return Err(InputError::key(
             origin,
             "session.cache",
-            "\"recorded\" needs histories that record their usage: transcripts in the mini-swe-agent or claude-code format (histories.files with histories.format); generated histories, JSONL files and other formats record none",
+            format!(
+                "\"recorded\" needs histories that record their usage: transcripts in the {} format (histories.files with histories.format); generated histories, JSONL files and other formats record none",
+                crate::import::Format::recording_usage_or()
+            ),
         ));
     }
     Ok(())
@@ -386,14 +380,8 @@ impl SessionExperiment {
     /// The resolved experiment as JSON, for the manifest: the file after overrides and
     /// defaults, with strategies in their canonical labels.
     pub fn resolved_json(&self) -> serde_json::Value {
-        let mut v = serde_json::to_value(&self.file).expect("config serialises");
-        v["session"]["strategies"] = self.strategies.iter().map(Strategy::label).collect();
-        NoiseAxis {
-            false_negative: self.false_negative.clone(),
-            false_positive: self.false_positive.clone(),
-            models: self.noise.clone(),
-        }
-        .resolve_json(&mut v["session"], self.file.session.noise.is_some());
+        let listed = self.file.kind.session.noise.is_some();
+        let mut v = self.frame.resolved_json(&self.file, "session", listed);
         let p = &self.pricing;
         v["session"]["model"] = p.model.into();
         v["session"]["cache"] = p.cache.spec().into();
@@ -404,13 +392,12 @@ impl SessionExperiment {
             "cache_read_factor": p.prices.cache_read_factor,
             "cache_write_factor": p.prices.cache_write_factor,
         });
-        v["output"]["dir"] = self.output_dir.display().to_string().into();
         v
     }
 
     /// A fingerprint of what the experiment computes (the output folder aside).
     pub fn config_hash(&self) -> String {
-        sweep_config::config_hash(self.resolved_json())
+        Frame::config_hash(self.resolved_json())
     }
 
     /// Checks the loaded histories before anything runs: under `cache = "recorded"` each must

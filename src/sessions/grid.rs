@@ -4,28 +4,13 @@
 //! false-negative major, then the models of `noise`), strategy, window, ratio, note rate — the order of the rows in the sessions
 //! table. Summary groups are ordered strategy, window, ratio, note rate, noise level.
 
+use crate::experiment::outer::OuterAxes;
 use crate::experiment::SessionExperiment;
-use crate::noise::{NoiseLevel, NoiseModel};
 use crate::session::SessionConfig;
-use crate::strategy::Strategy;
 
 #[derive(Debug, Clone)]
 pub struct SessionGrid {
-    pub seed: u64,
-    pub histories: usize,
-    pub replicates: u32,
-    pub false_negative: Vec<f64>,
-    pub false_positive: Vec<f64>,
-    /// The noise models, one per noise level.
-    pub noise: Vec<NoiseModel>,
-    /// Each model's label, what the `noise` column holds.
-    pub noise_labels: Vec<String>,
-    /// Each model's nominal rates, what the `false_negative` / `false_positive` columns hold.
-    pub levels: Vec<NoiseLevel>,
-    /// Whether some model reads the draws shared across replicates.
-    pub shares_draws: bool,
-    pub strategies: Vec<Strategy>,
-    pub labels: Vec<String>,
+    pub outer: OuterAxes,
     pub windows: Vec<u64>,
     pub ratios: Vec<f64>,
     pub note_rates: Vec<f64>,
@@ -33,33 +18,22 @@ pub struct SessionGrid {
     configs: Vec<SessionConfig>,
 }
 
+impl std::ops::Deref for SessionGrid {
+    type Target = OuterAxes;
+    fn deref(&self) -> &OuterAxes {
+        &self.outer
+    }
+}
+
 impl SessionGrid {
     pub fn new(exp: &SessionExperiment, histories: usize) -> Self {
         SessionGrid {
-            seed: exp.file.seed,
-            histories,
-            replicates: exp.file.replicates,
-            false_negative: exp.false_negative.clone(),
-            false_positive: exp.false_positive.clone(),
-            noise_labels: exp.noise.iter().map(NoiseModel::label).collect(),
-            levels: exp.noise.iter().map(NoiseModel::nominal).collect(),
-            shares_draws: exp.noise.iter().any(NoiseModel::shares_draws),
-            noise: exp.noise.clone(),
-            labels: exp.strategies.iter().map(Strategy::label).collect(),
-            strategies: exp.strategies.clone(),
+            outer: OuterAxes::new(&exp.file, &exp.frame, histories),
             windows: exp.windows.clone(),
             ratios: exp.ratios.clone(),
             note_rates: exp.note_rates.clone(),
             configs: exp.configs.clone(),
         }
-    }
-
-    pub fn false_negatives(&self) -> Vec<f64> {
-        self.false_negative.clone()
-    }
-
-    pub fn false_positives(&self) -> Vec<f64> {
-        self.false_positive.clone()
     }
 
     /// The configuration of the sessions at these axis indices.

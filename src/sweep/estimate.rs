@@ -13,6 +13,7 @@ use super::plan::Plan;
 use super::rows_writer::ROW_GROUP;
 use crate::error::{Error, Result};
 use crate::history::source::HistorySource;
+use crate::tables::formats::{Formats, TableFormat};
 use crate::tables::{Get, Table};
 use std::path::Path;
 
@@ -131,7 +132,7 @@ pub struct EstimateInput<'a, G: SweepGrid> {
     pub histories: usize,
     pub rows: u64,
     pub table_rows: u64,
-    pub formats: (bool, bool),
+    pub formats: Formats,
     pub threads: usize,
     /// Whether the run draws charts and a report (an unsharded run with a report stage).
     pub charts: bool,
@@ -226,10 +227,14 @@ impl Estimate {
             histories,
             rows,
             table_rows,
-            formats: (parquet, csv),
+            formats,
             threads,
             charts,
         } = input;
+        let (parquet, csv) = (
+            formats.has(TableFormat::Parquet),
+            formats.has(TableFormat::Csv),
+        );
         let (csv_row, parquet_row) = input.row_bytes();
         // The summary and pairs tables: a row per group (and per group and baseline), about
         // six statistics per measure.

@@ -270,7 +270,7 @@ impl Folder {
             owned: owned.to_vec(),
             also_previous: also_previous.to_vec(),
         };
-        super::run::write_json(&staging.join(JOURNAL), &journal)?;
+        super::json_file::write_json(&staging.join(JOURNAL), &journal)?;
         self.complete(staging, &journal, fault)
     }
 

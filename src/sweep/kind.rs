@@ -4,11 +4,63 @@
 //! once in [`super::run`] and [`super::merge`].
 
 use crate::cells::{self, CellRow, Grid};
+use crate::experiment::outer::OuterAxes;
+use crate::experiment::{Experiment, Frame, FrameFile, SessionExperiment};
 use crate::history::CostedHistory;
 use crate::sessions::{self, SessionGrid, SessionRow};
+use crate::tables::formats::Formats;
 use crate::tables::manifest::{Axes, SweepKind};
 use crate::tables::summary::{GroupRow, Grouping, PairRow};
 use crate::tables::Table;
+
+/// What the runner needs of an experiment of either kind: its frame, read through these
+/// accessors, and what the kind resolves itself.
+pub trait SweepExperiment: Sync {
+    type Grid: SweepGrid;
+    /// The keys every experiment file has, as written.
+    fn file(&self) -> &FrameFile;
+    /// What they hold, checked.
+    fn frame(&self) -> &Frame;
+    fn resolved_json(&self) -> serde_json::Value;
+    fn grid(&self, histories: usize) -> Self::Grid;
+    /// Checks the loaded histories (each one's name and whether it records usage) before
+    /// anything runs or is written.
+    fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), crate::error::InputError>;
+
+    fn name(&self) -> &str {
+        &self.file().name
+    }
+    fn seed(&self) -> u64 {
+        self.file().seed
+    }
+    fn origin(&self) -> &str {
+        &self.frame().origin
+    }
+    fn config_hash(&self) -> String {
+        Frame::config_hash(self.resolved_json())
+    }
+    fn source(&self) -> &crate::history::source::Source {
+        &self.frame().source
+    }
+    /// `histories.flags_file`: the flags an external flagger gave, when there are.
+    fn flags_file(&self) -> Option<&std::path::Path> {
+        self.frame().flags_file(self.file())
+    }
+    fn cost(&self) -> crate::cost::CostModel {
+        self.frame().cost
+    }
+    fn output_dir(&self) -> &std::path::Path {
+        &self.frame().output_dir
+    }
+    /// The table formats written.
+    fn formats(&self) -> Formats {
+        self.frame().formats
+    }
+    /// `compare.baseline`: the strategy (its index) the sweep's `compare` table is against.
+    fn baseline(&self) -> Option<usize> {
+        self.frame().baseline
+    }
+}
 
 /// A kind of sweep, by its grid.
 pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
@@ -16,12 +68,18 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     type Scratch: Default + Send;
     const KIND: SweepKind;
 
-    fn histories(&self) -> usize;
+    /// The axes both kinds share.
+    fn outer(&self) -> &OuterAxes;
+    fn histories(&self) -> usize {
+        self.outer().histories
+    }
     /// Rows (cells or sessions) of one history.
     fn rows_per_history(&self) -> usize;
     /// Replicates per history: the finest piece a history is split into (a replicate's rows
     /// are consecutive and depend on (history, replicate) only).
-    fn replicates(&self) -> u32;
+    fn replicates(&self) -> u32 {
+        self.outer().replicates
+    }
     /// Appends the rows of `replicates` of history `index` to `out`, in table order.
     fn evaluate_replicates(
         &self,
@@ -45,9 +103,13 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     fn summary_table(rows: &Table<Self, Self::Row>) -> Table<Self, GroupRow>;
     fn pairs_table() -> Table<Self, PairRow>;
     /// The strategies' labels, in grid order.
-    fn labels(&self) -> &[String];
+    fn labels(&self) -> &[String] {
+        &self.outer().labels
+    }
     /// The strategies, in grid order.
-    fn strategy_list(&self) -> &[crate::strategy::Strategy];
+    fn strategy_list(&self) -> &[crate::strategy::Strategy] {
+        &self.outer().strategies
+    }
     /// The axes, for the manifest.
     fn axes(&self) -> Axes;
 
@@ -62,14 +124,11 @@ impl SweepGrid for Grid {
     type Scratch = cells::CellScratch;
     const KIND: SweepKind = SweepKind::Cells;
 
-    fn histories(&self) -> usize {
-        self.histories
+    fn outer(&self) -> &OuterAxes {
+        &self.outer
     }
     fn rows_per_history(&self) -> usize {
         self.cells_per_history()
-    }
-    fn replicates(&self) -> u32 {
-        self.replicates
     }
     fn evaluate_replicates(
         &self,
@@ -90,27 +149,15 @@ impl SweepGrid for Grid {
     fn pairs_table() -> Table<Self, PairRow> {
         crate::tables::cells::pairs_table()
     }
-    fn labels(&self) -> &[String] {
-        &self.labels
-    }
-    fn strategy_list(&self) -> &[crate::strategy::Strategy] {
-        &self.strategies
-    }
     fn axes(&self) -> Axes {
         Axes {
-            histories: self.histories as u64,
-            replicates: u64::from(self.replicates),
-            false_negative: self.false_negatives(),
-            false_positive: self.false_positives(),
-            noise: self.noise_labels.clone(),
-            strategies: self.labels.clone(),
             keep_recent: self
                 .effective_keep_recent()
                 .into_iter()
                 .map(|k| k as u64)
                 .collect(),
             budgets: self.budgets.clone(),
-            ..Axes::default()
+            ..self.outer.axes()
         }
     }
 }
@@ -120,14 +167,11 @@ impl SweepGrid for SessionGrid {
     type Scratch = sessions::SessionGridScratch;
     const KIND: SweepKind = SweepKind::Sessions;
 
-    fn histories(&self) -> usize {
-        self.histories
+    fn outer(&self) -> &OuterAxes {
+        &self.outer
     }
     fn rows_per_history(&self) -> usize {
         self.sessions_per_history()
-    }
-    fn replicates(&self) -> u32 {
-        self.replicates
     }
     fn evaluate_replicates(
         &self,
@@ -148,82 +192,50 @@ impl SweepGrid for SessionGrid {
     fn pairs_table() -> Table<Self, PairRow> {
         crate::tables::sessions::pairs_table()
     }
-    fn labels(&self) -> &[String] {
-        &self.labels
-    }
-    fn strategy_list(&self) -> &[crate::strategy::Strategy] {
-        &self.strategies
-    }
     fn axes(&self) -> Axes {
         Axes {
-            histories: self.histories as u64,
-            replicates: u64::from(self.replicates),
-            false_negative: self.false_negatives(),
-            false_positive: self.false_positives(),
-            noise: self.noise_labels.clone(),
-            strategies: self.labels.clone(),
             windows: self.windows.clone(),
             ratios: self.ratios.clone(),
             note_rates: self.note_rates.clone(),
-            ..Axes::default()
+            ..self.outer.axes()
         }
     }
 }
 
-/// Both kinds of experiment carry the same fields the runner reads.
-macro_rules! sweep_experiment {
-    ($experiment:ty, $grid:ty) => {
-        impl super::run::SweepExperiment for $experiment {
-            type Grid = $grid;
-            fn name(&self) -> &str {
-                &self.file.name
-            }
-            fn seed(&self) -> u64 {
-                self.file.seed
-            }
-            fn origin(&self) -> &str {
-                &self.origin
-            }
-            fn resolved_json(&self) -> serde_json::Value {
-                <$experiment>::resolved_json(self)
-            }
-            fn config_hash(&self) -> String {
-                <$experiment>::config_hash(self)
-            }
-            fn source(&self) -> &crate::history::source::Source {
-                &self.source
-            }
-            fn flags_file(&self) -> Option<&std::path::Path> {
-                self.file
-                    .histories
-                    .flags_file
-                    .as_deref()
-                    .map(std::path::Path::new)
-            }
-            fn cost(&self) -> crate::cost::CostModel {
-                self.cost
-            }
-            fn output_dir(&self) -> &std::path::Path {
-                &self.output_dir
-            }
-            fn formats(&self) -> (bool, bool) {
-                (self.parquet, self.csv)
-            }
-            fn grid(&self, histories: usize) -> $grid {
-                <$grid>::new(self, histories)
-            }
-            fn baseline(&self) -> Option<usize> {
-                self.baseline
-            }
-            fn check_histories(
-                &self,
-                recorded: &[(&str, bool)],
-            ) -> Result<(), crate::error::InputError> {
-                <$experiment>::check_histories(self, recorded)
-            }
-        }
-    };
+impl SweepExperiment for Experiment {
+    type Grid = Grid;
+    fn file(&self) -> &FrameFile {
+        &self.file
+    }
+    fn frame(&self) -> &Frame {
+        &self.frame
+    }
+    fn resolved_json(&self) -> serde_json::Value {
+        Experiment::resolved_json(self)
+    }
+    fn grid(&self, histories: usize) -> Grid {
+        Grid::new(self, histories)
+    }
+    fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), crate::error::InputError> {
+        Experiment::check_histories(self, recorded)
+    }
 }
 
-sweep_experiment!(crate::experiment::Experiment, Grid);
-sweep_experiment!(crate::experiment::SessionExperiment, SessionGrid);
+impl SweepExperiment for SessionExperiment {
+    type Grid = SessionGrid;
+    fn file(&self) -> &FrameFile {
+        &self.file
+    }
+    fn frame(&self) -> &Frame {
+        &self.frame
+    }
+    fn resolved_json(&self) -> serde_json::Value {
+        SessionExperiment::resolved_json(self)
+    }
+    fn grid(&self, histories: usize) -> SessionGrid {
+        SessionGrid::new(self, histories)
+    }
+    fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), crate::error::InputError> {
+        SessionExperiment::check_histories(self, recorded)
+    }
+}

@@ -3,8 +3,9 @@
 //! table declarations as a sweep, so the frames equal the tables a sweep publishes; every row
 //! is held at once, so this suits grids that fit in memory (a sweep streams instead).
 
+use super::kind::SweepExperiment;
 use super::kind::SweepGrid;
-use super::run::{thread_pool, SweepExperiment};
+use super::run::thread_pool;
 use crate::error::{At, Result};
 use crate::history::source::HistorySource;
 use crate::tables::manifest::SweepKind;

@@ -8,14 +8,18 @@
 //! (exact integer sums, so the result equals a single-machine run bit for bit) and publishes
 //! the summary tables, the report stage's files and the manifest, under the folder's lock.
 
+use super::checkpoint::ShardState;
+use super::finish::Finish;
 use super::folder::Folder;
+use super::kind::SweepExperiment;
 use super::kind::SweepGrid;
-use super::run::{Finish, RunOptions, ShardState, SweepExperiment};
+use super::options::RunOptions;
 use super::verify;
 use crate::error::{At, Result};
 use crate::experiment::{self, AnyExperiment};
 use crate::refuse;
 use crate::stats::Summary;
+use crate::tables::formats::TableFormat;
 use crate::tables::manifest::MANIFEST;
 use crate::tables::summary;
 use std::path::{Path, PathBuf};
@@ -87,7 +91,7 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
         next = s.histories.1;
     }
     let origin = format!("{}", states[0].0.display());
-    let mut exp = experiment::cells::from_resolved_any(&origin, &first.config)?;
+    let mut exp = experiment::from_resolved_any(&origin, &first.config)?;
     exp.set_output_dir(dir);
     let hash = match &exp {
         AnyExperiment::Cells(e) => SweepExperiment::config_hash(e),
@@ -123,7 +127,7 @@ fn merge_kind<E: SweepExperiment>(
 ) -> Result<MergeReport> {
     let dir = &folder.dir;
     let grid = exp.grid(histories);
-    if opts.stage.is_some() && exp.formats().0 {
+    if opts.stage.is_some() && exp.formats().has(TableFormat::Parquet) {
         super::estimate::check_report(&grid, opts.limits.memory)?;
     }
     let rows_table = E::Grid::rows_table();

@@ -2,12 +2,16 @@
 //! `merge`, the output folder's lock, staging and publishing. What differs between cell and
 //! session sweeps is behind [`kind::SweepGrid`].
 
+mod checkpoint;
 pub mod estimate;
 pub mod fault;
+mod finish;
 pub(crate) mod folder;
+mod json_file;
 pub mod kind;
 pub mod memory;
 pub mod merge;
+pub mod options;
 pub mod plan;
 mod rows_writer;
 pub mod run;

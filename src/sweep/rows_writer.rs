@@ -12,6 +12,7 @@
 use super::kind::SweepGrid;
 use crate::error::{At, Result};
 use crate::refuse;
+use crate::tables::formats::{Formats, TableFormat};
 use crate::tables::read::parquet_rows;
 use crate::tables::{Names, Table};
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
@@ -51,7 +52,7 @@ impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
         staging: &Path,
         grid: &'env G,
         table: &'env Table<G, G::Row>,
-        formats: (bool, bool),
+        formats: Formats,
         base: usize,
     ) -> Result<Self> {
         let mut files = Files::create(staging, grid, table, formats)?;
@@ -163,9 +164,9 @@ impl Files {
         staging: &Path,
         grid: &G,
         table: &Table<G, G::Row>,
-        (parquet, csv): (bool, bool),
+        formats: Formats,
     ) -> Result<Files> {
-        let parquet = match parquet {
+        let parquet = match formats.has(TableFormat::Parquet) {
             true => {
                 let path = staging.join(table.parquet_name());
                 let sink = ParquetSink::create(&path, table, grid)?;
@@ -173,7 +174,7 @@ impl Files {
             }
             false => None,
         };
-        let csv = match csv {
+        let csv = match formats.has(TableFormat::Csv) {
             true => {
                 let path = staging.join(table.csv_name());
                 let w = create_csv(&path, table)?;

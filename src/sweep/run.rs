@@ -8,112 +8,28 @@
 //! published, the manifest last; the parts stay until the manifest is in place. The output is
 //! the same whatever the thread count, the chunking, the sharding or an interruption.
 
-use super::estimate::{Estimate, EstimateInput, Limits};
+use super::checkpoint::{check_staging, prepare_staging, RunKey, CHECKPOINT};
+use super::estimate::{Estimate, EstimateInput};
 use super::fault::{self, Fault};
 use super::folder::Folder;
-use super::kind::SweepGrid;
+use super::json_file::write_json;
 use super::plan::{Chunk, Plan};
 use super::rows_writer::RowsWriter;
-use super::shard::Shard;
-use crate::error::{At, Error, Result};
-use crate::history::source::{HistorySource, Source};
+use crate::error::{Error, Result};
+use crate::history::source::HistorySource;
 use crate::history::CostedHistory;
 use crate::refuse;
-use crate::stats::Summary;
-use crate::tables::manifest::{Manifest, SweepKind, MANIFEST};
-use crate::tables::summary::{self, GroupRow};
-use crate::tables::{Names, Table};
-use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
-use serde::{Deserialize, Serialize};
-use std::io::{BufWriter, Write as _};
-use std::path::{Path, PathBuf};
+use crate::tables::formats::TableFormat;
+use crate::tables::manifest::{SweepKind, MANIFEST};
+use crate::tables::summary;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// Rows per chunk by default: enough to keep every core busy, few enough to bound memory.
-pub const DEFAULT_CHUNK_CELLS: usize = 1 << 18;
-
-/// Which rows go into the cells (or sessions) table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum CellsOutput {
-    /// No rows table: only the summary (and charts).
-    None,
-    /// The rows of every 100th history (indices 0, 100, 200, ...).
-    Sample,
-    /// Every row.
-    #[default]
-    All,
-}
-
-impl CellsOutput {
-    fn keeps(self, history: usize) -> bool {
-        match self {
-            CellsOutput::All => true,
-            CellsOutput::Sample => history.is_multiple_of(100),
-            CellsOutput::None => false,
-        }
-    }
-}
-
-/// Told how far a run has come; the CLI draws a bar or prints lines, the library prints
-/// nothing.
-pub trait Progress: Sync {
-    /// The sweep's figures, before it runs (and before it is refused for them), with notes on
-    /// the limits that could not be checked.
-    fn estimate(&self, _estimate: &Estimate, _notes: &[String]) {}
-    fn start(&self, _total: u64, _unit: &str) {}
-    fn advance(&self, _rows: u64) {}
-    fn finish(&self) {}
-}
-
-/// No progress reports.
-pub struct Silent;
-impl Progress for Silent {}
-
-/// The report stage: given the staging folder with the summary and a draft manifest, it draws
-/// what it draws there and returns the files it wrote (relative to that folder).
-pub type Stage<'a> = &'a (dyn Fn(&Path) -> Result<Vec<PathBuf>> + Sync);
-
-pub struct RunOptions<'a> {
-    /// Worker threads; `None` = one per core.
-    pub threads: Option<usize>,
-    pub cells: CellsOutput,
-    pub shard: Option<Shard>,
-    /// Finish an interrupted run instead of refusing to touch it.
-    pub resume: bool,
-    /// Write into a folder that holds files ctxlab did not write.
-    pub force: bool,
-    pub chunk_cells: usize,
-    /// The most cells (or sessions) a run may have (`--max-cells`).
-    pub max_cells: u64,
-    /// The memory and disk the estimate is checked against (`--max-memory`, `--max-disk`).
-    pub limits: Limits,
-    /// Estimate and check, then stop: nothing is written (`--dry-run`).
-    pub dry_run: bool,
-    pub progress: &'a dyn Progress,
-    /// Charts and report, drawn before publishing (`None`: tables only).
-    pub stage: Option<Stage<'a>>,
-    pub fault: Option<Fault>,
-}
-
-impl Default for RunOptions<'_> {
-    fn default() -> Self {
-        RunOptions {
-            threads: None,
-            cells: CellsOutput::All,
-            shard: None,
-            resume: false,
-            force: false,
-            chunk_cells: DEFAULT_CHUNK_CELLS,
-            max_cells: crate::experiment::limits::DEFAULT_MAX_CELLS,
-            limits: Limits::default(),
-            dry_run: false,
-            progress: &Silent,
-            stage: None,
-            fault: None,
-        }
-    }
-}
+pub use super::checkpoint::ShardState;
+pub use super::finish::write_parquet;
+pub(crate) use super::finish::Finish;
+pub use super::kind::{SweepExperiment, SweepGrid};
+pub use super::options::{CellsOutput, Progress, RunOptions, Silent, Stage, DEFAULT_CHUNK_CELLS};
 
 #[derive(Debug, Clone)]
 pub struct RunReport {
@@ -129,138 +45,6 @@ pub struct RunReport {
     /// The figures worked out before the run.
     pub estimate: Estimate,
     /// The flagger's confusion matrix, when the histories carry flags of their own.
-    pub flagger: Option<crate::flags::Confusion>,
-}
-
-/// What the runner needs of an experiment of either kind.
-pub trait SweepExperiment: Sync {
-    type Grid: SweepGrid;
-    fn name(&self) -> &str;
-    fn seed(&self) -> u64;
-    fn origin(&self) -> &str;
-    fn resolved_json(&self) -> serde_json::Value;
-    fn config_hash(&self) -> String;
-    fn source(&self) -> &Source;
-    /// `histories.flags_file`: the flags an external flagger gave, when there are.
-    fn flags_file(&self) -> Option<&Path>;
-    fn cost(&self) -> crate::cost::CostModel;
-    fn output_dir(&self) -> &Path;
-    /// (parquet, csv)
-    fn formats(&self) -> (bool, bool);
-    fn grid(&self, histories: usize) -> Self::Grid;
-    /// `compare.baseline`: the strategy (its index) the sweep's `compare` table is against.
-    fn baseline(&self) -> Option<usize>;
-    /// Checks the loaded histories (each one's name and whether it records usage) before
-    /// anything runs or is written.
-    fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), crate::error::InputError>;
-}
-
-/// Everything that changes the rows or the files of a run: a resumed run must match it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct RunKey {
-    kind: SweepKind,
-    config_hash: String,
-    version: String,
-    chunk_cells: usize,
-    cells: CellsOutput,
-    parquet: bool,
-    csv: bool,
-    shard: Option<(usize, usize)>,
-    histories: usize,
-    chunks_total: usize,
-}
-
-impl RunKey {
-    /// The first difference from `other`, as `(what, recorded, now)`.
-    fn difference(&self, other: &RunKey) -> Option<(&'static str, String, String)> {
-        let lower = |c: CellsOutput| format!("{c:?}").to_lowercase();
-        // The settings given on the command line first, the experiment's hash (which also
-        // covers output.formats) after them, so the message names what changed.
-        [
-            (
-                "kind of sweep",
-                format!("{:?}", other.kind),
-                format!("{:?}", self.kind),
-            ),
-            (
-                "ctxlab version",
-                other.version.clone(),
-                self.version.clone(),
-            ),
-            (
-                "--chunk-cells",
-                other.chunk_cells.to_string(),
-                self.chunk_cells.to_string(),
-            ),
-            ("--cells", lower(other.cells), lower(self.cells)),
-            ("output.formats", formats(other), formats(self)),
-            ("--shard", shard_text(other.shard), shard_text(self.shard)),
-            (
-                "number of histories",
-                other.histories.to_string(),
-                self.histories.to_string(),
-            ),
-            (
-                "experiment (config hash)",
-                other.config_hash.clone(),
-                self.config_hash.clone(),
-            ),
-            (
-                "number of chunks",
-                other.chunks_total.to_string(),
-                self.chunks_total.to_string(),
-            ),
-        ]
-        .into_iter()
-        .find(|(_, was, now)| was != now)
-    }
-}
-
-fn formats(k: &RunKey) -> String {
-    match (k.parquet, k.csv) {
-        (true, true) => "parquet, csv".into(),
-        (true, false) => "parquet".into(),
-        (false, true) => "csv".into(),
-        (false, false) => "none".into(),
-    }
-}
-
-fn shard_text(s: Option<(usize, usize)>) -> String {
-    s.map(|(i, n)| format!("{i}/{n}"))
-        .unwrap_or_else(|| "none".into())
-}
-
-/// Progress of a run, saved after every chunk in the staging folder.
-#[derive(Debug, Serialize, Deserialize)]
-struct Checkpoint {
-    key: RunKey,
-    chunks_done: usize,
-    summary: Summary,
-}
-
-/// What one shard leaves for `ctxlab merge`: its summary and where it came from.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ShardState {
-    pub kind: SweepKind,
-    pub config_hash: String,
-    pub shard: (usize, usize),
-    pub histories: (usize, usize),
-    /// Rows (cells or sessions) of this shard.
-    pub rows: u64,
-    /// Rows of this shard's rows table (all of them, a sample, or none).
-    pub rows_written: u64,
-    pub wall_seconds: f64,
-    pub config: serde_json::Value,
-    pub summary: Summary,
-    /// The files this shard published besides its state, relative to the folder.
-    pub files: Vec<String>,
-    /// Per file of `files`, its checksum (see `verify::checksum`): what `merge` checks the
-    /// file's bytes against.
-    #[serde(default)]
-    pub checksums: Vec<(String, String)>,
-    /// The flagger's confusion over every history (each shard loads them all), for the
-    /// merged manifest.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flagger: Option<crate::flags::Confusion>,
 }
 
@@ -305,7 +89,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     let grid = exp.grid(total);
     check_size(&grid, total, opts.max_cells)?;
     let rows_table = E::Grid::rows_table();
-    let (parquet, csv) = exp.formats();
+    let formats = exp.formats();
     let per_replicate = grid.rows_per_history() / (grid.replicates().max(1) as usize);
     let plan = Plan::new(
         range.clone(),
@@ -316,7 +100,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     let shard_rows = (range.len() * grid.rows_per_history()) as u64;
     let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
         * grid.rows_per_history() as u64;
-    let wanted = opts.cells != CellsOutput::None && (parquet || csv);
+    let wanted = opts.cells != CellsOutput::None && !formats.is_empty();
     let estimate = Estimate::new(EstimateInput {
         grid: &grid,
         table: &rows_table,
@@ -325,9 +109,9 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         histories: range.len(),
         rows: shard_rows,
         table_rows: if wanted { expected_rows } else { 0 },
-        formats: (parquet, csv),
+        formats,
         threads: rayon::current_num_threads(),
-        charts: opts.stage.is_some() && opts.shard.is_none() && parquet,
+        charts: opts.stage.is_some() && opts.shard.is_none() && formats.has(TableFormat::Parquet),
     });
     let checked = estimate.check(&opts.limits, exp.output_dir());
     opts.progress.estimate(
@@ -341,8 +125,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         version: env!("CARGO_PKG_VERSION").to_string(),
         chunk_cells: opts.chunk_cells,
         cells: opts.cells,
-        parquet,
-        csv,
+        formats,
         shard: opts.shard.map(|s| (s.index, s.count)),
         histories: total,
         chunks_total: plan.chunks(),
@@ -394,7 +177,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                     &staging,
                     &grid,
                     &rows_table,
-                    (parquet, csv),
+                    formats,
                     range.start,
                 )?),
                 false => None,
@@ -476,7 +259,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 staging: &staging,
                 grid: &grid,
                 rows_table: &rows_table,
-                formats: (parquet, csv),
+                formats,
                 stage: opts.stage,
                 fault,
                 flagger: flagger.clone(),
@@ -492,12 +275,8 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             let places: Vec<(String, String)> = staged
                 .iter()
                 .map(|f| {
-                    let to = if f.ends_with(".parquet") {
-                        format!("{stem}/{part}/part.parquet")
-                    } else {
-                        format!("{stem}-csv/{part}/part.csv")
-                    };
-                    (f.clone(), to)
+                    let format = TableFormat::of_file(f).expect("a rows table is in a format");
+                    (f.clone(), format.shard_place(stem, &part))
                 })
                 .collect();
             let state_path = format!("shards/{part}.json");
@@ -645,237 +424,4 @@ pub fn missing_summaries<E: SweepExperiment>(
         );
         Ok(crate::summariser::Missing::of(grid.strategy_list()))
     })
-}
-
-const CHECKPOINT: &str = "checkpoint.json";
-
-/// Makes the staging folder ready: refuses to touch an unfinished run unless resuming, refuses
-/// to resume a run made with other settings, and returns the checkpoint to continue from.
-fn prepare_staging(
-    staging: &Path,
-    key: RunKey,
-    empty: Summary,
-    resume: bool,
-) -> Result<Checkpoint> {
-    match check_staging(staging, &key, &empty, resume)? {
-        Some(p) => Ok(p),
-        None => {
-            super::folder::clear_staging(staging)?;
-            super::folder::make_staging(staging)?;
-            Ok(Checkpoint {
-                key,
-                chunks_done: 0,
-                summary: empty,
-            })
-        }
-    }
-}
-
-/// What [`prepare_staging`] checks, reading only (a dry run checks this too): the
-/// checkpoint to continue from, `None` to start over.
-fn check_staging(
-    staging: &Path,
-    key: &RunKey,
-    empty: &Summary,
-    resume: bool,
-) -> Result<Option<Checkpoint>> {
-    let path = staging.join(CHECKPOINT);
-    // A link planted for the staging folder (or its checkpoint) is refused before anything
-    // in it is read or written, and so is a folder of that name ctxlab did not make.
-    crate::links::refuse_link(staging)?;
-    super::folder::refuse_foreign_staging(staging)?;
-    crate::links::refuse_link(&path)?;
-    let previous: Option<Checkpoint> = match std::fs::read_to_string(&path) {
-        Ok(text) => Some(serde_json::from_str(&text).map_err(|e| {
-            Error::Refused(format!(
-                "{}: unreadable checkpoint ({e}); delete {} to start over",
-                path.display(),
-                staging.display()
-            ))
-        })?),
-        Err(_) => None,
-    };
-    match previous {
-        Some(p) if !resume => refuse!(
-            "{} holds an unfinished run ({} of {} chunks done); run again with --resume to finish it, or delete that folder to start over",
-            staging.display(),
-            p.chunks_done,
-            p.key.chunks_total
-        ),
-        Some(p) => {
-            if let Some((what, was, now)) = key.difference(&p.key) {
-                refuse!(
-                    "{}: cannot resume: the unfinished run has another {what} ({was}; this run: {now}); resume with the same settings, or delete that folder to start over",
-                    staging.display()
-                );
-            }
-            if let Err(e) = p.summary.check_format() {
-                refuse!("{}: the unfinished run cannot be resumed: {e}; delete {} to start over", path.display(), staging.display());
-            }
-            if !p.summary.same_shape(empty) {
-                refuse!("{}: the checkpoint's summary does not fit this grid; delete that folder to start over", path.display());
-            }
-            Ok(Some(p))
-        }
-        None => Ok(None),
-    }
-}
-
-/// Writes JSON through a temporary file and a rename, so a reader never sees half of it.
-/// Manifests are indented for people; checkpoints and shard states, which carry the whole
-/// summary after every chunk, are compact.
-pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let pretty = path.file_name().is_some_and(|n| n == MANIFEST);
-    let text = if pretty {
-        serde_json::to_string_pretty(value)
-    } else {
-        serde_json::to_string(value)
-    }
-    .at(path, "encode")?
-        + "\n";
-    crate::links::write(&tmp, text.as_bytes())?;
-    std::fs::rename(&tmp, path).at(path, "write")
-}
-
-/// The summary tables, the report stage and the manifest of a finished (or merged) run, all
-/// in the staging folder.
-pub(crate) struct Finish<'a, G: SweepGrid> {
-    pub staging: &'a Path,
-    pub grid: &'a G,
-    pub rows_table: &'a Table<G, G::Row>,
-    pub formats: (bool, bool),
-    pub stage: Option<Stage<'a>>,
-    pub fault: Option<&'a Fault>,
-    /// The flagger's confusion matrix, for the manifest.
-    pub flagger: Option<crate::flags::Confusion>,
-}
-
-impl<G: SweepGrid> Finish<'_, G> {
-    /// Writes the summary tables, runs the report stage, and writes the manifest, which lists
-    /// `staged` (the summary tables and what the stage drew are appended to it) and `in_place`
-    /// (files of the run already published, such as the shards' parts). The caller publishes.
-    pub fn summary_and_manifest<E: SweepExperiment>(
-        &self,
-        exp: &E,
-        summary: &Summary,
-        wall: Duration,
-        shards: Option<usize>,
-        staged: &mut Vec<String>,
-        in_place: &[String],
-    ) -> Result<()> {
-        let table = G::summary_table(self.rows_table);
-        let rows: Vec<GroupRow> = summary::group_rows(summary);
-        staged.extend(write_table(
-            self.staging,
-            &table,
-            self.grid,
-            &rows,
-            self.formats,
-        )?);
-        // Every strategy against every other, cell by cell; `compare` against the baseline.
-        if self.grid.strategies() > 1 {
-            let all = summary::pair_rows(
-                summary,
-                self.rows_table,
-                self.grid,
-                self.grid.labels(),
-                None,
-            );
-            let pairs = G::pairs_table();
-            staged.extend(write_table(
-                self.staging,
-                &pairs,
-                self.grid,
-                &all,
-                self.formats,
-            )?);
-            if let Some(b) = exp.baseline() {
-                let mut compare = G::pairs_table();
-                compare.stem = "compare";
-                let chosen: Vec<_> = all.into_iter().filter(|r| r.baseline == b).collect();
-                staged.extend(write_table(
-                    self.staging,
-                    &compare,
-                    self.grid,
-                    &chosen,
-                    self.formats,
-                )?);
-            }
-        }
-        if rows.len() != self.grid.groups() {
-            refuse!(
-                "the summary has {} groups where the grid has {}",
-                rows.len(),
-                self.grid.groups()
-            );
-        }
-        let mut manifest = Manifest {
-            kind: G::KIND,
-            name: exp.name().to_string(),
-            seed: exp.seed(),
-            config: exp.resolved_json(),
-            config_hash: exp.config_hash(),
-            source: exp.origin().to_string(),
-            rows: self.grid.rows(),
-            histories: self.grid.histories() as u64,
-            shards,
-            grid: self.grid.axes(),
-            files: Vec::new(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-            wall_seconds: wall.as_secs_f64(),
-            flagger: self.flagger.clone(),
-        };
-        // The report stage reads the staged tables and this draft; the manifest is rewritten
-        // with the files it drew.
-        manifest.files = staged.iter().chain(in_place).cloned().collect();
-        write_json(&self.staging.join(MANIFEST), &manifest)?;
-        if let Some(stage) = self.stage {
-            for f in stage(self.staging)? {
-                staged.push(f.to_string_lossy().into_owned());
-            }
-            fault::point(self.fault, Fault::Charts);
-        }
-        manifest.files = staged.iter().chain(in_place).cloned().collect();
-        write_json(&self.staging.join(MANIFEST), &manifest)?;
-        Ok(())
-    }
-}
-
-/// Writes a small table (a summary, the pairs) whole, in the formats asked for, into
-/// `folder`; returns the file names written.
-pub(crate) fn write_table<G: Sync, R: Sync>(
-    folder: &Path,
-    table: &Table<G, R>,
-    grid: &G,
-    rows: &[R],
-    (parquet, csv): (bool, bool),
-) -> Result<Vec<String>> {
-    let mut written = Vec::new();
-    if parquet {
-        let path = folder.join(table.parquet_name());
-        let mut df = table.frame(grid, Names::NONE, rows).at(&path, "build")?;
-        write_parquet(&path, &mut df)?;
-        written.push(table.parquet_name());
-    }
-    if csv {
-        let path = folder.join(table.csv_name());
-        let mut w = super::rows_writer::create_csv(&path, table)?;
-        table
-            .write_csv(grid, Names::NONE, rows, &mut w, &mut Vec::new())
-            .at(&path, "write")?;
-        w.flush().at(&path, "write")?;
-        written.push(table.csv_name());
-    }
-    Ok(written)
-}
-
-/// Writes a whole DataFrame as one Parquet file.
-pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<()> {
-    let file = crate::links::create(path)?;
-    ParquetWriter::new(BufWriter::new(file))
-        .with_compression(ParquetCompression::Zstd(None))
-        .finish(df)
-        .at(path, "write Parquet")?;
-    Ok(())
 }

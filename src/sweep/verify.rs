@@ -2,11 +2,12 @@
 //! each other and against the split, and its rows files against its row counts. Every
 //! failure is one error naming the shard and the file.
 
+use super::checkpoint::ShardState;
 use super::kind::SweepGrid;
 use super::rows_writer::csv_lines;
-use super::run::ShardState;
 use crate::error::{At, Result};
 use crate::refuse;
+use crate::tables::formats::Formats;
 use crate::tables::read::parquet_rows;
 use std::path::Path;
 
@@ -53,16 +54,9 @@ pub fn numbers<G: SweepGrid>(path: &Path, s: &ShardState, grid: &G) -> Result<()
 }
 
 /// The rows files shard `s` may publish, one per format of the experiment.
-pub fn expected_files(stem: &str, s: &ShardState, formats: (bool, bool)) -> Vec<String> {
+pub fn expected_files(stem: &str, s: &ShardState, formats: Formats) -> Vec<String> {
     let part = format!("shard={}", s.shard.0);
-    let mut out = Vec::new();
-    if formats.0 {
-        out.push(format!("{stem}/{part}/part.parquet"));
-    }
-    if formats.1 {
-        out.push(format!("{stem}-csv/{part}/part.csv"));
-    }
-    out
+    formats.iter().map(|f| f.shard_place(stem, &part)).collect()
 }
 
 /// The checksum of a shard's rows file: SHA-256 over the experiment's hash, the shard

@@ -7,6 +7,7 @@
 //! apart. Adding a measure to a sweep is one line in its table plus the computation.
 
 pub mod cells;
+pub mod formats;
 pub mod manifest;
 pub mod numbers;
 pub mod read;

@@ -451,3 +451,19 @@ pub(crate) fn continues_elsewhere(text: &str) -> bool {
     }
     matches!(first_parent, Some(Some(p)) if !uuids.contains(&p))
 }
+
+/// The `claude_code` transcript format.
+pub struct ClaudeCode;
+
+impl super::TranscriptFormat for ClaudeCode {
+    const RECORDS_USAGE: bool = true;
+    fn read(
+        path: &Path,
+        text: &str,
+        problems: &mut super::Problems,
+        tally: &mut super::Tally,
+    ) -> Result<Vec<super::Run>, InputError> {
+        let run = parse(path, text, problems, tally)?;
+        Ok(vec![run])
+    }
+}

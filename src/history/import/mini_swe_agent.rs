@@ -133,3 +133,20 @@ pub fn parse(path: &Path, text: &str) -> Result<Run, InputError> {
     }
     run.finish(path)
 }
+
+/// The `mini_swe_agent` transcript format.
+pub struct MiniSweAgent;
+
+impl super::TranscriptFormat for MiniSweAgent {
+    const RECORDS_USAGE: bool = true;
+    fn read(
+        path: &Path,
+        text: &str,
+        _problems: &mut super::Problems,
+        tally: &mut super::Tally,
+    ) -> Result<Vec<super::Run>, InputError> {
+        let run = parse(path, text)?;
+        tally.of_run(&run);
+        Ok(vec![run])
+    }
+}

@@ -6,12 +6,8 @@
 //! becomes one record; what is left out (thinking blocks, sub-agent lines, title lines) is
 //! listed in each format's module and in the README.
 
-pub mod claude_code;
 pub mod file_view;
 pub mod label;
-pub mod mini_swe_agent;
-pub mod openai_chat;
-pub mod swe_agent;
 
 pub use label::LabelRules;
 
@@ -23,36 +19,112 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-/// A transcript format that `ctxlab import` and experiment files (`format = "..."`) read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// mini-swe-agent `*.traj.json`: `{instance_id, messages: [{role, content, extra}]}`.
-    MiniSweAgent,
-    /// Claude Code session JSON Lines (one event per line).
-    ClaudeCode,
-    /// SWE-agent `*.traj`: `{history: [...], trajectory: [...]}`.
-    SweAgent,
-    /// OpenAI chat messages: `{"messages": [...]}` or `[...]` in a JSON file, or one message
-    /// per line in a `.jsonl` file.
-    OpenaiChat,
+/// What a transcript format's module gives: how to read one file of it.
+pub trait TranscriptFormat {
+    /// Whether its transcripts record how each model call was billed (what a replay under
+    /// `cache = "recorded"` bills).
+    const RECORDS_USAGE: bool;
+    /// The runs of one file's text, adding what each line became to `tally`.
+    fn read(
+        path: &Path,
+        text: &str,
+        problems: &mut Problems,
+        tally: &mut Tally,
+    ) -> Result<Vec<Run>, InputError>;
+}
+
+/// Declares the transcript formats: each line is a format's name (as `--format` and
+/// `histories.format` spell it), its variant and its module, whose [`TranscriptFormat`] type
+/// reads it. A new format is its file plus one line of the list below.
+macro_rules! transcript_formats {
+    ($($name:literal => $variant:ident($module:ident::$ty:ident)),* $(,)?) => {
+        $(pub mod $module;)*
+
+        /// A transcript format that `ctxlab import` and experiment files (`format = "..."`) read.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Format {
+            $($variant,)*
+        }
+
+        impl Format {
+            pub const ALL: [Format; [$($name),*].len()] = [$(Format::$variant),*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Format::$variant => $name,)*
+                }
+            }
+
+            /// Whether the format's transcripts record how each model call was billed.
+            pub fn records_usage(self) -> bool {
+                match self {
+                    $(Format::$variant => <$module::$ty as TranscriptFormat>::RECORDS_USAGE,)*
+                }
+            }
+
+            fn read_text(
+                self,
+                path: &Path,
+                text: &str,
+                problems: &mut Problems,
+                tally: &mut Tally,
+            ) -> Result<Vec<Run>, InputError> {
+                match self {
+                    $(Format::$variant => <$module::$ty as TranscriptFormat>::read(path, text, problems, tally),)*
+                }
+            }
+        }
+    };
+}
+
+transcript_formats! {
+    "mini-swe-agent" => MiniSweAgent(mini_swe_agent::MiniSweAgent),
+    "claude-code" => ClaudeCode(claude_code::ClaudeCode),
+    "swe-agent" => SweAgent(swe_agent::SweAgent),
+    "openai-chat" => OpenaiChat(openai_chat::OpenaiChat),
 }
 
 impl Format {
-    pub const ALL: [Format; 4] = [
-        Format::MiniSweAgent,
-        Format::ClaudeCode,
-        Format::SweAgent,
-        Format::OpenaiChat,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Format::MiniSweAgent => "mini-swe-agent",
-            Format::ClaudeCode => "claude-code",
-            Format::SweAgent => "swe-agent",
-            Format::OpenaiChat => "openai-chat",
+    /// The formats' names, `a, b, c or d`: what help texts list.
+    pub fn names_or() -> String {
+        let names = Format::ALL.map(Format::as_str);
+        match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
         }
+    }
+
+    /// The formats' names, `a, b, c, d`.
+    pub fn names() -> String {
+        Format::ALL.map(Format::as_str).join(", ")
+    }
+
+    /// The formats whose transcripts record their usage, `a or b`.
+    pub fn recording_usage_or() -> String {
+        let names: Vec<&str> = Format::ALL
+            .into_iter()
+            .filter(|f| f.records_usage())
+            .map(Format::as_str)
+            .collect();
+        match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+}
+
+impl Serialize for Format {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Format {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -71,7 +143,7 @@ impl FromStr for Format {
             .ok_or_else(|| {
                 format!(
                     "unknown transcript format {s:?}, expected one of {}",
-                    Format::ALL.map(Format::as_str).join(", ")
+                    Format::names()
                 )
             })
     }
@@ -256,17 +328,7 @@ pub fn read_tallied(
 ) -> Result<Vec<Run>, InputError> {
     let text = crate::text::read(path)?;
     let mut mine = Tally::default();
-    let runs = match format {
-        Format::MiniSweAgent => vec![mini_swe_agent::parse(path, &text)?],
-        Format::ClaudeCode => vec![claude_code::parse(path, &text, problems, &mut mine)?],
-        Format::SweAgent => vec![swe_agent::parse(path, &text)?],
-        Format::OpenaiChat => vec![openai_chat::parse(path, &text, problems)?],
-    };
-    if format != Format::ClaudeCode {
-        for r in &runs {
-            mine.of_run(r);
-        }
-    }
+    let runs = format.read_text(path, &text, problems, &mut mine)?;
     // A file that fails adds nothing: its runs are not imported.
     tally.add(&mine);
     Ok(runs)

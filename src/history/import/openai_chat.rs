@@ -160,3 +160,20 @@ impl Chat {
         Ok(())
     }
 }
+
+/// The `openai_chat` transcript format.
+pub struct OpenaiChat;
+
+impl super::TranscriptFormat for OpenaiChat {
+    const RECORDS_USAGE: bool = false;
+    fn read(
+        path: &Path,
+        text: &str,
+        problems: &mut super::Problems,
+        tally: &mut super::Tally,
+    ) -> Result<Vec<super::Run>, InputError> {
+        let run = parse(path, text, problems)?;
+        tally.of_run(&run);
+        Ok(vec![run])
+    }
+}

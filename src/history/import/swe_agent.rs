@@ -161,3 +161,20 @@ impl Conversation {
         Ok(())
     }
 }
+
+/// The `swe_agent` transcript format.
+pub struct SweAgent;
+
+impl super::TranscriptFormat for SweAgent {
+    const RECORDS_USAGE: bool = false;
+    fn read(
+        path: &Path,
+        text: &str,
+        _problems: &mut super::Problems,
+        tally: &mut super::Tally,
+    ) -> Result<Vec<super::Run>, InputError> {
+        let run = parse(path, text)?;
+        tally.of_run(&run);
+        Ok(vec![run])
+    }
+}

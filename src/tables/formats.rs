@@ -1,0 +1,154 @@
+//! The table formats a sweep writes (`output.formats`): their names, file names and where a
+//! shard's rows go. A new format is one line of the `table_formats!` list below, its writers
+//! (the whole-table one in `sweep/finish.rs`, the streaming one in `sweep/rows_writer.rs`) and
+//! its size in the estimate.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Declares the formats: each line is the name `output.formats` gives it, its variant, the
+/// name messages give it and the suffix of its shards' folder (`cells<suffix>/shard=i/`).
+macro_rules! table_formats {
+    ($($key:literal => $variant:ident { title: $title:literal, shards: $suffix:literal }),* $(,)?) => {
+        /// A table format, as `output.formats` names it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum TableFormat {
+            $($variant,)*
+        }
+
+        impl TableFormat {
+            /// Every format, in the order tables are written and listed.
+            pub const ALL: [TableFormat; [$($key),*].len()] = [$(TableFormat::$variant),*];
+
+            /// The name in `output.formats`, and the files' extension.
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(TableFormat::$variant => $key,)*
+                }
+            }
+
+            /// The name messages give the format (`Parquet`).
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(TableFormat::$variant => $title,)*
+                }
+            }
+
+            /// The suffix of the folder a sharded run's rows go to, after the table's stem.
+            fn shard_suffix(self) -> &'static str {
+                match self {
+                    $(TableFormat::$variant => $suffix,)*
+                }
+            }
+        }
+    };
+}
+
+table_formats! {
+    "parquet" => Parquet { title: "Parquet", shards: "" },
+    "csv" => Csv { title: "CSV", shards: "-csv" },
+}
+
+impl TableFormat {
+    /// The file of the table with this stem: `cells.parquet`.
+    pub fn file_name(self, stem: &str) -> String {
+        format!("{stem}.{}", self.key())
+    }
+
+    /// The format of a file named by [`TableFormat::file_name`].
+    pub fn of_file(name: &str) -> Option<TableFormat> {
+        TableFormat::ALL
+            .into_iter()
+            .find(|f| name.ends_with(&format!(".{}", f.key())))
+    }
+
+    /// Where shard `part` (`shard=3`) publishes the rows of the table `stem`.
+    pub fn shard_place(self, stem: &str, part: &str) -> String {
+        format!("{stem}{}/{part}/part.{}", self.shard_suffix(), self.key())
+    }
+
+    /// The format `output.formats` names `key`.
+    pub fn parse(key: &str) -> Result<TableFormat, String> {
+        TableFormat::ALL
+            .into_iter()
+            .find(|f| f.key() == key)
+            .ok_or_else(|| {
+                let keys: Vec<String> = TableFormat::ALL
+                    .iter()
+                    .map(|f| format!("{:?}", f.key()))
+                    .collect();
+                let expected = match keys.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => String::new(),
+                };
+                format!("unknown format {key:?}, expected {expected}")
+            })
+    }
+}
+
+/// A set of table formats: which ones a run writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Formats(u32);
+
+impl Formats {
+    pub const NONE: Formats = Formats(0);
+
+    /// Every format.
+    pub fn all() -> Formats {
+        TableFormat::ALL
+            .into_iter()
+            .fold(Formats::NONE, Formats::with)
+    }
+
+    pub fn with(self, format: TableFormat) -> Formats {
+        Formats(self.0 | 1 << format as u32)
+    }
+
+    pub fn has(self, format: TableFormat) -> bool {
+        self.0 & (1 << format as u32) != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The formats in the set, in the order of [`TableFormat::ALL`].
+    pub fn iter(self) -> impl Iterator<Item = TableFormat> {
+        TableFormat::ALL.into_iter().filter(move |&f| self.has(f))
+    }
+}
+
+/// `parquet, csv`, or `none`.
+impl fmt::Display for Formats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_empty() {
+            return f.write_str("none");
+        }
+        let keys: Vec<&str> = self.iter().map(TableFormat::key).collect();
+        f.write_str(&keys.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_places_and_sets() {
+        assert_eq!(TableFormat::Parquet.file_name("cells"), "cells.parquet");
+        assert_eq!(TableFormat::of_file("pairs.csv"), Some(TableFormat::Csv));
+        assert_eq!(
+            TableFormat::Csv.shard_place("cells", "shard=2"),
+            "cells-csv/shard=2/part.csv"
+        );
+        assert_eq!(
+            TableFormat::parse("xlsx").unwrap_err(),
+            "unknown format \"xlsx\", expected \"parquet\" or \"csv\""
+        );
+        assert_eq!(Formats::all().to_string(), "parquet, csv");
+        assert_eq!(Formats::NONE.with(TableFormat::Csv).to_string(), "csv");
+        assert_eq!(Formats::NONE.to_string(), "none");
+    }
+}
