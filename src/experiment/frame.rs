@@ -10,11 +10,12 @@ use super::histories::{self, HistoriesFile, Source};
 use super::keys::{self, one};
 use super::limits;
 use super::noise_axis::{NoiseAxis, NoiseKeys};
+pub use super::output::{CompareFile, OutputFile};
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::noise::NoiseModel;
 use crate::strategy::Strategy;
-use crate::tables::formats::{Formats, TableFormat};
+use crate::tables::formats::Formats;
 use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -177,45 +178,6 @@ impl Visitor<'_> for Field {
             .copied()
             .ok_or_else(|| E::unknown_field(v, self.0))
     }
-}
-
-/// `[compare]`: paired comparisons against one strategy.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct CompareFile {
-    /// The baseline strategy, one of the swept ones (a spec string or table): the sweep then
-    /// writes `compare.parquet` / `compare.csv`, every strategy minus it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub baseline: Option<toml::Value>,
-}
-
-impl CompareFile {
-    pub(crate) fn is_empty(&self) -> bool {
-        self.baseline.is_none()
-    }
-}
-
-/// `[output]`: where the tables go and in which formats.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct OutputFile {
-    /// Absent: `results/<name>`.
-    pub dir: Option<PathBuf>,
-    #[serde(default = "default_formats")]
-    pub formats: Vec<String>,
-}
-
-impl Default for OutputFile {
-    fn default() -> Self {
-        OutputFile {
-            dir: None,
-            formats: default_formats(),
-        }
-    }
-}
-
-fn default_formats() -> Vec<String> {
-    TableFormat::ALL.map(|f| f.key().to_string()).to_vec()
 }
 
 /// The frame of a validated experiment: what both kinds hold once their shared keys are

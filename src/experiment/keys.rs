@@ -2,8 +2,8 @@
 //! output folders and formats, the comparison baseline, and the rules every axis keeps
 //! (non-empty, in range, no value twice).
 
-use super::frame::{CompareFile, OutputFile};
 use super::limits;
+use super::output::{CompareFile, OutputFile};
 use crate::error::{InputError, ParseError};
 use crate::spec::Spec;
 use crate::strategy::Strategy;

@@ -12,6 +12,7 @@ mod keys;
 pub mod limits;
 mod noise_axis;
 pub mod outer;
+mod output;
 pub mod sessions;
 mod shape;
 

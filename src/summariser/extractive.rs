@@ -6,6 +6,9 @@
 //! the summary's size; the picked lines are written in their original order. Deterministic and
 //! offline: a real baseline between masking and a model.
 
+use crate::context::Context;
+use crate::error::ParseError;
+use crate::spec::Params;
 use crate::view::View;
 use std::collections::HashMap;
 
@@ -140,5 +143,34 @@ impl Extractive {
             }
         }
         cost
+    }
+}
+
+impl super::Summarise for Extractive {
+    const PARAMS: &'static [&'static str] = &["flagged_first"];
+
+    fn read_params(p: &mut Params) -> Result<Self, ParseError> {
+        Ok(Extractive {
+            flagged_first: p.bool("flagged_first")?.unwrap_or(true),
+        })
+    }
+
+    fn canonical_params(&self, params: &mut Vec<String>) {
+        params.push("summariser=extractive".into());
+        if !self.flagged_first {
+            params.push("flagged_first=false".into());
+        }
+    }
+
+    fn summarise(
+        &self,
+        view: &View,
+        range: (usize, usize),
+        carried: &dyn Fn(usize) -> bool,
+        budget: u64,
+        _stream: u64,
+        out: &mut Context,
+    ) -> u64 {
+        self.write(view, range, carried, budget, &mut out.summary_text)
     }
 }

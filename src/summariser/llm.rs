@@ -271,3 +271,27 @@ impl Missing {
         )
     }
 }
+
+impl super::Summarise for Llm {
+    const PARAMS: &'static [&'static str] = &["cache", "model", "prompt", "url", "key_env"];
+
+    fn read_params(p: &mut Params) -> Result<Self, ParseError> {
+        Llm::from_params(p)
+    }
+
+    fn canonical_params(&self, params: &mut Vec<String>) {
+        self.push_params(params)
+    }
+
+    fn summarise(
+        &self,
+        view: &View,
+        range: (usize, usize),
+        carried: &dyn Fn(usize) -> bool,
+        _budget: u64,
+        _stream: u64,
+        out: &mut crate::context::Context,
+    ) -> u64 {
+        self.write(view, range, carried, &mut out.summary_text)
+    }
+}

@@ -14,13 +14,7 @@
 //! A summary written as text carries a replaced record (for `retention_any`) when it holds one
 //! of the facts the record introduced: a text keeps no record as such, only what it says.
 
-pub mod extractive;
-pub mod llm;
-pub mod simulated;
-
-pub use extractive::Extractive;
-pub use llm::{Llm, Missing};
-pub use simulated::Simulated;
+mod recorded;
 
 use crate::context::Context;
 use crate::error::ParseError;
@@ -28,18 +22,116 @@ use crate::history::Kind;
 use crate::spec::Params;
 use crate::view::View;
 
-/// The summarisers by name, for messages.
-pub const NAMES: [&str; 3] = ["simulated", "extractive", "llm"];
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Summariser {
-    Simulated(Simulated),
-    Extractive(Extractive),
-    Llm(Llm),
-    /// The summary the transcript itself recorded where its harness compacted (the summary
-    /// record ending the range): `recorded_compaction`'s, never named by `summariser=`.
-    Recorded,
+/// What a summariser's module gives: how its spec reads and writes, and how it summarises.
+pub trait Summarise: Sized {
+    /// Its own parameters: a parameter of another summariser is refused by name.
+    const PARAMS: &'static [&'static str];
+    /// Whether the summary is text whose facts are found by reading it.
+    const WRITES_TEXT: bool = true;
+    /// Reads its parameters from a strategy's spec.
+    fn read_params(p: &mut Params) -> Result<Self, ParseError>;
+    /// The parameters that differ from the defaults, in canonical order.
+    fn canonical_params(&self, params: &mut Vec<String>);
+    /// For a summariser that writes no text: whether record `index`'s information survives a
+    /// summary drawn from `stream`.
+    fn keeps(&self, _flagged: bool, _kind: Kind, _stream: u64, _index: u64) -> bool {
+        true
+    }
+    /// Writes one summary of view records `first..end` (those `carried` selects) sized at most
+    /// `budget` into `out` (its text, or for one that writes none the records that survive in
+    /// `out.summary_kept`); returns the summary's cost.
+    fn summarise(
+        &self,
+        view: &View,
+        range: (usize, usize),
+        carried: &dyn Fn(usize) -> bool,
+        budget: u64,
+        stream: u64,
+        out: &mut Context,
+    ) -> u64;
 }
+
+/// Declares the summarisers `summariser=NAME` takes: each line is a name, its variant and its
+/// file's type. A new summariser is its file plus one line of the list below.
+macro_rules! summarisers {
+    ($($name:literal => $variant:ident($module:ident::$ty:ident)),* $(,)?) => {
+        $(pub mod $module;)*
+        $(pub use $module::$ty;)*
+
+        /// The summarisers by name, for messages.
+        pub const NAMES: [&str; [$($name),*].len()] = [$($name),*];
+
+        /// Each summariser's own parameters.
+        const OWN: [(&str, &[&str]); NAMES.len()] = [$(($name, <$ty as Summarise>::PARAMS)),*];
+
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Summariser {
+            $($variant($ty),)*
+            /// The summary the transcript itself recorded where its harness compacted (the summary
+            /// record ending the range): `recorded_compaction`'s, never named by `summariser=`.
+            Recorded,
+        }
+
+        impl Summariser {
+            fn read(name: &str, p: &mut Params) -> Result<Self, ParseError> {
+                match name {
+                    $($name => Ok(Summariser::$variant(<$ty as Summarise>::read_params(p)?)),)*
+                    other => Err(format!("unknown summariser `{other}`").into()),
+                }
+            }
+
+            /// The parameters that differ from the defaults, in canonical order.
+            pub fn push_params(&self, params: &mut Vec<String>) {
+                match self {
+                    $(Summariser::$variant(s) => s.canonical_params(params),)*
+                    Summariser::Recorded => {}
+                }
+            }
+
+            /// Whether the summary is text whose facts are found by reading it (every
+            /// summariser but the simulated one).
+            pub fn writes_text(&self) -> bool {
+                match self {
+                    $(Summariser::$variant(_) => <$ty as Summarise>::WRITES_TEXT,)*
+                    Summariser::Recorded => true,
+                }
+            }
+
+            /// For the simulated summariser: whether record `index`'s information survives a
+            /// summary drawn from `stream` (a summary summarised again puts what it carries
+            /// through this once more). Text summarisers decide by reading the new text instead.
+            pub fn keeps(&self, flagged: bool, kind: Kind, stream: u64, index: u64) -> bool {
+                match self {
+                    $(Summariser::$variant(s) => s.keeps(flagged, kind, stream, index),)*
+                    Summariser::Recorded => true,
+                }
+            }
+
+            fn summarise(
+                &self,
+                view: &View,
+                range: (usize, usize),
+                carried: &dyn Fn(usize) -> bool,
+                budget: u64,
+                stream: u64,
+                out: &mut Context,
+            ) -> u64 {
+                match self {
+                    $(Summariser::$variant(s) => s.summarise(view, range, carried, budget, stream, out),)*
+                    Summariser::Recorded => recorded::summarise(view, range, out),
+                }
+            }
+        }
+    };
+}
+
+summarisers! {
+    "simulated" => Simulated(simulated::Simulated),
+    "extractive" => Extractive(extractive::Extractive),
+    "llm" => Llm(llm::Llm),
+}
+
+pub use llm::Missing;
 
 impl Default for Summariser {
     fn default() -> Self {
@@ -51,90 +143,6 @@ impl Default for Summariser {
 /// that takes a summariser and nothing else accepts.
 pub fn takes(key: &str) -> bool {
     key == "summariser" || OWN.iter().any(|(_, keys)| keys.contains(&key))
-}
-
-/// Each summariser's own parameters: a parameter of another one is refused by name.
-const OWN: [(&str, &[&str]); 3] = [
-    (
-        "simulated",
-        &[
-            "recall_flagged",
-            "recall_other",
-            "recall_system",
-            "recall_user",
-            "recall_assistant",
-            "recall_tool_call",
-            "recall_tool_result",
-            "recall_summary",
-            "recall_note",
-        ],
-    ),
-    ("extractive", &["flagged_first"]),
-    ("llm", &["cache", "model", "prompt", "url", "key_env"]),
-];
-
-/// `recall_<kind>`, the parameter of a kind's recall.
-fn kind_key(kind: Kind) -> &'static str {
-    match kind {
-        Kind::System => "recall_system",
-        Kind::User => "recall_user",
-        Kind::Assistant => "recall_assistant",
-        Kind::ToolCall => "recall_tool_call",
-        Kind::ToolResult => "recall_tool_result",
-        Kind::Summary => "recall_summary",
-        Kind::Note => "recall_note",
-    }
-}
-
-/// The simulated summariser's parameters. With neither `recall_flagged` nor `recall_other`,
-/// recall goes by the measured kinds ([`simulated::MEASURED`]), each `recall_<kind>` given
-/// replacing its kind's; with either, recall goes by flag (the other at its default), every
-/// kind but those given a `recall_<kind>`: a spec written for flags keeps meaning flags.
-fn simulated_from_params(p: &mut Params) -> Result<Simulated, ParseError> {
-    let d = Simulated::default();
-    let flagged = p.fraction("recall_flagged", 0.0, 1.0)?;
-    let other = p.fraction("recall_other", 0.0, 1.0)?;
-    let mut s = if flagged.is_some() || other.is_some() {
-        Simulated::by_flag(
-            flagged.unwrap_or(d.recall_flagged),
-            other.unwrap_or(d.recall_other),
-        )
-    } else {
-        d
-    };
-    for kind in Kind::ALL {
-        if let Some(r) = p.fraction(kind_key(kind), 0.0, 1.0)? {
-            s.by_kind[simulated::kind_index(kind)] = Some(r);
-        }
-    }
-    Ok(s)
-}
-
-/// The canonical parameters of a simulated summariser: none at the defaults; a flag-based one
-/// names both flag recalls (so it reads back flag-based) and the kinds it sets; a kind-based
-/// one the kinds that differ from the measured ones.
-fn simulated_params(s: &Simulated, params: &mut Vec<String>) {
-    let d = Simulated::default();
-    let by_flag = s
-        .by_kind
-        .iter()
-        .zip(&d.by_kind)
-        .any(|(x, y)| y.is_some() && x.is_none());
-    if by_flag || s.recall_flagged != d.recall_flagged || s.recall_other != d.recall_other {
-        params.push(format!("recall_flagged={}", s.recall_flagged));
-        params.push(format!("recall_other={}", s.recall_other));
-    }
-    for kind in Kind::ALL {
-        let i = simulated::kind_index(kind);
-        let given = if by_flag {
-            s.by_kind[i]
-        } else {
-            s.by_kind[i].filter(|&r| Some(r) != d.by_kind[i])
-        };
-        if let Some(r) = given {
-            params.push(format!("{}={r}", kind_key(kind)));
-        }
-    }
 }
 
 impl Summariser {
@@ -154,44 +162,7 @@ impl Summariser {
                 }
             }
         }
-        Ok(match name.as_str() {
-            "llm" => Summariser::Llm(Llm::from_params(p)?),
-            "extractive" => Summariser::Extractive(Extractive {
-                flagged_first: p.bool("flagged_first")?.unwrap_or(true),
-            }),
-            _ => Summariser::Simulated(simulated_from_params(p)?),
-        })
-    }
-
-    /// The parameters that differ from the defaults, in canonical order.
-    pub fn push_params(&self, params: &mut Vec<String>) {
-        match self {
-            Summariser::Llm(l) => l.push_params(params),
-            Summariser::Recorded => {}
-            Summariser::Simulated(s) => simulated_params(s, params),
-            Summariser::Extractive(e) => {
-                params.push("summariser=extractive".into());
-                if !e.flagged_first {
-                    params.push("flagged_first=false".into());
-                }
-            }
-        }
-    }
-
-    /// Whether the summary is text whose facts are found by reading it (every summariser but
-    /// the simulated one).
-    pub fn writes_text(&self) -> bool {
-        !matches!(self, Summariser::Simulated(_))
-    }
-
-    /// For the simulated summariser: whether record `index`'s information survives a summary
-    /// drawn from `stream` (a summary summarised again puts what it carries through this once
-    /// more). Text summarisers decide by reading the new text instead.
-    pub fn keeps(&self, flagged: bool, kind: Kind, stream: u64, index: u64) -> bool {
-        match self {
-            Summariser::Simulated(s) => s.keeps(flagged, kind, stream, index),
-            Summariser::Extractive(_) | Summariser::Llm(_) | Summariser::Recorded => true,
-        }
+        Summariser::read(&name, p)
     }
 
     /// Writes one summary of view records `first..end` (those `carried` selects; the others
@@ -207,23 +178,10 @@ impl Summariser {
         stream: u64,
         out: &mut Context,
     ) -> u64 {
-        let text = &mut out.summary_text;
-        let cost = match self {
-            Summariser::Simulated(s) => {
-                for i in first..end {
-                    out.summary_kept[i] =
-                        carried(i) && s.keeps(view.flags[i], view.kinds[i], stream, i as u64);
-                }
-                return budget;
-            }
-            Summariser::Extractive(e) => e.write(view, (first, end), &carried, budget, text),
-            Summariser::Llm(l) => l.write(view, (first, end), &carried, text),
-            Summariser::Recorded => {
-                text.clear();
-                text.push_str(view.texts.get(end - 1));
-                view.costs[end - 1]
-            }
-        };
+        let cost = self.summarise(view, (first, end), &carried, budget, stream, out);
+        if !self.writes_text() {
+            return cost;
+        }
         // A text summariser: what the text holds is found in it.
         out.summary_from_text = true;
         let facts = &mut out.summary_facts;

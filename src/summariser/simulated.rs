@@ -5,7 +5,11 @@
 //! `retention_any` and `fact_retention`, never for `exact`. Summarising a summary applies recall
 //! again to what it carries, so repeated compaction compounds loss.
 
+use crate::error::ParseError;
 use crate::history::Kind;
+use crate::spec::Params;
+use crate::context::Context;
+use crate::view::View;
 use crate::rng;
 
 /// The recall of each replaced record: by its kind where the summariser has a recall for that
@@ -82,6 +86,115 @@ impl Simulated {
         rng::unit_at(stream, index) < self.recall(flagged, kind)
     }
 }
+
+
+impl super::Summarise for Simulated {
+    const PARAMS: &'static [&'static str] = &[
+            "recall_flagged",
+            "recall_other",
+            "recall_system",
+            "recall_user",
+            "recall_assistant",
+            "recall_tool_call",
+            "recall_tool_result",
+            "recall_summary",
+            "recall_note",
+        ];
+    const WRITES_TEXT: bool = false;
+
+    fn read_params(p: &mut Params) -> Result<Self, ParseError> {
+        simulated_from_params(p)
+    }
+
+    fn canonical_params(&self, params: &mut Vec<String>) {
+        simulated_params(self, params)
+    }
+
+    fn keeps(&self, flagged: bool, kind: Kind, stream: u64, index: u64) -> bool {
+        Simulated::keeps(self, flagged, kind, stream, index)
+    }
+
+    fn summarise(
+        &self,
+        view: &View,
+        (first, end): (usize, usize),
+        carried: &dyn Fn(usize) -> bool,
+        budget: u64,
+        stream: u64,
+        out: &mut Context,
+    ) -> u64 {
+        for i in first..end {
+            out.summary_kept[i] =
+                carried(i) && self.keeps(view.flags[i], view.kinds[i], stream, i as u64);
+        }
+        budget
+    }
+}
+
+/// `recall_<kind>`, the parameter of a kind's recall.
+fn kind_key(kind: Kind) -> &'static str {
+    match kind {
+        Kind::System => "recall_system",
+        Kind::User => "recall_user",
+        Kind::Assistant => "recall_assistant",
+        Kind::ToolCall => "recall_tool_call",
+        Kind::ToolResult => "recall_tool_result",
+        Kind::Summary => "recall_summary",
+        Kind::Note => "recall_note",
+    }
+}
+
+/// The simulated summariser's parameters. With neither `recall_flagged` nor `recall_other`,
+/// recall goes by the measured kinds ([`MEASURED`]), each `recall_<kind>` given
+/// replacing its kind's; with either, recall goes by flag (the other at its default), every
+/// kind but those given a `recall_<kind>`: a spec written for flags keeps meaning flags.
+fn simulated_from_params(p: &mut Params) -> Result<Simulated, ParseError> {
+    let d = Simulated::default();
+    let flagged = p.fraction("recall_flagged", 0.0, 1.0)?;
+    let other = p.fraction("recall_other", 0.0, 1.0)?;
+    let mut s = if flagged.is_some() || other.is_some() {
+        Simulated::by_flag(
+            flagged.unwrap_or(d.recall_flagged),
+            other.unwrap_or(d.recall_other),
+        )
+    } else {
+        d
+    };
+    for kind in Kind::ALL {
+        if let Some(r) = p.fraction(kind_key(kind), 0.0, 1.0)? {
+            s.by_kind[kind_index(kind)] = Some(r);
+        }
+    }
+    Ok(s)
+}
+
+/// The canonical parameters of a simulated summariser: none at the defaults; a flag-based one
+/// names both flag recalls (so it reads back flag-based) and the kinds it sets; a kind-based
+/// one the kinds that differ from the measured ones.
+fn simulated_params(s: &Simulated, params: &mut Vec<String>) {
+    let d = Simulated::default();
+    let by_flag = s
+        .by_kind
+        .iter()
+        .zip(&d.by_kind)
+        .any(|(x, y)| y.is_some() && x.is_none());
+    if by_flag || s.recall_flagged != d.recall_flagged || s.recall_other != d.recall_other {
+        params.push(format!("recall_flagged={}", s.recall_flagged));
+        params.push(format!("recall_other={}", s.recall_other));
+    }
+    for kind in Kind::ALL {
+        let i = kind_index(kind);
+        let given = if by_flag {
+            s.by_kind[i]
+        } else {
+            s.by_kind[i].filter(|&r| Some(r) != d.by_kind[i])
+        };
+        if let Some(r) = given {
+            params.push(format!("{}={r}", kind_key(kind)));
+        }
+    }
+}
+
 
 #[cfg(test)]
 mod tests {
