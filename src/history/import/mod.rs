@@ -314,6 +314,12 @@ impl Tally {
     }
 }
 
+/// A file that holds one run, counted: what the single-run formats' `read` returns.
+fn one_run(run: Run, tally: &mut Tally) -> Result<Vec<Run>, InputError> {
+    tally.of_run(&run);
+    Ok(vec![run])
+}
+
 /// Reads the runs of one transcript file (usually one run per file).
 pub fn read(path: &Path, format: Format, problems: &mut Problems) -> Result<Vec<Run>, InputError> {
     read_tallied(path, format, problems, &mut Tally::default())

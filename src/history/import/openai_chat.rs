@@ -172,8 +172,6 @@ impl super::TranscriptFormat for OpenaiChat {
         problems: &mut super::Problems,
         tally: &mut super::Tally,
     ) -> Result<Vec<super::Run>, InputError> {
-        let run = parse(path, text, problems)?;
-        tally.of_run(&run);
-        Ok(vec![run])
+        super::one_run(parse(path, text, problems)?, tally)
     }
 }

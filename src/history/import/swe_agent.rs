@@ -173,8 +173,6 @@ impl super::TranscriptFormat for SweAgent {
         _problems: &mut super::Problems,
         tally: &mut super::Tally,
     ) -> Result<Vec<super::Run>, InputError> {
-        let run = parse(path, text)?;
-        tally.of_run(&run);
-        Ok(vec![run])
+        super::one_run(parse(path, text)?, tally)
     }
 }
