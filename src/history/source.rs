@@ -112,26 +112,25 @@ impl HistorySource {
     }
 
     /// Costs (or generates) histories `range` in parallel, one per task, and runs `evaluate`
-    /// on each with a scratch reused by its worker; returns each history's name and rows, in
-    /// history order whatever the thread count.
-    pub fn evaluate<S, R, F>(
+    /// on each with a scratch reused by its worker; returns each history's name and what
+    /// `evaluate` made of it, in history order whatever the thread count.
+    pub fn evaluate<S, T, F>(
         &self,
         range: std::ops::Range<usize>,
         cost: crate::cost::CostModel,
         evaluate: F,
-    ) -> Vec<(String, Vec<R>)>
+    ) -> Vec<(String, T)>
     where
         S: Default + Send,
-        R: Send,
-        F: Fn(usize, &CostedHistory, &mut S, &mut Vec<R>) + Sync + Send,
+        T: Send,
+        F: Fn(usize, &CostedHistory, &mut S) -> T + Sync + Send,
     {
         range
             .into_par_iter()
             .map_init(S::default, |scratch, i| {
                 let (name, costed) = self.costed(i, cost);
-                let mut out = Vec::new();
-                evaluate(i, &costed, scratch, &mut out);
-                (name, out)
+                let made = evaluate(i, &costed, scratch);
+                (name, made)
             })
             .collect()
     }

@@ -32,8 +32,10 @@ pub fn tables<E: SweepExperiment>(exp: &E, threads: Option<usize>) -> Result<Tab
         let evaluated = source.evaluate(
             0..source.len(),
             exp.cost(),
-            |i, history, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
-                grid.evaluate_history(i, history, scratch, out)
+            |i, history, scratch: &mut <E::Grid as SweepGrid>::Scratch| {
+                let mut rows = Vec::new();
+                grid.evaluate_history(i, history, scratch, &mut rows);
+                rows
             },
         );
         let mut totals = summary::empty(&table, &grid);

@@ -21,8 +21,11 @@ use crate::history::CostedHistory;
 use crate::refuse;
 use crate::tables::formats::TableFormat;
 use crate::tables::manifest::{SweepKind, MANIFEST};
+use crate::stats::{HistoryPartials, Summary};
 use crate::tables::summary;
+use crate::tables::Table;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub use super::checkpoint::ShardState;
@@ -183,6 +186,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 false => None,
             };
             let mut partials = checkpoint.summary.partials();
+            let worker_totals = WorkerTotals::new(&rows_table, &grid);
             let mut costed = CostedCache::default();
             let mut ran = 0;
             for k in 0..chunks_total {
@@ -194,11 +198,30 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 }
                 let chunk = plan.chunk(k);
                 let progress = (!finished).then_some(opts.progress);
-                let evaluated =
-                    evaluate_chunk(&grid, &source, exp.cost(), &chunk, &mut costed, progress);
-                for (i, name, pieces) in evaluated {
-                    for rows in &pieces {
-                        if !finished {
+                // The workers add each whole history they evaluate into totals of their own,
+                // merged into the summary here once the chunk is done.
+                let totals = (!finished).then_some(&worker_totals);
+                let evaluated = evaluate_chunk(
+                    &grid,
+                    &source,
+                    exp.cost(),
+                    &chunk,
+                    &mut costed,
+                    progress,
+                    totals,
+                );
+                if let Some(totals) = totals {
+                    totals.merge_into(&mut checkpoint.summary);
+                }
+                for EvaluatedHistory {
+                    index,
+                    name,
+                    pieces,
+                    added,
+                } in evaluated
+                {
+                    if !finished && !added {
+                        for rows in &pieces {
                             summary::gather(
                                 &checkpoint.summary,
                                 &mut partials,
@@ -207,14 +230,14 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                                 rows,
                             );
                         }
-                    }
-                    if !finished && chunk.ends_history {
-                        summary::close(&mut checkpoint.summary, &mut partials);
+                        if chunk.ends_history {
+                            summary::close(&mut checkpoint.summary, &mut partials);
+                        }
                     }
                     if let Some(w) = writer.as_mut() {
                         let mut name = name;
                         for rows in &pieces {
-                            w.push(name.take(), rows, opts.cells.keeps(i))?;
+                            w.push(name.take(), rows, opts.cells.keeps(index))?;
                         }
                     }
                 }
@@ -339,9 +362,56 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
 #[derive(Default)]
 struct CostedCache(Option<(usize, String, CostedHistory)>);
 
-/// The rows of one chunk: per history, its index, its name when the chunk starts it, and its
-/// rows in order (in pieces).
-type Evaluated<R> = Vec<(usize, Option<String>, Vec<Vec<R>>)>;
+/// One history of a chunk: its index, its name when the chunk starts it, its rows in order
+/// (in pieces), and whether a worker has added it to its [`WorkerTotals`].
+struct EvaluatedHistory<R> {
+    index: usize,
+    name: Option<String>,
+    pieces: Vec<Vec<R>>,
+    added: bool,
+}
+
+/// Summary totals of the whole histories the workers evaluate, one set per worker, merged into
+/// the run's summary after each chunk. Every sum in a summary is an exact integer, so the
+/// merged summary is the one adding the histories in order gives, whichever worker took which
+/// history; gathering on the workers keeps the summary off the one thread that also hands the
+/// rows to the writer.
+struct WorkerTotals<'a, G: SweepGrid> {
+    table: &'a Table<G, G::Row>,
+    empty: Summary,
+    slots: Vec<Mutex<Option<(HistoryPartials, Summary)>>>,
+}
+
+impl<'a, G: SweepGrid> WorkerTotals<'a, G> {
+    fn new(table: &'a Table<G, G::Row>, grid: &G) -> Self {
+        let empty = summary::empty(table, grid);
+        WorkerTotals {
+            table,
+            empty,
+            slots: (0..rayon::current_num_threads().max(1))
+                .map(|_| Mutex::new(None))
+                .collect(),
+        }
+    }
+
+    /// Adds one whole history's rows to the calling worker's totals.
+    fn add(&self, grid: &G, rows: &[G::Row]) {
+        let slot = rayon::current_thread_index().unwrap_or(0) % self.slots.len();
+        let mut slot = self.slots[slot].lock().expect("a worker's totals");
+        let (partials, totals) =
+            slot.get_or_insert_with(|| (self.empty.partials(), self.empty.clone()));
+        summary::add(totals, partials, self.table, grid, rows);
+    }
+
+    /// Merges every worker's totals into `summary` and empties them.
+    fn merge_into(&self, summary: &mut Summary) {
+        for slot in &self.slots {
+            if let Some((_, totals)) = slot.lock().expect("a worker's totals").take() {
+                summary.merge(&totals);
+            }
+        }
+    }
+}
 
 /// Evaluates a chunk in parallel: its histories, one per task, or (a chunk of part of one
 /// history) runs of its replicates, one run per task, in order whatever the thread count.
@@ -352,26 +422,36 @@ fn evaluate_chunk<G: SweepGrid>(
     chunk: &Chunk,
     cache: &mut CostedCache,
     progress: Option<&dyn Progress>,
-) -> Evaluated<G::Row> {
+    totals: Option<&WorkerTotals<'_, G>>,
+) -> Vec<EvaluatedHistory<G::Row>> {
     use rayon::prelude::*;
     if chunk.replicates == (0..grid.replicates()) {
         // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
         let evaluated = source.evaluate(
             chunk.histories.clone(),
             cost,
-            |i, costed, scratch: &mut G::Scratch, out| {
-                out.reserve(grid.rows_per_history());
-                grid.evaluate_history(i, costed, scratch, out);
+            |i, costed, scratch: &mut G::Scratch| {
+                let mut rows = Vec::with_capacity(grid.rows_per_history());
+                grid.evaluate_history(i, costed, scratch, &mut rows);
                 if let Some(p) = progress {
-                    p.advance(out.len() as u64);
+                    p.advance(rows.len() as u64);
                 }
+                if let Some(totals) = totals {
+                    totals.add(grid, &rows);
+                }
+                rows
             },
         );
         return chunk
             .histories
             .clone()
             .zip(evaluated)
-            .map(|(i, (name, rows))| (i, Some(name), vec![rows]))
+            .map(|(index, (name, rows))| EvaluatedHistory {
+                index,
+                name: Some(name),
+                pieces: vec![rows],
+                added: totals.is_some(),
+            })
             .collect();
     }
     let i = chunk.histories.start;
@@ -400,7 +480,12 @@ fn evaluate_chunk<G: SweepGrid>(
     if !chunk.ends_history {
         cache.0 = Some((i, name, history));
     }
-    vec![(i, first, pieces)]
+    vec![EvaluatedHistory {
+        index: i,
+        name: first,
+        pieces,
+        added: false,
+    }]
 }
 
 /// What the `llm` summarisers of an experiment still need: every history evaluated, nothing
@@ -417,9 +502,8 @@ pub fn missing_summaries<E: SweepExperiment>(
         source.evaluate(
             0..total,
             exp.cost(),
-            |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch, out| {
-                grid.evaluate_history(i, costed, scratch, out);
-                out.clear();
+            |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch| {
+                grid.evaluate_history(i, costed, scratch, &mut Vec::new());
             },
         );
         Ok(crate::summariser::Missing::of(grid.strategy_list()))
