@@ -23,6 +23,9 @@ pub enum Source {
     },
 }
 
+/// Histories a worker evaluates in one go, at most (see [`HistorySource::evaluate`]).
+const HISTORIES_PER_TASK: usize = 4;
+
 /// Where a run's histories come from. Generated histories are made on demand, one at a time,
 /// so memory does not grow with their number; loaded ones are read (and checked) up front.
 pub enum HistorySource {
@@ -125,8 +128,13 @@ impl HistorySource {
         T: Send,
         F: Fn(usize, &CostedHistory, &mut S) -> T + Sync + Send,
     {
+        // Rayon runs each leaf of its split on one thread; its default leaves are a quarter of
+        // a chunk's histories here, so the last one could keep one core busy for a fifth of a
+        // second while the other waited (measured on a loaded sweep). Leaves of a few
+        // histories keep both busy to the end; a scratch is made once per leaf.
         range
             .into_par_iter()
+            .with_max_len(HISTORIES_PER_TASK)
             .map_init(S::default, |scratch, i| {
                 let (name, costed) = self.costed(i, cost);
                 let made = evaluate(i, &costed, scratch);
