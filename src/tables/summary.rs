@@ -181,37 +181,60 @@ pub fn gather<G: Grouping<R>, R>(
     grid: &G,
     rows: &[R],
 ) {
-    let measures: Vec<_> = table.measures().collect();
+    // Each row's values of the measure and paired columns, read once: the pairs read every
+    // row again for each other strategy, and a read is a call through the declared table.
+    let read: Vec<usize> = (0..table.columns.len())
+        .filter(|&c| table.columns[c].measure || table.columns[c].paired)
+        .collect();
+    let at = |column: usize| read.iter().position(|&c| c == column).expect("read");
+    let measures: Vec<usize> = read
+        .iter()
+        .filter(|&&c| table.columns[c].measure)
+        .map(|&c| at(c))
+        .collect();
+    let paired: Vec<(usize, bool)> = read
+        .iter()
+        .filter(|&&c| table.columns[c].paired)
+        .map(|&c| (at(c), table.columns[c].completed_only))
+        .collect();
+    let k = read.len();
+    let mut values = scratch.take_values();
+    values.clear();
+    values.extend(rows.iter().flat_map(|r| {
+        read.iter()
+            .map(move |&c| number(table.columns[c].value(grid, r)))
+    }));
     summary.gather(
         scratch,
-        rows.iter().map(|r| {
-            let values = measures.iter().map(move |c| number(c.value(grid, r)));
-            (grid.group(r), values)
+        rows.iter().enumerate().map(|(i, r)| {
+            let row = &values[i * k..(i + 1) * k];
+            (grid.group(r), measures.iter().map(move |&j| row[j]))
         }),
     );
-    let paired: Vec<_> = table.paired_columns().collect();
     let (strategies, stride, p) = (grid.strategies(), grid.strategy_stride(), paired.len());
-    if strategies < 2 || p == 0 {
-        return;
-    }
-    let diffs = rows.iter().enumerate().flat_map(|(i, r)| {
-        let (s, g) = (grid.strategy(r), grid.group(r));
-        let paired = &paired;
-        (0..strategies).filter(move |&b| b != s).flat_map(move |b| {
-            // The baseline's row: same history, replicate and other axes, strategy b.
-            let other = &rows[i + b * stride - s * stride];
-            paired.iter().enumerate().filter_map(move |(m, c)| {
-                let pair = ((g * strategies) + b) * p + m;
-                if c.completed_only && !(grid.completed(r) && grid.completed(other)) {
-                    return Some((pair, None));
+    if strategies >= 2 && p > 0 {
+        for (i, r) in rows.iter().enumerate() {
+            let (s, g) = (grid.strategy(r), grid.group(r));
+            for b in (0..strategies).filter(|&b| b != s) {
+                // The baseline's row: same history, replicate and other axes, strategy b.
+                let o = i + b * stride - s * stride;
+                let completed = grid.completed(r) && grid.completed(&rows[o]);
+                for (m, &(j, completed_only)) in paired.iter().enumerate() {
+                    let pair = ((g * strategies) + b) * p + m;
+                    let diff = if completed_only && !completed {
+                        (pair, None)
+                    } else {
+                        match (values[i * k + j], values[o * k + j]) {
+                            (Some(x), Some(y)) => (pair, Some(x - y)),
+                            _ => continue,
+                        }
+                    };
+                    summary.gather_pairs(scratch, [diff]);
                 }
-                let x = number(c.value(grid, r))?;
-                let y = number(c.value(grid, other))?;
-                Some((pair, Some(x - y)))
-            })
-        })
-    });
-    summary.gather_pairs(scratch, diffs);
+            }
+        }
+    }
+    scratch.put_values(values);
 }
 
 /// The summary's groups as rows of the summary table, in group order.
