@@ -196,6 +196,8 @@ pub struct Frame {
     pub output_dir: PathBuf,
     /// The table formats written (`output.formats`).
     pub formats: Formats,
+    /// The rows table's formats (`output.rows_formats`, else `output.formats`).
+    pub rows_formats: Formats,
     /// `compare.baseline`, as an index into `strategies`.
     pub baseline: Option<usize>,
 }
@@ -286,6 +288,7 @@ impl Started {
     /// Checks the output keys and the baseline: the frame, complete.
     pub(crate) fn finish(self, origin: &str, file: &FrameFile) -> Result<Frame, InputError> {
         let formats = keys::formats(origin, &file.output)?;
+        let rows_formats = keys::rows_formats(origin, &file.output)?;
         let output_dir = keys::output_dir(&file.output, &file.name);
         let baseline = keys::compare_baseline(origin, &file.compare, &self.strategies)?;
         Ok(Frame {
@@ -298,6 +301,7 @@ impl Started {
             noise: self.noise.models,
             output_dir,
             formats,
+            rows_formats,
             baseline,
         })
     }

@@ -117,11 +117,23 @@ pub(crate) fn check_rates(origin: &str, key: &str, rates: &[f64]) -> Result<(), 
 
 /// Which table formats to write.
 pub(crate) fn formats(origin: &str, output: &OutputFile) -> Result<Formats, InputError> {
+    parse_formats(origin, "output.formats", &output.formats)
+}
+
+/// Which formats to write the rows table in: `output.rows_formats`, else `output.formats`.
+pub(crate) fn rows_formats(origin: &str, output: &OutputFile) -> Result<Formats, InputError> {
+    match &output.rows_formats {
+        Some(list) => parse_formats(origin, "output.rows_formats", list),
+        None => formats(origin, output),
+    }
+}
+
+fn parse_formats(origin: &str, key: &str, list: &[String]) -> Result<Formats, InputError> {
     let mut formats = Formats::NONE;
-    non_empty(origin, "output.formats", output.formats.len())?;
-    for (i, f) in output.formats.iter().enumerate() {
-        let format = TableFormat::parse(f)
-            .map_err(|m| InputError::key(origin, format!("output.formats[{i}]"), m))?;
+    non_empty(origin, key, list.len())?;
+    for (i, f) in list.iter().enumerate() {
+        let format =
+            TableFormat::parse(f).map_err(|m| InputError::key(origin, format!("{key}[{i}]"), m))?;
         formats = formats.with(format);
     }
     Ok(formats)

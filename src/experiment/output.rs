@@ -29,6 +29,11 @@ pub struct OutputFile {
     pub dir: Option<PathBuf>,
     #[serde(default = "default_formats")]
     pub formats: Vec<String>,
+    /// The formats of the rows table (`cells` or `sessions`) alone, when they differ from
+    /// `formats` (absent: `formats`): a large cells table in Parquet only, say, with the small
+    /// tables in both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows_formats: Option<Vec<String>>,
 }
 
 impl Default for OutputFile {
@@ -36,6 +41,7 @@ impl Default for OutputFile {
         OutputFile {
             dir: None,
             formats: default_formats(),
+            rows_formats: None,
         }
     }
 }

@@ -132,7 +132,9 @@ pub struct EstimateInput<'a, G: SweepGrid> {
     pub histories: usize,
     pub rows: u64,
     pub table_rows: u64,
+    /// The small tables' formats, and the rows table's.
     pub formats: Formats,
+    pub rows_formats: Formats,
     pub threads: usize,
     /// Whether the run draws charts and a report (an unsharded run with a report stage).
     pub charts: bool,
@@ -228,10 +230,15 @@ impl Estimate {
             rows,
             table_rows,
             formats,
+            rows_formats,
             threads,
             charts,
         } = input;
         let (parquet, csv) = (
+            rows_formats.has(TableFormat::Parquet),
+            rows_formats.has(TableFormat::Csv),
+        );
+        let (small_in_parquet, small_in_csv) = (
             formats.has(TableFormat::Parquet),
             formats.has(TableFormat::Csv),
         );
@@ -244,7 +251,13 @@ impl Estimate {
         let small_rows = groups * (1 + if strategies > 1 { strategies } else { 0 });
         let small_csv = small_rows * (40 + measures * 6 * 10);
         let small_parquet = small_rows * (10 + measures * 6 * 2) + 64 * 1024;
-        let bytes = |per_row: f64, small: u64| (table_rows as f64 * per_row) as u64 + small;
+        // The rows table in its formats, the small tables in theirs.
+        let bytes = |rows: bool, per_row: f64, small: bool, small_bytes: u64| {
+            (rows || small).then(|| {
+                (if rows { (table_rows as f64 * per_row) as u64 } else { 0 })
+                    + if small { small_bytes } else { 0 }
+            })
+        };
 
         let row = std::mem::size_of::<G::Row>() as u64;
         let chunk = plan.rows_per_chunk();
@@ -293,8 +306,8 @@ impl Estimate {
             chunks: plan.chunks(),
             rows_per_chunk: chunk,
             table_rows,
-            parquet_bytes: parquet.then(|| bytes(parquet_row, small_parquet)),
-            csv_bytes: csv.then(|| bytes(csv_row, small_csv)),
+            parquet_bytes: bytes(parquet, parquet_row, small_in_parquet, small_parquet),
+            csv_bytes: bytes(csv, csv_row, small_in_csv, small_csv),
             memory_bytes: memory,
             memory: parts,
         }

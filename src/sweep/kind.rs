@@ -56,6 +56,10 @@ pub trait SweepExperiment: Sync {
     fn formats(&self) -> Formats {
         self.frame().formats
     }
+    /// The formats the rows table is written in.
+    fn rows_formats(&self) -> Formats {
+        self.frame().rows_formats
+    }
     /// `compare.baseline`: the strategy (its index) the sweep's `compare` table is against.
     fn baseline(&self) -> Option<usize> {
         self.frame().baseline

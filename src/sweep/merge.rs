@@ -155,7 +155,7 @@ fn merge_kind<E: SweepExperiment>(
             );
         }
         verify::numbers(path, s, &grid)?;
-        let expected = verify::expected_files(rows_table.stem, s, exp.formats());
+        let expected = verify::expected_files(rows_table.stem, s, exp.rows_formats());
         verify::files(dir, path, s, &expected)?;
         shard_files.extend(s.files.iter().cloned());
         shard_files.push(format!("shards/shard={}.json", s.shard.0));

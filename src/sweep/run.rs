@@ -93,6 +93,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     check_size(&grid, total, opts.max_cells)?;
     let rows_table = E::Grid::rows_table();
     let formats = exp.formats();
+    let rows_formats = exp.rows_formats();
     let per_replicate = grid.rows_per_history() / (grid.replicates().max(1) as usize);
     let plan = Plan::new(
         range.clone(),
@@ -103,7 +104,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     let shard_rows = (range.len() * grid.rows_per_history()) as u64;
     let expected_rows = (range.clone()).filter(|&i| opts.cells.keeps(i)).count() as u64
         * grid.rows_per_history() as u64;
-    let wanted = opts.cells != CellsOutput::None && !formats.is_empty();
+    let wanted = opts.cells != CellsOutput::None && !rows_formats.is_empty();
     let estimate = Estimate::new(EstimateInput {
         grid: &grid,
         table: &rows_table,
@@ -113,6 +114,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         rows: shard_rows,
         table_rows: if wanted { expected_rows } else { 0 },
         formats,
+        rows_formats,
         threads: rayon::current_num_threads(),
         charts: opts.stage.is_some() && opts.shard.is_none() && formats.has(TableFormat::Parquet),
     });
@@ -128,7 +130,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         version: env!("CARGO_PKG_VERSION").to_string(),
         chunk_cells: opts.chunk_cells,
         cells: opts.cells,
-        formats,
+        formats: rows_formats,
         shard: opts.shard.map(|s| (s.index, s.count)),
         histories: total,
         chunks_total: plan.chunks(),
@@ -180,7 +182,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                     &staging,
                     &grid,
                     &rows_table,
-                    formats,
+                    rows_formats,
                     range.start,
                 )?),
                 false => None,

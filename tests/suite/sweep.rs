@@ -134,6 +134,82 @@ fn tables_are_byte_identical_at_any_thread_count() {
     }
 }
 
+#[test]
+fn rows_formats_writes_the_cells_table_in_its_own_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "small.toml", SMALL);
+    let both = ctxlab(dir.path(), &["sweep", "small.toml", "--quiet", "--out", "both"]);
+    assert!(both.status.success(), "{}", stderr(&both));
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "sweep",
+            "small.toml",
+            "--quiet",
+            "--out",
+            "pq",
+            "--set",
+            r#"output.rows_formats=["parquet"]"#,
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pq = dir.path().join("pq");
+    assert!(!pq.join("cells.csv").exists(), "cells.csv written");
+    // The small tables keep output.formats; every table written is the one both formats give.
+    for f in ["cells.parquet", "summary.parquet", "summary.csv", "pairs.csv"] {
+        assert_eq!(
+            std::fs::read(pq.join(f)).unwrap(),
+            std::fs::read(dir.path().join("both").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let manifest = std::fs::read_to_string(pq.join("manifest.json")).unwrap();
+    assert!(!manifest.contains("\"cells.csv\""), "{manifest}");
+    // And the other way round: the cells as CSV only, the small tables in Parquet only.
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "sweep",
+            "small.toml",
+            "--quiet",
+            "--out",
+            "csv",
+            "--set",
+            r#"output.rows_formats=["csv"]"#,
+            "--set",
+            r#"output.formats=["parquet"]"#,
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = dir.path().join("csv");
+    assert!(csv.join("cells.csv").is_file() && !csv.join("cells.parquet").exists());
+    assert!(csv.join("summary.parquet").is_file() && !csv.join("summary.csv").exists());
+    assert_eq!(
+        std::fs::read(csv.join("cells.csv")).unwrap(),
+        std::fs::read(dir.path().join("both").join("cells.csv")).unwrap()
+    );
+    // A bad list names its key and entry, and writes nothing.
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "sweep",
+            "small.toml",
+            "--quiet",
+            "--out",
+            "bad",
+            "--set",
+            r#"output.rows_formats=["parquet","xlsx"]"#,
+        ],
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("key `output.rows_formats[1]`: unknown format \"xlsx\""),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join("bad").exists());
+}
+
 /// Histories built so that nothing but the flagged records can be kept: ten short required
 /// records, then one record larger than any budget's room. `required` keeps exactly the flagged
 /// ones, so its mean retention is the share of required records whose flag survived: 1 − q.
