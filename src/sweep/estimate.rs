@@ -262,14 +262,15 @@ impl Estimate {
         let row = std::mem::size_of::<G::Row>() as u64;
         let chunk = plan.rows_per_chunk();
         // The rows of a chunk, then (with a rows table) those waiting for the encoder: the
-        // pending rows, a batch in the channel and the one being encoded, each up to a row
-        // group, and the columns the encoder builds from it (Parquet: values and pages).
+        // pending rows and the batch being encoded, each up to a row group (the channel holds
+        // none: a batch is handed over when the encoder takes it), and the columns the encoder
+        // builds from it (Parquet: values and pages).
         let group = (ROW_GROUP as u64).min(table_rows);
         let columns = table.columns.len() as u64;
         let writer = match table_rows {
             0 => 0,
             _ => {
-                group * row * 3
+                group * row * 2
                     + if parquet { group * columns * 24 } else { 0 }
                     + if csv { 1 << 20 } else { 0 }
             }
