@@ -897,10 +897,28 @@ mod tests {
             x
         };
         let mut values = vec![
-            0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 1.0 / 3.0, -2.0 / 7.0,
-            0.49999999999999994, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e300, -1e300,
-            (1u64 << 52) as f64 + 1.0, (1u64 << 62) as f64, -((1u64 << 62) as f64),
-            (1u64 << 62) as f64 - 1024.0, 4.0e9, 1.0e12,
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            1.0 / 3.0,
+            -2.0 / 7.0,
+            0.49999999999999994,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+            -1e300,
+            (1u64 << 52) as f64 + 1.0,
+            (1u64 << 62) as f64,
+            -((1u64 << 62) as f64),
+            (1u64 << 62) as f64 - 1024.0,
+            4.0e9,
+            1.0e12,
         ];
         // Ties of the fixed point: k + 0.5 units.
         values.extend((0..1000).map(|k| (k as f64 + 0.5) / ONE));
@@ -911,7 +929,11 @@ mod tests {
         for whole in [false, true] {
             let acc = Acc::new(whole);
             for &v in &values {
-                assert_eq!(acc.quantise(v), quantise_reference(whole, v), "{v:e}, whole {whole}");
+                assert_eq!(
+                    acc.quantise(v),
+                    quantise_reference(whole, v),
+                    "{v:e}, whole {whole}"
+                );
             }
         }
         // The cases worked by hand: 2.5 units rounds away from zero, 2.4999 units down.

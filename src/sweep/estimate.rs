@@ -254,8 +254,11 @@ impl Estimate {
         // The rows table in its formats, the small tables in theirs.
         let bytes = |rows: bool, per_row: f64, small: bool, small_bytes: u64| {
             (rows || small).then(|| {
-                (if rows { (table_rows as f64 * per_row) as u64 } else { 0 })
-                    + if small { small_bytes } else { 0 }
+                (if rows {
+                    (table_rows as f64 * per_row) as u64
+                } else {
+                    0
+                }) + if small { small_bytes } else { 0 }
             })
         };
 

@@ -138,7 +138,10 @@ fn tables_are_byte_identical_at_any_thread_count() {
 fn rows_formats_writes_the_cells_table_in_its_own_formats() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "small.toml", SMALL);
-    let both = ctxlab(dir.path(), &["sweep", "small.toml", "--quiet", "--out", "both"]);
+    let both = ctxlab(
+        dir.path(),
+        &["sweep", "small.toml", "--quiet", "--out", "both"],
+    );
     assert!(both.status.success(), "{}", stderr(&both));
     let o = ctxlab(
         dir.path(),
@@ -156,7 +159,12 @@ fn rows_formats_writes_the_cells_table_in_its_own_formats() {
     let pq = dir.path().join("pq");
     assert!(!pq.join("cells.csv").exists(), "cells.csv written");
     // The small tables keep output.formats; every table written is the one both formats give.
-    for f in ["cells.parquet", "summary.parquet", "summary.csv", "pairs.csv"] {
+    for f in [
+        "cells.parquet",
+        "summary.parquet",
+        "summary.csv",
+        "pairs.csv",
+    ] {
         assert_eq!(
             std::fs::read(pq.join(f)).unwrap(),
             std::fs::read(dir.path().join("both").join(f)).unwrap(),
