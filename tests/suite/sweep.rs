@@ -138,25 +138,31 @@ fn tables_are_byte_identical_at_any_thread_count() {
 fn rows_formats_writes_the_cells_table_in_its_own_formats() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "small.toml", SMALL);
-    let both = ctxlab(
-        dir.path(),
-        &["sweep", "small.toml", "--quiet", "--out", "both"],
-    );
-    assert!(both.status.success(), "{}", stderr(&both));
-    let o = ctxlab(
-        dir.path(),
-        &[
-            "sweep",
-            "small.toml",
-            "--quiet",
-            "--out",
-            "pq",
-            "--set",
-            r#"output.rows_formats=["parquet"]"#,
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let pq = dir.path().join("pq");
+    // `small.toml` into folder `out`, with `--set` of each of `sets`.
+    let sweep = |out: &str, sets: &[&str]| {
+        let mut args = vec!["sweep", "small.toml", "--quiet", "--out", out];
+        for set in sets {
+            args.extend(["--set", set]);
+        }
+        ctxlab(dir.path(), &args)
+    };
+    let read = |folder: &str, f: &str| std::fs::read(dir.path().join(folder).join(f)).unwrap();
+    for (out, sets) in [
+        ("both", &[][..]),
+        ("pq", &[r#"output.rows_formats=["parquet"]"#][..]),
+        // The other way round: the cells as CSV only, the small tables in Parquet only.
+        (
+            "csv",
+            &[
+                r#"output.rows_formats=["csv"]"#,
+                r#"output.formats=["parquet"]"#,
+            ][..],
+        ),
+    ] {
+        let o = sweep(out, sets);
+        assert!(o.status.success(), "{out}: {}", stderr(&o));
+    }
+    let (pq, csv) = (dir.path().join("pq"), dir.path().join("csv"));
     assert!(!pq.join("cells.csv").exists(), "cells.csv written");
     // The small tables keep output.formats; every table written is the one both formats give.
     for f in [
@@ -165,50 +171,15 @@ fn rows_formats_writes_the_cells_table_in_its_own_formats() {
         "summary.csv",
         "pairs.csv",
     ] {
-        assert_eq!(
-            std::fs::read(pq.join(f)).unwrap(),
-            std::fs::read(dir.path().join("both").join(f)).unwrap(),
-            "{f}"
-        );
+        assert_eq!(read("pq", f), read("both", f), "{f}");
     }
     let manifest = std::fs::read_to_string(pq.join("manifest.json")).unwrap();
     assert!(!manifest.contains("\"cells.csv\""), "{manifest}");
-    // And the other way round: the cells as CSV only, the small tables in Parquet only.
-    let o = ctxlab(
-        dir.path(),
-        &[
-            "sweep",
-            "small.toml",
-            "--quiet",
-            "--out",
-            "csv",
-            "--set",
-            r#"output.rows_formats=["csv"]"#,
-            "--set",
-            r#"output.formats=["parquet"]"#,
-        ],
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let csv = dir.path().join("csv");
     assert!(csv.join("cells.csv").is_file() && !csv.join("cells.parquet").exists());
     assert!(csv.join("summary.parquet").is_file() && !csv.join("summary.csv").exists());
-    assert_eq!(
-        std::fs::read(csv.join("cells.csv")).unwrap(),
-        std::fs::read(dir.path().join("both").join("cells.csv")).unwrap()
-    );
+    assert_eq!(read("csv", "cells.csv"), read("both", "cells.csv"));
     // A bad list names its key and entry, and writes nothing.
-    let o = ctxlab(
-        dir.path(),
-        &[
-            "sweep",
-            "small.toml",
-            "--quiet",
-            "--out",
-            "bad",
-            "--set",
-            r#"output.rows_formats=["parquet","xlsx"]"#,
-        ],
-    );
+    let o = sweep("bad", &[r#"output.rows_formats=["parquet","xlsx"]"#]);
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains("key `output.rows_formats[1]`: unknown format \"xlsx\""),
