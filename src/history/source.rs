@@ -114,8 +114,8 @@ impl HistorySource {
         }
     }
 
-    /// Costs (or generates) histories `range` in parallel, one per task, and runs `evaluate`
-    /// on each with a scratch reused by its worker; returns each history's name and what
+    /// Costs (or generates) histories `range` in parallel, a few per task, and runs `evaluate`
+    /// on each with a scratch reused within the task; returns each history's name and what
     /// `evaluate` made of it, in history order whatever the thread count.
     pub fn evaluate<S, T, F>(
         &self,

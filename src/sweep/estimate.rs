@@ -86,6 +86,8 @@ pub struct Estimate {
     /// Bytes of the tables in Parquet and in CSV (`None`: that format is not written).
     pub parquet_bytes: Option<u64>,
     pub csv_bytes: Option<u64>,
+    /// The formats the rows table is written in (the others hold the small tables alone).
+    pub rows_formats: Formats,
     /// The peak: the larger of the evaluation's and the report stage's (they do not overlap).
     pub memory_bytes: u64,
     /// What the evaluation's peak is made of, for the advice when it does not fit.
@@ -99,7 +101,7 @@ pub struct MemoryParts {
     pub base: u64,
     /// The rows of a chunk: what `--chunk-cells` bounds.
     pub chunk: u64,
-    /// The rows waiting for the tables' encoder (a row group or three).
+    /// The rows waiting for the tables' encoder (two row groups at most).
     pub writer: u64,
     /// The summary's running sums.
     pub summary: u64,
@@ -254,11 +256,8 @@ impl Estimate {
         // The rows table in its formats, the small tables in theirs.
         let bytes = |rows: bool, per_row: f64, small: bool, small_bytes: u64| {
             (rows || small).then(|| {
-                (if rows {
-                    (table_rows as f64 * per_row) as u64
-                } else {
-                    0
-                }) + if small { small_bytes } else { 0 }
+                u64::from(rows) * (table_rows as f64 * per_row) as u64
+                    + u64::from(small) * small_bytes
             })
         };
 
@@ -312,6 +311,7 @@ impl Estimate {
             table_rows,
             parquet_bytes: bytes(parquet, parquet_row, small_in_parquet, small_parquet),
             csv_bytes: bytes(csv, csv_row, small_in_csv, small_csv),
+            rows_formats,
             memory_bytes: memory,
             memory: parts,
         }
@@ -329,10 +329,25 @@ impl Estimate {
             "estimate: {} {unit} ({} histories × {} {unit}), {} chunks of at most {} {unit}",
             self.rows, self.histories, self.rows_per_history, self.chunks, self.rows_per_chunk
         )];
-        let formats: Vec<String> = [("Parquet", self.parquet_bytes), ("CSV", self.csv_bytes)]
-            .into_iter()
-            .filter_map(|(f, b)| b.map(|b| format!("{f} ≈ {}", size(b))))
-            .collect();
+        // A format the rows table is not written in holds the small tables alone: say so, so its
+        // size is not read as the rows table's.
+        let formats: Vec<String> = [
+            ("Parquet", TableFormat::Parquet, self.parquet_bytes),
+            ("CSV", TableFormat::Csv, self.csv_bytes),
+        ]
+        .into_iter()
+        .filter_map(|(f, format, b)| {
+            let small_only = self.table_rows > 0 && !self.rows_formats.has(format);
+            b.map(|b| {
+                let note = if small_only {
+                    " (the small tables)"
+                } else {
+                    ""
+                };
+                format!("{f} ≈ {}{note}", size(b))
+            })
+        })
+        .collect();
         out.push(format!(
             "  {unit} table: {} rows; on disk {} (estimated, within about a factor of 2)",
             self.table_rows,
@@ -396,7 +411,7 @@ impl Estimate {
             let need = self.disk_bytes();
             if need > limit {
                 return Err(Error::Refused(format!(
-                    "the tables need an estimated {} on disk ({}), more than {what}, {}; write fewer rows (--cells sample or none, one of output.formats), or pass --max-disk SIZE (e.g. --max-disk {}) or --max-disk off to run it anyway",
+                    "the tables need an estimated {} on disk ({}), more than {what}, {}; write fewer rows (--cells sample or none, one of output.rows_formats), or pass --max-disk SIZE (e.g. --max-disk {}) or --max-disk off to run it anyway",
                     size(need),
                     [("Parquet", self.parquet_bytes), ("CSV", self.csv_bytes)]
                         .into_iter()
@@ -776,6 +791,7 @@ mod tests {
             table_rows: 0,
             parquet_bytes: None,
             csv_bytes: None,
+            rows_formats: Formats::all(),
             memory_bytes: 0,
             memory: MemoryParts {
                 base: 40 << 20,

@@ -400,8 +400,9 @@ impl<G, R> Table<G, R> {
         out.write_all(&line)
     }
 
-    /// Writes the rows as CSV lines: every field is formatted straight into `buf` (no `fmt`, no
-    /// `String` per field), which goes to `out` whenever it holds a megabyte. The bytes are the
+    /// Writes the rows as CSV lines: every field is formatted straight into a byte buffer (`buf`
+    /// for a small slice; no `fmt`, no `String` per field), which goes to `out` a few megabytes
+    /// at a time. The bytes are the
     /// csv crate's with its default settings (fields quoted only where they must be). Fractions
     /// are written so that they read back exactly (see `tables::numbers`).
     ///
@@ -421,17 +422,11 @@ impl<G, R> Table<G, R> {
         R: Sync,
     {
         use rayon::prelude::*;
-        const FLUSH: usize = 1 << 20;
+        // Rows formatted at a time: a few megabytes of text.
         const PIECE: usize = 1 << 13;
-        buf.clear();
-        if rows.len() <= 2 * PIECE {
-            for piece in rows.chunks(PIECE) {
-                self.push_csv_lines(grid, names, piece, buf);
-                if buf.len() >= FLUSH {
-                    out.write_all(buf)?;
-                    buf.clear();
-                }
-            }
+        if rows.len() <= PIECE {
+            buf.clear();
+            self.push_csv_lines(grid, names, rows, buf);
             out.write_all(buf)?;
             buf.clear();
             return Ok(());

@@ -80,6 +80,25 @@ fn the_estimate_counts_cells_chunks_and_rows_as_worked_by_hand() {
     );
     assert!(err.contains(", CSV ≈ ") && err.contains("estimated, within about a factor of 2"));
     assert!(err.contains("peak memory ≈ "), "{err}");
+    assert!(!err.contains("(the small tables)"), "{err}");
+    // The rows table in Parquet alone: the CSV figure is the small tables', and says so.
+    let o = ctxlab(
+        d,
+        &[
+            "sweep",
+            "exp.toml",
+            "--dry-run",
+            "--set",
+            r#"output.rows_formats=["parquet"]"#,
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("cells table: 720 rows; on disk Parquet ≈ "),
+        "{err}"
+    );
+    assert!(err.contains(" (the small tables) (estimated"), "{err}");
     // --cells sample keeps history 0 only: 120 rows. A chunk smaller than a history splits
     // it by replicates: 50 / 12 = 4 replicates (48 cells) a chunk, 3 chunks a history
     // (replicates 0..4, 4..8, 8..10), 18 chunks.
