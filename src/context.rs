@@ -133,13 +133,35 @@ impl Context {
     }
 
     /// Emits the records marked in `chosen` as verbatim items, in original order, after
-    /// whatever the context already holds.
+    /// whatever the context already holds: the cost `push` would reach item by item, added
+    /// once (a push per record was most of the cost of `required`).
     pub(crate) fn emit_chosen(&mut self, costs: &[u64], separator: u64) {
-        for (i, &cost) in costs.iter().enumerate() {
-            if self.chosen[i] {
-                self.push(Item::Verbatim(i), cost, separator);
-            }
+        let chosen = &self.chosen[..costs.len()];
+        let before = self.items.len();
+        // Every record written to the next free slot and the slot taken only when chosen: no
+        // branch on `chosen`, whose pattern (the flags) the processor cannot predict.
+        self.items.resize(before + costs.len(), Item::Verbatim(0));
+        let mut end = before;
+        for (i, &c) in chosen.iter().enumerate() {
+            self.items[end] = Item::Verbatim(i);
+            end += usize::from(c);
         }
+        self.items.truncate(end);
+        let added = (end - before) as u64;
+        if added == 0 {
+            return;
+        }
+        let sum: u64 = costs
+            .iter()
+            .zip(chosen)
+            .map(|(&cost, &c)| cost * u64::from(c))
+            .sum();
+        let first_gap = if before == 0 {
+            self.gap_to_tail
+        } else {
+            separator
+        };
+        self.cost += sum + first_gap + separator * (added - 1);
     }
 
     /// Puts the items back in original order (for strategies that build newest first).

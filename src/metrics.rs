@@ -84,15 +84,19 @@ pub fn score_with(
     let has_text = &mut scratch.has_text;
     has_text.clear();
     has_text.resize(history.len(), false);
-    let mut verbatim = 0u32;
+    let truth = &history.truth[..];
+    // Counts in integers, branch-free on the labels (which the processor cannot predict).
+    let (mut verbatim, mut required_kept, mut simulated_kept) = (0u32, 0u32, 0u32);
     for item in &context.items {
         match *item {
             Item::Verbatim(i) => {
                 verbatim += 1;
                 has_text[i] = true;
-                if history.truth[i] {
-                    m.required_kept += 1;
-                    m.required_any += 1.0;
+                required_kept += u32::from(truth[i]);
+                if context.summary_from_text {
+                    // A text summary's shares are fractions: the sum keeps the order of the
+                    // items, as it always did, so every bit of `required_any` stays the same.
+                    m.required_any += f64::from(u8::from(truth[i]));
                 }
             }
             Item::Placeholder(_) => m.placeholders += 1,
@@ -101,7 +105,7 @@ pub fn score_with(
                 m.summarised += (end - first) as u32;
                 let facts = &history.facts;
                 m.required_any += (first..end)
-                    .filter(|&i| history.truth[i])
+                    .filter(|&i| truth[i])
                     .map(|i| {
                         facts.carried_share(i, |f| context.summary_facts.binary_search(&f).is_ok())
                     })
@@ -109,9 +113,9 @@ pub fn score_with(
             }
             Item::Summary { first, end, .. } => {
                 m.summarised += (end - first) as u32;
-                m.required_any += (first..end)
-                    .filter(|&i| history.truth[i] && context.summary_kept[i])
-                    .count() as f64;
+                simulated_kept += (first..end)
+                    .filter(|&i| truth[i] && context.summary_kept[i])
+                    .count() as u32;
                 // The simulated summariser writes the facts of every record it keeps.
                 for (has, &kept) in has_text[first..end]
                     .iter_mut()
@@ -121,6 +125,11 @@ pub fn score_with(
                 }
             }
         }
+    }
+    m.required_kept = required_kept;
+    if !context.summary_from_text {
+        // Every term was a whole number: their sum in any order is exact.
+        m.required_any = f64::from(required_kept + simulated_kept);
     }
     let in_summary = &mut scratch.in_summary;
     in_summary.clear();

@@ -10,14 +10,16 @@ pub fn apply(
     out: &mut Context,
 ) -> Outcome {
     let sep = view.separator;
-    let mut count = 0u64;
-    let mut sum = 0u64;
-    for i in 0..view.len() {
-        if view.flags[i] {
-            out.chosen[i] = true;
-            count += 1;
-            sum += view.costs[i];
-        }
+    let n = view.len();
+    let (flags, costs) = (&view.flags[..n], &view.costs[..n]);
+    let chosen = &mut out.chosen[..n];
+    // Branch-free over zipped slices, so the compiler vectorises it: this loop runs once per
+    // cell and was the sweep's hottest.
+    let (mut count, mut sum) = (0u64, 0u64);
+    for ((c, &flag), &cost) in chosen.iter_mut().zip(flags).zip(costs) {
+        *c = flag;
+        count += u64::from(flag);
+        sum += cost * u64::from(flag);
     }
     if out.joined_cost(sum, count, sep) > capacity {
         match overflow {
@@ -26,33 +28,34 @@ pub fn apply(
                 return Outcome::Infeasible;
             }
             Overflow::DropOldestFlagged => {
-                for i in 0..view.len() {
+                for i in 0..n {
                     if out.joined_cost(sum, count, sep) <= capacity {
                         break;
                     }
                     if out.chosen[i] {
                         out.chosen[i] = false;
                         count -= 1;
-                        sum -= view.costs[i];
+                        sum -= costs[i];
                     }
                 }
             }
         }
     }
-    for i in (0..view.len()).rev() {
-        if view.flags[i] {
+    let gap = out.gap_to_tail;
+    // `joined_cost(sum + c, count + 1)` with the separator term kept as a running value.
+    for ((c, &flag), &cost) in out.chosen[..n].iter_mut().zip(flags).zip(costs).rev() {
+        if flag {
             continue;
         }
-        let c = view.costs[i];
-        if out.joined_cost(sum + c, count + 1, sep) <= capacity {
-            out.chosen[i] = true;
+        if sum + cost + sep * count + gap <= capacity {
+            *c = true;
             count += 1;
-            sum += c;
+            sum += cost;
         } else if fill == Fill::Stop {
             break;
         }
     }
-    out.emit_chosen(view.costs, sep);
+    out.emit_chosen(costs, sep);
     Outcome::Feasible
 }
 
