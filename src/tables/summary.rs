@@ -237,11 +237,15 @@ pub fn gather<G: Grouping<R>, R>(
     scratch.put_values(values);
 }
 
-/// The summary's groups as rows of the summary table, in group order.
+/// The summary's groups as rows of the summary table, in group order. On every core: a
+/// share's interval is a Beta quantile search, and the main job's 480 groups of 13 measures
+/// took 40 ms on one thread while the other waited (each row is a pure function of its group,
+/// so the rows are the same whatever the threads).
 pub fn group_rows(summary: &Summary) -> Vec<GroupRow> {
+    use rayon::prelude::*;
     summary
         .groups
-        .iter()
+        .par_iter()
         .enumerate()
         .map(|(index, acc)| GroupRow {
             index,
