@@ -3,6 +3,7 @@ use ctxlab::cli::{out, Cli};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    ctxlab::cli::allocator::tune();
     match Cli::parse().command.run() {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout went away (`| head`): what it wanted it has; exit quietly.

@@ -1,6 +1,7 @@
 //! Command-line arguments, one module per subcommand; each `run` does the work through the
 //! library so `main.rs` is only dispatch.
 
+pub mod allocator;
 pub mod args;
 pub mod calibrate;
 pub mod compare;

@@ -28,14 +28,16 @@ pub fn apply(
                 return Outcome::Infeasible;
             }
             Overflow::DropOldestFlagged => {
-                for i in 0..n {
-                    if out.joined_cost(sum, count, sep) <= capacity {
+                let gap = out.gap_to_tail;
+                for (c, &cost) in out.chosen[..n].iter_mut().zip(costs) {
+                    // `joined_cost(sum, count) <= capacity`.
+                    if count == 0 || sum + sep * (count - 1) + gap <= capacity {
                         break;
                     }
-                    if out.chosen[i] {
-                        out.chosen[i] = false;
+                    if *c {
+                        *c = false;
                         count -= 1;
-                        sum -= costs[i];
+                        sum -= cost;
                     }
                 }
             }
