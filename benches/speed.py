@@ -106,6 +106,8 @@ def main():
     ap.add_argument("--big", action="store_true", help="also run the 10^8-cell sweep once")
     ap.add_argument("--out", help="write the markdown here as well as to stdout")
     a = ap.parse_args()
+    # Read before anything runs: read after the runs it is the script's own load.
+    load_before = os.getloadavg()[0]
     ctx = a.bin
     tmp = Path(tempfile.mkdtemp(prefix="ctxlab-speed-"))
     polars = has_polars()
@@ -172,7 +174,7 @@ formats = ["parquet"]
     add = lines.append
     add(f"Measured {datetime.date.today()} by `benches/speed.py --runs {a.runs}` on "
         f"{os.cpu_count()} cores (load average before the run: "
-        f"{os.getloadavg()[0]:.1f}); whole processes, median (min–max) of {a.runs} "
+        f"{load_before:.1f}); whole processes, median (min–max) of {a.runs} "
         "interleaved runs, peak memory the median max RSS.")
     add("")
     add("| run | wall | peak memory |")

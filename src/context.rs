@@ -178,3 +178,44 @@ pub enum Outcome {
     /// What the strategy must keep does not fit: an outcome of the cell, not a crash.
     Infeasible,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emitting_the_chosen_records_costs_what_pushing_them_one_by_one_costs() {
+        // Costs 5, 7, 11, 13; separator 2; records 1 and 3 chosen.
+        let costs = [5, 7, 11, 13];
+        for (head, gap) in [(false, 0), (false, 3), (true, 0), (true, 3)] {
+            let mut emitted = Context::default();
+            emitted.clear(4);
+            emitted.gap_to_tail = gap;
+            let mut pushed = emitted.clone();
+            if head {
+                emitted.push(Item::Placeholder(0), 4, 2);
+                pushed.push(Item::Placeholder(0), 4, 2);
+            }
+            emitted.chosen[1] = true;
+            emitted.chosen[3] = true;
+            emitted.emit_chosen(&costs, 2);
+            pushed.push(Item::Verbatim(1), 7, 2);
+            pushed.push(Item::Verbatim(3), 13, 2);
+            assert_eq!(emitted.items, pushed.items, "head {head}, gap {gap}");
+            assert_eq!(emitted.cost, pushed.cost, "head {head}, gap {gap}");
+        }
+        // By hand, with no head and a gap of 3: 3 + 7 + 2 + 13.
+        let mut c = Context::default();
+        c.clear(4);
+        c.gap_to_tail = 3;
+        c.chosen[1] = true;
+        c.chosen[3] = true;
+        c.emit_chosen(&costs, 2);
+        assert_eq!(c.cost, 25);
+        // Nothing chosen: nothing added, not even a separator.
+        let mut none = Context::default();
+        none.clear(4);
+        none.emit_chosen(&costs, 2);
+        assert_eq!((none.items.len(), none.cost), (0, 0));
+    }
+}

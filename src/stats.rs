@@ -959,6 +959,39 @@ mod tests {
         assert_eq!(Acc::new(true).quantise(-7.9), -7);
     }
 
+    #[test]
+    fn a_partial_squares_as_the_saturating_i128_multiply_does() {
+        // Within i64 the one-multiply square is exact; beyond it, and at i64's own ends, the
+        // square saturates as before.
+        let big = i128::from(i64::MAX);
+        for q in [
+            0,
+            1,
+            -1,
+            3,
+            1 << 32,
+            -(1 << 40),
+            big,
+            -big - 1,
+            big + 1,
+            -big - 2,
+            i128::MAX,
+            i128::MIN,
+        ] {
+            let mut p = Partial::default();
+            p.push(q);
+            p.push(q);
+            let square = q.saturating_mul(q);
+            assert_eq!(p.sum_sq, square.saturating_add(square), "{q}");
+            assert_eq!(p.n, 2);
+        }
+        // Worked by hand: (2³²)² = 2⁶⁴, twice.
+        let mut p = Partial::default();
+        p.push(1 << 32);
+        p.push(-(1 << 32));
+        assert_eq!((p.sum, p.sum_sq), (0, 1 << 65));
+    }
+
     /// One group, one measure, and each history's values.
     fn summary_of(whole: bool, histories: &[&[f64]]) -> Summary {
         let mut s = Summary::new(1, &[whole], 1, &[]);
