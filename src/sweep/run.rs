@@ -203,15 +203,15 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 // The workers add each whole history they evaluate into totals of their own,
                 // merged into the summary here once the chunk is done.
                 let totals = (!finished).then_some(&worker_totals);
-                let evaluated = evaluate_chunk(
-                    &grid,
-                    &source,
-                    exp.cost(),
-                    &chunk,
-                    &mut costed,
+                let table_kept = writer.is_some();
+                let keeps = |i: usize| table_kept && opts.cells.keeps(i);
+                let sinks = ChunkSinks {
                     progress,
                     totals,
-                );
+                    keeps: &keeps,
+                };
+                let evaluated =
+                    evaluate_chunk(&grid, &source, exp.cost(), &chunk, &mut costed, &sinks);
                 if let Some(totals) = totals {
                     totals.merge_into(&mut checkpoint.summary);
                 }
@@ -373,6 +373,16 @@ struct EvaluatedHistory<R> {
     added: bool,
 }
 
+/// Where a chunk's evaluated rows go besides back to the chunk loop.
+struct ChunkSinks<'s, 't, G: SweepGrid> {
+    progress: Option<&'s dyn Progress>,
+    totals: Option<&'s WorkerTotals<'t, G>>,
+    /// Whether the cells table keeps history `i`'s rows: a history the workers have added to
+    /// their totals and the table does not keep (`--cells none`, and all but every 100th with
+    /// `--cells sample`) is dropped on its worker.
+    keeps: &'s (dyn Fn(usize) -> bool + Sync),
+}
+
 /// Summary totals of the whole histories the workers evaluate, one set per worker, merged into
 /// the run's summary after each chunk. Every sum in a summary is an exact integer, so the
 /// merged summary is the one adding the histories in order gives, whichever worker took which
@@ -423,10 +433,10 @@ fn evaluate_chunk<G: SweepGrid>(
     cost: crate::cost::CostModel,
     chunk: &Chunk,
     cache: &mut CostedCache,
-    progress: Option<&dyn Progress>,
-    totals: Option<&WorkerTotals<'_, G>>,
+    sinks: &ChunkSinks<'_, '_, G>,
 ) -> Vec<EvaluatedHistory<G::Row>> {
     use rayon::prelude::*;
+    let (progress, totals) = (sinks.progress, sinks.totals);
     if chunk.replicates == (0..grid.replicates()) {
         // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
         let evaluated = source.evaluate(
@@ -440,6 +450,11 @@ fn evaluate_chunk<G: SweepGrid>(
                 }
                 if let Some(totals) = totals {
                     totals.add(grid, &rows);
+                    if !(sinks.keeps)(i) {
+                        // Added, and no table keeps them: dropped here, so a chunk's rows are
+                        // never all in memory for nothing.
+                        return Vec::new();
+                    }
                 }
                 rows
             },
