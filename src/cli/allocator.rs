@@ -8,8 +8,8 @@
 //! system time in 3.8 s. Kept in the heap (mapping only above 32 MiB, trimming only above
 //! 128 MiB free) they are reused: system time 0.2 s, wall 3.45 s. More threads than arenas
 //! cost nothing here (the hot loop does not allocate), and an arena per core rather than
-//! glibc's eight per core keeps the peak where it was (measured 338 MiB against 330 MiB; the main job
-//! 292 MiB against 314 MiB).
+//! glibc's eight per core keeps the peak where it was (measured 338 MiB against 330 MiB; the
+//! main job 292 MiB against 314 MiB).
 
 /// Sets the allocator up for a sweep; a no-op off glibc.
 pub fn tune() {
