@@ -113,9 +113,16 @@ impl Context {
     /// The cost of `count` items of total size `sum` joined by separators, as this context
     /// counts it (with the gap to a pinned tail, if any).
     pub fn joined_cost(&self, sum: u64, count: u64, separator: u64) -> u64 {
+        Context::joined(sum, count, separator, self.gap_to_tail)
+    }
+
+    /// The cost of `count` items of total size `sum` joined by separators, the first of them
+    /// paying `first_gap` for what comes before it (nothing, a head, or a pinned tail's gap).
+    /// For a rule whose loop holds `chosen` mutably, where `joined_cost` cannot borrow `self`.
+    pub(crate) fn joined(sum: u64, count: u64, separator: u64, first_gap: u64) -> u64 {
         match count {
             0 => 0,
-            n => sum + separator * (n - 1) + self.gap_to_tail,
+            n => sum + separator * (n - 1) + first_gap,
         }
     }
 
@@ -147,21 +154,18 @@ impl Context {
             end += usize::from(c);
         }
         self.items.truncate(end);
-        let added = (end - before) as u64;
-        if added == 0 {
-            return;
-        }
         let sum: u64 = costs
             .iter()
             .zip(chosen)
             .map(|(&cost, &c)| cost * u64::from(c))
             .sum();
+        // The first record pays the gap `push` would charge it: to the tail's, or a separator.
         let first_gap = if before == 0 {
             self.gap_to_tail
         } else {
             separator
         };
-        self.cost += sum + first_gap + separator * (added - 1);
+        self.cost += Context::joined(sum, (end - before) as u64, separator, first_gap);
     }
 
     /// Puts the items back in original order (for strategies that build newest first).

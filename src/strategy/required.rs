@@ -30,8 +30,7 @@ pub fn apply(
             Overflow::DropOldestFlagged => {
                 let gap = out.gap_to_tail;
                 for (c, &cost) in out.chosen[..n].iter_mut().zip(costs) {
-                    // `joined_cost(sum, count) <= capacity`.
-                    if count == 0 || sum + sep * (count - 1) + gap <= capacity {
+                    if Context::joined(sum, count, sep, gap) <= capacity {
                         break;
                     }
                     if *c {
@@ -44,12 +43,11 @@ pub fn apply(
         }
     }
     let gap = out.gap_to_tail;
-    // `joined_cost(sum + c, count + 1)` with the separator term kept as a running value.
     for ((c, &flag), &cost) in out.chosen[..n].iter_mut().zip(flags).zip(costs).rev() {
         if flag {
             continue;
         }
-        if sum + cost + sep * count + gap <= capacity {
+        if Context::joined(sum + cost, count + 1, sep, gap) <= capacity {
             *c = true;
             count += 1;
             sum += cost;

@@ -203,8 +203,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 // The workers add each whole history they evaluate into totals of their own,
                 // merged into the summary here once the chunk is done.
                 let totals = (!finished).then_some(&worker_totals);
-                let table_kept = writer.is_some();
-                let keeps = |i: usize| table_kept && opts.cells.keeps(i);
+                let keeps = |i: usize| wanted && opts.cells.keeps(i);
                 let sinks = ChunkSinks {
                     progress,
                     totals,
