@@ -75,6 +75,9 @@ fn header(title: &str) {
 }
 
 fn main() -> Result<()> {
+    // The allocator as the command line sets it, so the runner (and polars beside it, in the
+    // same process) is measured as `ctxlab sweep` runs.
+    ctxlab::cli::allocator::tune();
     // Everything the bench writes goes here; removed at the end (and by Drop on an error).
     let tmp = tempfile::Builder::new().prefix("ctxlab-bench-").tempdir()?;
     println!(
