@@ -3,28 +3,30 @@
 use crate::context::{Context, Item, Outcome};
 use crate::history::CostedHistory;
 
-/// The measures of one cell. Fractions are `None` where they are undefined: every measure of an
-/// infeasible cell, and retention when the history has no required record.
+/// The measures of one cell, as the counts they rest on. The fractions are methods, computed
+/// from the counts when read (each is read once by the summary and once by the table's
+/// writer): a cell is held in row buffers by the hundred thousand, and six `Option<f64>` of
+/// 16 bytes each made up half its row (208 bytes then, 120 now). Fractions are `None` where
+/// they are undefined: every measure of an infeasible cell, and retention when the history has
+/// no required record.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Metrics {
     pub feasible: bool,
     /// Cost of the context, separators included.
     pub used: u64,
-    /// `1 − used / total`.
-    pub reduction: Option<f64>,
+    /// The history's total cost, what [`Metrics::reduction`] divides by.
+    pub total: u64,
     pub required_total: u32,
     /// Required records kept verbatim.
     pub required_kept: u32,
-    /// `required_kept / required_total`.
-    pub required_retention: Option<f64>,
     /// Required records whose information is present verbatim or inside a summary: a record
     /// kept verbatim counts 1, one a text summary carries the share of its needed facts the
     /// summary holds ([`crate::facts::Facts::carried_share`]), one the simulated summariser
     /// kept 1 (it writes every fact of a record it keeps, none of one it drops).
     pub required_any: f64,
-    pub retention_any: Option<f64>,
-    /// Share of the context's items that are original text verbatim (1 when nothing is kept).
-    pub exact: Option<f64>,
+    /// The context's items, and those of them that are original text verbatim.
+    pub items: u32,
+    pub verbatim: u32,
     pub placeholders: u32,
     /// Records replaced by a summary.
     pub summarised: u32,
@@ -32,13 +34,59 @@ pub struct Metrics {
     pub facts_total: u32,
     /// Of those, the facts whose token the context's text still holds.
     pub facts_kept: u32,
-    /// `facts_kept / facts_total`; `None` when the required records hold no fact.
-    pub fact_retention: Option<f64>,
     /// The needed facts of the required records (a later record uses them again).
     pub needed_facts_total: u32,
     pub needed_facts_kept: u32,
+}
+
+impl Metrics {
+    /// `1 − used / total` (0 for an empty history).
+    pub fn reduction(&self) -> Option<f64> {
+        self.feasible.then(|| match self.total {
+            0 => 0.0,
+            total => 1.0 - self.used as f64 / total as f64,
+        })
+    }
+
+    /// `required_kept / required_total`.
+    pub fn required_retention(&self) -> Option<f64> {
+        self.required_share(f64::from(self.required_kept))
+    }
+
+    /// `required_any / required_total`.
+    pub fn retention_any(&self) -> Option<f64> {
+        self.required_share(self.required_any)
+    }
+
+    /// Share of the context's items that are original text verbatim (1 when nothing is kept).
+    pub fn exact(&self) -> Option<f64> {
+        self.feasible.then(|| match self.items {
+            0 => 1.0,
+            items => f64::from(self.verbatim) / f64::from(items),
+        })
+    }
+
+    /// `facts_kept / facts_total`; `None` when the required records hold no fact.
+    pub fn fact_retention(&self) -> Option<f64> {
+        fraction(self.feasible, self.facts_kept, self.facts_total)
+    }
+
     /// `needed_facts_kept / needed_facts_total`; `None` without needed facts.
-    pub needed_fact_retention: Option<f64>,
+    pub fn needed_fact_retention(&self) -> Option<f64> {
+        fraction(
+            self.feasible,
+            self.needed_facts_kept,
+            self.needed_facts_total,
+        )
+    }
+
+    fn required_share(&self, part: f64) -> Option<f64> {
+        (self.feasible && self.required_total > 0).then(|| part / f64::from(self.required_total))
+    }
+}
+
+fn fraction(feasible: bool, part: u32, whole: u32) -> Option<f64> {
+    (feasible && whole > 0).then(|| f64::from(part) / f64::from(whole))
 }
 
 /// Buffers scoring reuses from cell to cell.
@@ -67,6 +115,7 @@ pub fn score_with(
     let needed_facts_total = history.needed_facts.len() as u32;
     if outcome == Outcome::Infeasible {
         return Metrics {
+            total: history.total,
             required_total,
             facts_total,
             needed_facts_total,
@@ -76,6 +125,7 @@ pub fn score_with(
     let mut m = Metrics {
         feasible: true,
         used: context.cost,
+        total: history.total,
         required_total,
         facts_total,
         needed_facts_total,
@@ -149,22 +199,8 @@ pub fn score_with(
             |f| in_summary.get(f as usize).copied().unwrap_or(false),
         )
     };
-    m.fact_retention = (facts_total > 0).then(|| f64::from(m.facts_kept) / f64::from(facts_total));
-    m.needed_fact_retention = (needed_facts_total > 0)
-        .then(|| f64::from(m.needed_facts_kept) / f64::from(needed_facts_total));
-    m.reduction = Some(if history.total == 0 {
-        0.0
-    } else {
-        1.0 - m.used as f64 / history.total as f64
-    });
-    let share = |part: f64| (required_total > 0).then(|| part / f64::from(required_total));
-    m.required_retention = share(f64::from(m.required_kept));
-    m.retention_any = share(m.required_any);
-    m.exact = Some(if context.items.is_empty() {
-        1.0
-    } else {
-        verbatim as f64 / context.items.len() as f64
-    });
+    m.items = context.items.len() as u32;
+    m.verbatim = verbatim;
     m
 }
 
@@ -204,16 +240,16 @@ mod tests {
         ctx.push(Item::Verbatim(5), 10, 1);
         let m = score(&h, Outcome::Feasible, &ctx);
         assert_eq!(m.used, 7 + 1 + 21 + 1 + 10);
-        assert_eq!(m.reduction, Some(1.0 - 40.0 / 65.0));
+        assert_eq!(m.reduction(), Some(1.0 - 40.0 / 65.0));
         // Required 0, 1, 4, 5: verbatim 5 only; any form also 1 (carried by the summary).
         assert_eq!(
             (m.required_total, m.required_kept, m.required_any),
             (4, 1, 2.0)
         );
-        assert_eq!(m.required_retention, Some(0.25));
-        assert_eq!(m.retention_any, Some(0.5));
+        assert_eq!(m.required_retention(), Some(0.25));
+        assert_eq!(m.retention_any(), Some(0.5));
         // One verbatim item of three.
-        assert_eq!(m.exact, Some(1.0 / 3.0));
+        assert_eq!(m.exact(), Some(1.0 / 3.0));
         assert_eq!((m.placeholders, m.summarised), (1, 3));
     }
 
@@ -222,6 +258,9 @@ mod tests {
         let m = score(&six(), Outcome::Infeasible, &Context::default());
         assert!(!m.feasible);
         assert_eq!(m.required_total, 4);
-        assert_eq!((m.retention_any, m.exact, m.reduction), (None, None, None));
+        assert_eq!(
+            (m.retention_any(), m.exact(), m.reduction()),
+            (None, None, None)
+        );
     }
 }

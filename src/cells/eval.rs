@@ -22,7 +22,6 @@ pub struct CellRow {
     /// The keep_recent in force for this strategy.
     pub keep_recent: u32,
     pub capacity: u64,
-    pub total: u64,
     /// What the noise model's flags got wrong on this history and replicate.
     pub realised: noise::Realised,
     pub metrics: Metrics,
@@ -106,7 +105,6 @@ pub fn evaluate_replicates(
                             budget: budget_index as u16,
                             keep_recent: keep_recent as u32,
                             capacity,
-                            total: history.total,
                             realised,
                             metrics: score_with(history, outcome, &s.context, &mut s.score),
                         });
@@ -158,7 +156,6 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
         budget: at.budget as u16,
         keep_recent: keep_recent as u32,
         capacity,
-        total: history.total,
         realised: noise::Realised::of(&history.truth, &noisy),
         metrics: score(history, outcome, &context),
     };

@@ -278,10 +278,10 @@ pub fn metrics_line(m: &Metrics, capacity: u64) -> String {
     format!(
         "metrics: used {} of {capacity}, reduction {}, required kept {}, any form {}, exact {}, placeholders {}, summarised {}\n",
         m.used,
-        m.reduction.map(percent).unwrap_or_default(),
-        share(f64::from(m.required_kept), m.required_retention),
-        share(m.required_any, m.retention_any),
-        m.exact.map(percent).unwrap_or_default(),
+        m.reduction().map(percent).unwrap_or_default(),
+        share(f64::from(m.required_kept), m.required_retention()),
+        share(m.required_any, m.retention_any()),
+        m.exact().map(percent).unwrap_or_default(),
         m.placeholders,
         m.summarised
     )

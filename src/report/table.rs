@@ -25,9 +25,9 @@ pub fn to_csv(rows: &[TableRow]) -> String {
             r.strategy.clone(),
             r.capacity.to_string(),
             used,
-            opt_fraction(m.reduction),
-            opt_fraction(m.required_retention),
-            opt_fraction(m.exact),
+            opt_fraction(m.reduction()),
+            opt_fraction(m.required_retention()),
+            opt_fraction(m.exact()),
             m.feasible.to_string(),
         ])
         .expect("in-memory write");
@@ -64,7 +64,7 @@ fn cells(r: &TableRow) -> [String; 7] {
             String::new(),
         ];
     }
-    let retention = match m.required_retention {
+    let retention = match m.required_retention() {
         Some(x) => format!("{}/{} ({})", m.required_kept, m.required_total, percent(x)),
         None => "no required records".into(),
     };
@@ -74,9 +74,9 @@ fn cells(r: &TableRow) -> [String; 7] {
         b,
         c,
         m.used.to_string(),
-        m.reduction.map(percent).unwrap_or_default(),
+        m.reduction().map(percent).unwrap_or_default(),
         retention,
-        m.exact.map(percent).unwrap_or_default(),
+        m.exact().map(percent).unwrap_or_default(),
     ]
 }
 

@@ -54,9 +54,9 @@ pub fn table() -> Table<Grid, CellRow> {
         .whole("keep_recent", |_, r| u64::from(r.keep_recent))
         .percent("budget_percent", |g, r| g.budgets[r.budget as usize])
         .whole("capacity", |_, r| r.capacity)
-        .whole("total", |_, r| r.total)
+        .whole("total", |_, r| r.metrics.total)
         .opt_whole("used", move |_, r| feasible(r).then_some(r.metrics.used))
-        .opt_real("reduction", |_, r| r.metrics.reduction)
+        .opt_real("reduction", |_, r| r.metrics.reduction())
         .share()
         .measure_as("reduction_feasible")
         .paired()
@@ -64,22 +64,22 @@ pub fn table() -> Table<Grid, CellRow> {
         .opt_whole("required_kept", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.required_kept))
         })
-        .opt_real("required_retention", |_, r| r.metrics.required_retention)
+        .opt_real("required_retention", |_, r| r.metrics.required_retention())
         .share()
         .measure_as("required_retention_feasible")
         // Over every cell of a history with required records: an infeasible cell keeps
         // nothing (the harness could not build a context within the budget).
         .opt_real("required_retention_all", |_, r| {
-            all_cells(r, r.metrics.required_retention)
+            all_cells(r, r.metrics.required_retention())
         })
         .share()
         .measure()
         .paired()
-        .opt_real("retention_any", |_, r| r.metrics.retention_any)
+        .opt_real("retention_any", |_, r| r.metrics.retention_any())
         .share()
         .measure_as("retention_any_feasible")
         .opt_real("retention_any_all", |_, r| {
-            all_cells(r, r.metrics.retention_any)
+            all_cells(r, r.metrics.retention_any())
         })
         .share()
         .measure()
@@ -87,7 +87,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .opt_whole("facts_kept", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.facts_kept))
         })
-        .opt_real("fact_retention", |_, r| r.metrics.fact_retention)
+        .opt_real("fact_retention", |_, r| r.metrics.fact_retention())
         .share()
         .measure_as("fact_retention_feasible")
         // As for records: an infeasible cell keeps no fact; undefined without facts.
@@ -95,7 +95,7 @@ pub fn table() -> Table<Grid, CellRow> {
             if r.metrics.facts_total == 0 {
                 None
             } else {
-                all_cells(r, r.metrics.fact_retention)
+                all_cells(r, r.metrics.fact_retention())
             }
         })
         .share()
@@ -108,7 +108,7 @@ pub fn table() -> Table<Grid, CellRow> {
             feasible(r).then_some(u64::from(r.metrics.needed_facts_kept))
         })
         .opt_real("needed_fact_retention", |_, r| {
-            r.metrics.needed_fact_retention
+            r.metrics.needed_fact_retention()
         })
         .measure_as("needed_fact_retention_feasible")
         .share()
@@ -116,13 +116,13 @@ pub fn table() -> Table<Grid, CellRow> {
             if r.metrics.needed_facts_total == 0 {
                 None
             } else {
-                all_cells(r, r.metrics.needed_fact_retention)
+                all_cells(r, r.metrics.needed_fact_retention())
             }
         })
         .measure()
         .share()
         .paired()
-        .opt_real("exact", |_, r| r.metrics.exact)
+        .opt_real("exact", |_, r| r.metrics.exact())
         .share()
         .measure_as("exact_feasible")
         .opt_whole("placeholders", move |_, r| {

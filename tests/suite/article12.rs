@@ -84,15 +84,19 @@ fn every_row_of_the_article_table() {
             Some((used, reduction, retention)) => {
                 assert!(m.feasible, "{budget} {strategy}");
                 assert_eq!(m.used, used, "{budget} {strategy}");
-                assert_eq!(m.reduction, Some(reduction), "{budget} {strategy}");
-                assert_eq!(m.required_retention, Some(retention), "{budget} {strategy}");
-                assert_eq!(m.exact, Some(1.0));
+                assert_eq!(m.reduction(), Some(reduction), "{budget} {strategy}");
+                assert_eq!(
+                    m.required_retention(),
+                    Some(retention),
+                    "{budget} {strategy}"
+                );
+                assert_eq!(m.exact(), Some(1.0));
                 assert!(m.used <= row.capacity);
             }
             None => {
                 assert!(!m.feasible);
-                assert_eq!(m.reduction, None);
-                assert_eq!(m.required_retention, None);
+                assert_eq!(m.reduction(), None);
+                assert_eq!(m.required_retention(), None);
             }
         }
     }
@@ -123,7 +127,7 @@ fn fill_skip_and_drop_oldest_flagged_variants() {
         used,
         vec![Some(125), Some(126), Some(111), None, Some(59), Some(49)]
     );
-    assert_eq!(rows[5].metrics.required_retention, Some(0.5));
+    assert_eq!(rows[5].metrics.required_retention(), Some(0.5));
     assert_eq!(
         rows[5].strategy,
         "required(on_overflow=drop-oldest-flagged)"

@@ -283,15 +283,15 @@ fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
             assert_eq!(ctx.cost, sum + gaps, "{spec}: cost bookkeeping");
             assert_eq!(m.used, ctx.cost);
             // Scores.
-            if let (Some(any), Some(verbatim)) = (m.retention_any, m.required_retention) {
+            if let (Some(any), Some(verbatim)) = (m.retention_any(), m.required_retention()) {
                 assert!(
                     any >= verbatim,
                     "{spec}: retention_any < required_retention"
                 );
                 assert!(
-                    best.required_retention.unwrap() >= verbatim,
+                    best.required_retention().unwrap() >= verbatim,
                     "{spec}: beats the oracle ({verbatim} > {:?}) at capacity {cap}",
-                    best.required_retention
+                    best.required_retention()
                 );
                 if s.summariser().is_none() {
                     assert_eq!(
@@ -301,7 +301,7 @@ fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
                 }
             }
             if verbatim_only.iter().any(|v| spec.starts_with(v)) {
-                assert_eq!(m.exact, Some(1.0), "{spec}: not verbatim only");
+                assert_eq!(m.exact(), Some(1.0), "{spec}: not verbatim only");
                 assert_eq!((m.placeholders, m.summarised), (0, 0), "{spec}");
             }
             // The whole history is kept when it fits, except by mask (which masks every turn)

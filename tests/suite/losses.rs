@@ -215,9 +215,9 @@ fn a_text_summary_carries_a_record_by_the_share_of_its_needed_facts() {
     ctx.summary_facts = vec![c.facts.id("parse_args").unwrap()];
     let m = score(&c, Outcome::Feasible, &ctx);
     assert_eq!(m.required_any, 0.5);
-    assert_eq!(m.retention_any, Some(0.5));
+    assert_eq!(m.retention_any(), Some(0.5));
     assert_eq!((m.needed_facts_total, m.needed_facts_kept), (2, 1));
-    assert_eq!(m.needed_fact_retention, Some(0.5));
+    assert_eq!(m.needed_fact_retention(), Some(0.5));
 }
 
 #[test]

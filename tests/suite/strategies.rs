@@ -76,10 +76,10 @@ fn pinned_keeps_the_head_then_the_newest_that_fit() {
     assert_eq!(ctx.items, vec![V(0), V(4)]);
     assert_eq!(ctx.cost, 16);
     assert_eq!(m.used, 16);
-    assert!(close(m.reduction, 18.0 / 34.0));
+    assert!(close(m.reduction(), 18.0 / 34.0));
     assert_eq!((m.required_kept, m.required_total), (1, 2));
-    assert!(close(m.required_retention, 0.5));
-    assert!(close(m.exact, 1.0));
+    assert!(close(m.required_retention(), 0.5));
+    assert!(close(m.exact(), 1.0));
     // `recent` at the same capacity keeps 4, 3, 2 (5, 11, 17; 1 would make 23) and the task is lost.
     let (_, recent, _) = run(&h, "recent", 20);
     assert_eq!(recent.items, vec![V(2), V(3), V(4)]);
@@ -122,7 +122,7 @@ fn amortized_keeps_everything_until_over_capacity_then_cuts_to_half() {
     let (_, ctx, m) = run(&h, "amortized(keep_first=1)", 32);
     assert_eq!(ctx.items, vec![V(0), V(4)]);
     assert_eq!(m.used, 16);
-    assert!(close(m.required_retention, 0.5));
+    assert!(close(m.required_retention(), 0.5));
     // 34 > 30: the head (10) leaves 20, cut to half of it, 10: 4 costs 5 + 1 (the gap to the
     // head) = 6 ≤ 10; 3 would make 6 + 6 + 1 = 13 > 10.
     let (_, ctx, m) = run(&h, "amortized(keep_first=1)", 30);
@@ -183,19 +183,19 @@ fn mask_replaces_old_long_tool_results_even_under_capacity() {
         vec![V(0), V(1), P(2), V(3), P(4), V(5), V(6), V(7)]
     );
     assert_eq!(m.used, 179);
-    assert!(close(m.reduction, 228.0 / 407.0));
+    assert!(close(m.reduction(), 228.0 / 407.0));
     assert_eq!(m.placeholders, 2);
     assert_eq!(m.summarised, 0);
     // Required: 0 (kept) and 2 (masked: its information is gone).
-    assert!(close(m.required_retention, 0.5));
-    assert!(close(m.retention_any, 0.5));
-    assert!(close(m.exact, 6.0 / 8.0));
+    assert!(close(m.required_retention(), 0.5));
+    assert!(close(m.retention_any(), 0.5));
+    assert!(close(m.exact(), 6.0 / 8.0));
     // At 150 the oldest items go (with no head kept): 179 − 21 (0) = 158 − 11 (1) = 147 ≤ 150.
     let (_, ctx, m) = run(&h, "mask(keep_recent=1, keep_first=0)", 150);
     assert_eq!(ctx.items, vec![P(2), V(3), P(4), V(5), V(6), V(7)]);
     assert_eq!(m.used, 147);
-    assert!(close(m.required_retention, 0.0));
-    assert!(close(m.exact, 4.0 / 6.0));
+    assert!(close(m.required_retention(), 0.0));
+    assert!(close(m.exact(), 4.0 / 6.0));
 }
 
 #[test]
@@ -254,8 +254,8 @@ fn clear_tool_uses_acts_only_over_capacity() {
     );
     assert_eq!(m.used, 187);
     assert_eq!(m.placeholders, 2);
-    assert!(close(m.required_retention, 0.5));
-    assert!(close(m.exact, 0.75));
+    assert!(close(m.required_retention(), 0.5));
+    assert!(close(m.exact(), 0.75));
 }
 
 #[test]
@@ -296,14 +296,14 @@ fn clear_tool_uses_keep_threshold_exclusions_and_inputs() {
     let (_, ctx, m) = run(&h, "clear_tool_uses(keep=0, keep_first=0)", 100);
     assert_eq!(ctx.items, vec![P(4), V(5), P(6), V(7)]);
     assert_eq!(m.used, 93);
-    assert!(close(m.required_retention, 0.0));
+    assert!(close(m.required_retention(), 0.0));
     // With the head (the task, 0) kept, the rest has 100 − 20 = 80, one separator of which
     // joins it to the head: 1..7 cleared cost 135 + 6 + 1 = 142; dropping 1 (11), 2 (26), 3 (11)
     // and 4 (26) leaves 5, 6, 7: 10 + 25 + 30 + 2 + 1 = 68 ≤ 80. Used 20 + 68 = 88.
     let (_, ctx, m) = run(&h, "clear_tool_uses(keep=0)", 100);
     assert_eq!(ctx.items, vec![V(0), V(5), P(6), V(7)]);
     assert_eq!(m.used, 88);
-    assert!(close(m.required_retention, 0.5));
+    assert!(close(m.required_retention(), 0.5));
 }
 
 #[test]
@@ -353,15 +353,15 @@ fn summary_replaces_all_but_the_tail_with_one_summary() {
     assert_eq!(m.placeholders, 0);
     // Recall 1: 0 and 3 survive paraphrased, 9 verbatim.
     assert_eq!((m.required_kept, m.required_any), (1, 3.0));
-    assert!(close(m.required_retention, 1.0 / 3.0));
-    assert!(close(m.retention_any, 1.0));
-    assert!(close(m.exact, 2.0 / 3.0));
+    assert!(close(m.required_retention(), 1.0 / 3.0));
+    assert!(close(m.retention_any(), 1.0));
+    assert!(close(m.exact(), 2.0 / 3.0));
     // Recall 0: nothing of the summarised part survives; only 9, verbatim.
     let spec = "summary(keep_recent=2, summary_size=50, recall_flagged=0, recall_other=0)";
     let (_, ctx, m) = run(&h, spec, 400);
     assert!(ctx.summary_kept.iter().all(|&k| !k));
     assert_eq!((m.required_kept, m.required_any), (1, 1.0));
-    assert!(close(m.retention_any, 1.0 / 3.0));
+    assert!(close(m.retention_any(), 1.0 / 3.0));
 }
 
 #[test]
@@ -415,7 +415,7 @@ fn summary_cost_ratio_cap_and_tail_folding() {
         }]
     );
     assert_eq!(m.used, 300);
-    assert!(close(m.exact, 0.0));
+    assert!(close(m.exact(), 0.0));
     // A fixed summary of 50 alone fits 50; it does not fit 49: infeasible.
     let (_, ctx, _) = run(&h, "summary(summary_size=50)", 50);
     assert_eq!(ctx.items.len(), 1);
@@ -511,11 +511,11 @@ fn oracle_keeps_the_most_required_records_then_the_newest() {
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(ctx.items, vec![V(2), V(3), V(4)]);
     assert_eq!(m.used, 40);
-    assert!(close(m.required_retention, 0.5));
+    assert!(close(m.required_retention(), 0.5));
     // `required` is infeasible here (103 > 40); `recent` keeps only 5 (40): 1 of 4.
     assert_eq!(run(&h, "required", 40).0, Outcome::Infeasible);
     let (_, _, recent) = run(&h, "recent", 40);
-    assert!(close(recent.required_retention, 0.25));
+    assert!(close(recent.required_retention(), 0.25));
     // Equal costs: the newer first. Two required records of 10, room for one.
     let h = notes(&[10, 10], &[0, 1]);
     let (_, ctx, _) = run(&h, "oracle", 15);
@@ -541,7 +541,7 @@ fn raw_keeps_everything_or_is_infeasible() {
     assert_eq!(o, Outcome::Feasible);
     assert_eq!(ctx.items, vec![V(0), V(1), V(2)]);
     assert_eq!(
-        (m.used, m.reduction, m.required_retention),
+        (m.used, m.reduction(), m.required_retention()),
         (62, Some(0.0), Some(1.0))
     );
     let (o, ctx, _) = run(&h, "raw", 61);
@@ -588,7 +588,7 @@ fn the_system_prompt_and_the_task_are_never_summarised_or_dropped() {
         ]
     );
     assert_eq!(ctx.cost, 93);
-    assert!(close(m.required_retention, 1.0));
+    assert!(close(m.required_retention(), 1.0));
     assert!(!ctx.summary_kept[0] && !ctx.summary_kept[1]);
     // Without the head the summary takes them: 0..4 summarised, 10 + 1 + 30 = 41.
     let (_, ctx, m) = run(
@@ -597,7 +597,7 @@ fn the_system_prompt_and_the_task_are_never_summarised_or_dropped() {
         100,
     );
     assert_eq!(ctx.cost, 41);
-    assert!(close(m.required_retention, 0.0));
+    assert!(close(m.required_retention(), 0.0));
     // mask and clear_tool_uses drop the oldest, but never the head: at 90 the rest has 39. Mask
     // (21) or clear (25) 3: 10 + 21 + 30 + 2 + 1 = 64 (68 cleared) > 39; dropping 2 leaves 53
     // (57); dropping 3 leaves 30 + 1 = 31 ≤ 39. Used 51 + 31 = 82.
@@ -609,7 +609,7 @@ fn the_system_prompt_and_the_task_are_never_summarised_or_dropped() {
         assert_eq!(o, Outcome::Feasible, "{spec}");
         assert_eq!(ctx.items, vec![V(0), V(1), V(4)], "{spec}");
         assert_eq!(ctx.cost, 82, "{spec}");
-        assert!(close(m.required_retention, 1.0), "{spec}");
+        assert!(close(m.required_retention(), 1.0), "{spec}");
         // A head that does not fit is infeasible, not dropped.
         let (o, ctx, _) = run(&h, spec, 50);
         assert_eq!(o, Outcome::Infeasible, "{spec}");
