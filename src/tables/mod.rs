@@ -14,12 +14,12 @@ pub mod read;
 pub mod session_metrics;
 pub mod sessions;
 pub mod summary;
+mod values;
 
 use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
-use polars::prelude::{
-    Column as PolarsColumn, DataFrame, Float64Chunked, IntoColumn, PolarsResult, UInt64Chunked,
-};
+use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
 use std::io::Write;
+use values::Values;
 
 /// The names of a run of consecutive histories, starting at index `base`.
 #[derive(Debug, Clone, Copy)]
@@ -73,57 +73,6 @@ pub enum Get<G, R> {
     /// or a setting such as a trigger ratio; a number in Parquet.
     Percent(ValueFn<G, R, f64>),
     Flag(ValueFn<G, R, bool>),
-}
-
-/// One column's values as a frame reads them, before they become a polars column.
-enum Values<'a> {
-    Text(Vec<&'a str>),
-    Whole(Vec<u64>),
-    OptWhole(Vec<Option<u64>>),
-    Real(Vec<f64>),
-    OptReal(Vec<Option<f64>>),
-    Flag(Vec<bool>),
-}
-
-impl<'a> Values<'a> {
-    fn for_column<G, R>(get: &Get<G, R>, rows: usize) -> Self {
-        match get {
-            Get::Text(_) => Values::Text(Vec::with_capacity(rows)),
-            Get::Whole(_) => Values::Whole(Vec::with_capacity(rows)),
-            Get::OptWhole(_) => Values::OptWhole(Vec::with_capacity(rows)),
-            Get::Real(_) | Get::Percent(_) => Values::Real(Vec::with_capacity(rows)),
-            Get::OptReal(_) => Values::OptReal(Vec::with_capacity(rows)),
-            Get::Flag(_) => Values::Flag(Vec::with_capacity(rows)),
-        }
-    }
-
-    /// Appends the column's values of `rows`.
-    fn read<G, R>(&mut self, get: &'a Get<G, R>, grid: &'a G, names: Names<'a>, rows: &'a [R]) {
-        match (self, get) {
-            (Values::Text(v), Get::Text(f)) => v.extend(rows.iter().map(|r| f(grid, names, r))),
-            (Values::Whole(v), Get::Whole(f)) => v.extend(rows.iter().map(|r| f(grid, r))),
-            (Values::OptWhole(v), Get::OptWhole(f)) => v.extend(rows.iter().map(|r| f(grid, r))),
-            (Values::Real(v), Get::Real(f) | Get::Percent(f)) => {
-                v.extend(rows.iter().map(|r| f(grid, r)))
-            }
-            (Values::OptReal(v), Get::OptReal(f)) => v.extend(rows.iter().map(|r| f(grid, r))),
-            (Values::Flag(v), Get::Flag(f)) => v.extend(rows.iter().map(|r| f(grid, r))),
-            _ => unreachable!("values made for their column"),
-        }
-    }
-
-    fn into_column(self, name: &str) -> PolarsColumn {
-        let name = name.into();
-        match self {
-            Values::Text(v) => PolarsColumn::new(name, v),
-            // Taken over, not copied: the frame of a row group is a hundred megabytes.
-            Values::Whole(v) => UInt64Chunked::from_vec(name, v).into_column(),
-            Values::OptWhole(v) => PolarsColumn::new(name, v),
-            Values::Real(v) => Float64Chunked::from_vec(name, v).into_column(),
-            Values::OptReal(v) => PolarsColumn::new(name, v),
-            Values::Flag(v) => PolarsColumn::new(name, v),
-        }
-    }
 }
 
 /// A measure's value in one row, for the summary: whole numbers are tallied exactly,
