@@ -19,6 +19,7 @@ mod values;
 use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
 use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
 use std::io::Write;
+use std::sync::Arc;
 use values::Values;
 
 /// The names of a run of consecutive histories, starting at index `base`.
@@ -75,6 +76,15 @@ pub enum Get<G, R> {
     Flag(ValueFn<G, R, bool>),
 }
 
+/// A getter shared with its block reader, called a row at a time.
+fn per_row<G, R, T, F>(f: &Arc<F>) -> ValueFn<G, R, T>
+where
+    F: Fn(&G, &R) -> T + Send + Sync + 'static,
+{
+    let f = Arc::clone(f);
+    Box::new(move |g, r| f(g, r))
+}
+
 /// A measure's value in one row, for the summary: whole numbers are tallied exactly,
 /// fractions in fixed point; `None` is a row where the measure is undefined.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,6 +96,8 @@ pub enum Value {
 pub struct Column<G, R> {
     pub name: String,
     pub get: Get<G, R>,
+    /// The same getter, over a block of rows (the frames' reader).
+    block: values::Block<G, R>,
     /// Summarised per group (mean, sd, interval) in the summary table.
     pub measure: bool,
     /// The summary's name for the measure when it is not the column's own, e.g.
@@ -157,10 +169,11 @@ impl<G, R> Table<G, R> {
         }
     }
 
-    fn push(mut self, name: impl Into<String>, get: Get<G, R>) -> Self {
+    fn push(mut self, name: impl Into<String>, get: Get<G, R>, block: values::Block<G, R>) -> Self {
         self.columns.push(Column {
             name: name.into(),
             get,
+            block,
             measure: false,
             summary_name: None,
             paired: false,
@@ -174,11 +187,18 @@ impl<G, R> Table<G, R> {
     where
         F: for<'a> Fn(&'a G, Names<'a>, &'a R) -> &'a str + Send + Sync + 'static,
     {
-        self.push(name, Get::Text(Box::new(f)))
+        let f = Arc::new(f);
+        let row = Arc::clone(&f);
+        self.push(
+            name,
+            Get::Text(Box::new(move |g, names, r| row(g, names, r))),
+            values::text_block(f),
+        )
     }
 
     pub fn whole(self, name: &str, f: impl Fn(&G, &R) -> u64 + Send + Sync + 'static) -> Self {
-        self.push(name, Get::Whole(Box::new(f)))
+        let f = Arc::new(f);
+        self.push(name, Get::Whole(per_row(&f)), values::block(f))
     }
 
     pub fn opt_whole(
@@ -186,11 +206,13 @@ impl<G, R> Table<G, R> {
         name: &str,
         f: impl Fn(&G, &R) -> Option<u64> + Send + Sync + 'static,
     ) -> Self {
-        self.push(name, Get::OptWhole(Box::new(f)))
+        let f = Arc::new(f);
+        self.push(name, Get::OptWhole(per_row(&f)), values::block(f))
     }
 
     pub fn real(self, name: &str, f: impl Fn(&G, &R) -> f64 + Send + Sync + 'static) -> Self {
-        self.push(name, Get::Real(Box::new(f)))
+        let f = Arc::new(f);
+        self.push(name, Get::Real(per_row(&f)), values::block(f))
     }
 
     /// `fn_realised` and `fp_realised`, measures of shares: the rates the row's flags realised
@@ -212,11 +234,13 @@ impl<G, R> Table<G, R> {
         name: impl Into<String>,
         f: impl Fn(&G, &R) -> Option<f64> + Send + Sync + 'static,
     ) -> Self {
-        self.push(name, Get::OptReal(Box::new(f)))
+        let f = Arc::new(f);
+        self.push(name, Get::OptReal(per_row(&f)), values::block(f))
     }
 
     pub fn percent(self, name: &str, f: impl Fn(&G, &R) -> f64 + Send + Sync + 'static) -> Self {
-        self.push(name, Get::Percent(Box::new(f)))
+        let f = Arc::new(f);
+        self.push(name, Get::Percent(per_row(&f)), values::block(f))
     }
 
     /// A number that is not a percentage but is written the same way, as Rust displays it
@@ -226,7 +250,8 @@ impl<G, R> Table<G, R> {
     }
 
     pub fn flag(self, name: &str, f: impl Fn(&G, &R) -> bool + Send + Sync + 'static) -> Self {
-        self.push(name, Get::Flag(Box::new(f)))
+        let f = Arc::new(f);
+        self.push(name, Get::Flag(per_row(&f)), values::block(f))
     }
 
     /// Marks the column declared last as a measure: the summary table gets its mean, sd and
@@ -323,7 +348,7 @@ impl<G, R> Table<G, R> {
                     .collect();
                 for block in rows.chunks(BLOCK) {
                     for (c, v) in group.iter().zip(&mut values) {
-                        v.read(&c.get, grid, names, block);
+                        (c.block)(grid, names, block, v);
                     }
                 }
                 group
