@@ -26,8 +26,9 @@ pub(super) enum Values {
     Flag(MutableBitmap),
 }
 
-/// Values with their validity, one byte a row while they are read (a bit pushed at a time
-/// was a twentieth of a run's instructions), packed into polars' mask at the end.
+/// Values with their validity, one byte a row while they are read, packed into polars' mask
+/// at the end: pushed a bit at a time, reading the nullable columns was 4.5 % of the main
+/// job's instructions (callgrind), 0.7 % this way.
 pub(super) struct Nullable<T> {
     values: Vec<T>,
     valid: Vec<bool>,
@@ -94,8 +95,8 @@ impl Values {
 }
 
 /// Appends a column's values of a block of rows: one call through the declaration per block,
-/// the getter inlined in its loop (a call per row and column was a tenth of a Parquet-only
-/// sweep).
+/// the getter inlined in its loop, not one call per row and column (the main job on one
+/// thread: 2.3 % fewer instructions with this and the byte-wide validity below, callgrind).
 pub(super) type Block<G, R> =
     Box<dyn for<'a> Fn(&'a G, Names<'a>, &'a [R], &mut Values) + Send + Sync>;
 
