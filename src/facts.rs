@@ -45,9 +45,22 @@ pub struct Facts {
     needed: Vec<bool>,
     /// Per fact: the first record using it again, if it is needed.
     used_by: Vec<Option<u32>>,
+    /// Per fact: its first return, if it has one (see [`Facts::first_return`]).
+    first_return: Vec<Option<u32>>,
     /// Per record: written by the model (its facts are uses); and the gap a use must clear.
     model_written: Vec<bool>,
     min_gap: usize,
+}
+
+/// What [`Facts::kept_by_owner`] counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Kept {
+    /// Facts held anywhere in the context.
+    pub facts: u32,
+    /// Needed facts held anywhere, a later record repeating the token included.
+    pub needed_any_record: u32,
+    /// Needed facts kept through their owner or a summary that holds them.
+    pub needed_by_owner: u32,
 }
 
 /// Whether a record of this kind is written by the model (its uses of a fact are uses).
@@ -67,6 +80,13 @@ impl Facts {
     /// The facts of `history`; a fact is needed when a model-written record more than
     /// `min_gap` records after its owner holds it.
     pub fn with_min_gap(history: &History, min_gap: usize) -> Facts {
+        Facts::excluding_uses(history, min_gap, &[])
+    }
+
+    /// [`Facts::with_min_gap`], where the records marked in `not_uses` use nothing (what
+    /// `calibrate --rereads` holds out: a re-read call names the file it re-reads, which must
+    /// not make the file's facts needed).
+    pub fn excluding_uses(history: &History, min_gap: usize, not_uses: &[bool]) -> Facts {
         let mut f = Facts::default();
         let mut holders: Vec<Vec<u32>> = Vec::new();
         let tools: HashSet<&str> = history
@@ -117,7 +137,8 @@ impl Facts {
         f.model_written = history
             .records
             .iter()
-            .map(|r| written_by_model(r.kind))
+            .enumerate()
+            .map(|(i, r)| written_by_model(r.kind) && !not_uses.get(i).copied().unwrap_or(false))
             .collect();
         f.held_at.push(0);
         for h in holders {
@@ -127,6 +148,14 @@ impl Facts {
                 .iter()
                 .copied()
                 .find(|&j| j as usize > owner + min_gap && f.model_written[j as usize]);
+            // The first time the model writes the token after its owner: a return when it is
+            // beyond the gap, a restatement (after which every use echoes it) when not.
+            let first_written = h[1..]
+                .iter()
+                .copied()
+                .find(|&j| f.model_written[j as usize]);
+            f.first_return
+                .push(first_written.filter(|&j| j as usize > owner + min_gap));
             f.used_by.push(use_);
             f.needed.push(use_.is_some());
             f.held_by.extend(h);
@@ -154,6 +183,21 @@ impl Facts {
     /// The first record that uses fact `f` again (`None`: never used again).
     pub fn used_by(&self, f: u32) -> Option<u32> {
         self.used_by[f as usize]
+    }
+
+    /// Fact `f`'s *first return*: the first model-written record after its owner that holds
+    /// it, when that record is more than `min_gap` records after the owner. `None` when the
+    /// model never writes it again, or first restates it within the gap (the turn that read
+    /// it): every later use then repeats the agent's own words, which any strategy keeping
+    /// the agent's recent messages meets. A first return is always a use, so a fact with one
+    /// is needed.
+    pub fn first_return(&self, f: u32) -> Option<u32> {
+        self.first_return[f as usize]
+    }
+
+    /// The record that introduced fact `f`: the one a needed fact is credited through.
+    pub fn owner(&self, f: u32) -> usize {
+        self.held_by(f)[0] as usize
     }
 
     /// The needed ones among `facts` (ascending stays ascending).
@@ -215,21 +259,37 @@ impl Facts {
             .count() as u32
     }
 
-    /// [`Facts::kept`] of `facts`, and of the needed ones among them, in one pass.
-    pub fn kept_and_needed(
+    /// How many of `facts` a context keeps in any form (as [`Facts::kept`]), and how many of
+    /// the needed ones among them it keeps by each rule: through their owner (the owner
+    /// verbatim, `marks(j) & 1`, or a summary holding the fact: a text summary's `in_summary`,
+    /// or a simulated summary carrying any record that holds it, `marks(j) & 2`, which
+    /// writes the token) and through any record holding the token (`marks(j) != 0`).
+    pub fn kept_by_owner(
         &self,
         facts: &[u32],
-        has_text: impl Fn(usize) -> bool,
+        marks: impl Fn(usize) -> u8,
         in_summary: impl Fn(u32) -> bool,
-    ) -> (u32, u32) {
-        let (mut kept, mut needed) = (0, 0);
+    ) -> Kept {
+        let mut k = Kept::default();
         for &f in facts {
-            if in_summary(f) || self.held_by(f).iter().any(|&j| has_text(j as usize)) {
-                kept += 1;
-                needed += u32::from(self.is_needed(f));
+            let held = self.held_by(f);
+            let (mut any, mut summarised) = (0u8, false);
+            for &j in held {
+                let m = marks(j as usize);
+                any |= m;
+                summarised |= m & 2 != 0;
+            }
+            let in_text = in_summary(f);
+            if in_text || any != 0 {
+                k.facts += 1;
+                if self.is_needed(f) {
+                    k.needed_any_record += 1;
+                    let owner = marks(held[0] as usize) & 1 != 0;
+                    k.needed_by_owner += u32::from(owner || in_text || summarised);
+                }
             }
         }
-        (kept, needed)
+        k
     }
 
     /// Number of facts in the history.

@@ -36,7 +36,17 @@ pub struct Metrics {
     pub facts_kept: u32,
     /// The needed facts of the required records (a later record uses them again).
     pub needed_facts_total: u32,
+    /// Of those, the facts kept through their owner: the record that introduced the fact kept
+    /// verbatim, or a summary that holds the fact (see [`crate::facts`]). A later record that
+    /// merely repeats the token does not count here.
     pub needed_facts_kept: u32,
+    /// Of those, the facts whose token any record or summary of the context holds, a later
+    /// record that repeats it included: what `needed_facts_kept` counted before it credited
+    /// owners only.
+    pub needed_facts_any_record: u32,
+    /// Required records not kept verbatim (dropped, masked or summarised) that the agent could
+    /// fetch again ([`crate::history::recovery`]).
+    pub required_dropped_recoverable: u32,
 }
 
 impl Metrics {
@@ -80,6 +90,30 @@ impl Metrics {
         )
     }
 
+    /// `needed_facts_any_record / needed_facts_total`; `None` without needed facts.
+    pub fn needed_fact_retention_any_record(&self) -> Option<f64> {
+        fraction(
+            self.feasible,
+            self.needed_facts_any_record,
+            self.needed_facts_total,
+        )
+    }
+
+    /// Required records not kept verbatim.
+    pub fn required_dropped(&self) -> u32 {
+        self.required_total - self.required_kept
+    }
+
+    /// The share of the required records not kept verbatim that the agent could fetch again;
+    /// `None` when every required record was kept (or the cell is infeasible).
+    pub fn dropped_recoverable_share(&self) -> Option<f64> {
+        fraction(
+            self.feasible,
+            self.required_dropped_recoverable,
+            self.required_dropped(),
+        )
+    }
+
     fn required_share(&self, part: f64) -> Option<f64> {
         (self.feasible && self.required_total > 0).then(|| part / f64::from(self.required_total))
     }
@@ -89,11 +123,17 @@ fn fraction(feasible: bool, part: u32, whole: u32) -> Option<f64> {
     (feasible && whole > 0).then(|| f64::from(part) / f64::from(whole))
 }
 
+/// A record kept verbatim.
+const VERBATIM: u8 = 1;
+/// A record a simulated summary carries (it writes every fact the record holds).
+const SUMMARISED: u8 = 2;
+
 /// Buffers scoring reuses from cell to cell.
 #[derive(Debug, Default)]
 pub struct ScoreScratch {
-    /// Per record: its text is in the context (verbatim, or written into a summary).
-    has_text: Vec<bool>,
+    /// Per record: in the context verbatim ([`VERBATIM`]) and/or carried by a simulated
+    /// summary that writes its facts ([`SUMMARISED`]).
+    has_text: Vec<u8>,
     /// Per fact: a summary's text holds it.
     in_summary: Vec<bool>,
 }
@@ -133,7 +173,7 @@ pub fn score_with(
     };
     let has_text = &mut scratch.has_text;
     has_text.clear();
-    has_text.resize(history.len(), false);
+    has_text.resize(history.len(), 0);
     let truth = &history.truth[..];
     // Counts in integers, branch-free on the labels (which the processor cannot predict).
     let (mut verbatim, mut required_kept, mut simulated_kept) = (0u32, 0u32, 0u32);
@@ -141,7 +181,7 @@ pub fn score_with(
         match *item {
             Item::Verbatim(i) => {
                 verbatim += 1;
-                has_text[i] = true;
+                has_text[i] |= VERBATIM;
                 required_kept += u32::from(truth[i]);
                 if context.summary_from_text {
                     // A text summary's shares are fractions: the sum keeps the order of the
@@ -171,7 +211,7 @@ pub fn score_with(
                     .iter_mut()
                     .zip(&context.summary_kept[first..end])
                 {
-                    *has |= kept;
+                    *has |= SUMMARISED * u8::from(kept);
                 }
             }
         }
@@ -189,16 +229,25 @@ pub fn score_with(
             in_summary[f as usize] = true;
         }
     }
-    // The needed facts are among the required ones: one pass counts both.
-    (m.facts_kept, m.needed_facts_kept) = if facts_total == 0 {
-        (0, 0)
+    // The needed facts are among the required ones: one pass counts all three.
+    let kept = if facts_total == 0 {
+        crate::facts::Kept::default()
     } else {
-        history.facts.kept_and_needed(
+        history.facts.kept_by_owner(
             &history.required_facts,
             |j| has_text[j],
             |f| in_summary.get(f as usize).copied().unwrap_or(false),
         )
     };
+    m.facts_kept = kept.facts;
+    m.needed_facts_kept = kept.needed_by_owner;
+    m.needed_facts_any_record = kept.needed_any_record;
+    m.required_dropped_recoverable = truth
+        .iter()
+        .zip(&history.recoverable)
+        .zip(has_text.iter())
+        .map(|((&t, &r), &h)| u32::from(t & r & (h & VERBATIM == 0)))
+        .sum();
     m.items = context.items.len() as u32;
     m.verbatim = verbatim;
     m

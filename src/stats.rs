@@ -167,6 +167,12 @@ impl Acc {
         }
     }
 
+    /// The sum of a whole measure's values: for a flag, how many rows have it set.
+    pub fn whole_sum(&self) -> u64 {
+        debug_assert!(self.whole, "a sum of whole values");
+        u64::try_from(self.sum).unwrap_or(0)
+    }
+
     /// Adds the values one history gave this group (exact).
     pub fn add_history(&mut self, p: &Partial) {
         if p.n == 0 {

@@ -112,6 +112,9 @@ pub struct CostedHistory {
     /// The task statement: the first `user` record, if any (what the extractive summariser
     /// ranks lines against).
     pub task: Option<usize>,
+    /// Per record: a re-runnable read the agent can fetch again once dropped
+    /// ([`super::recovery`]); every other record is lost when dropped.
+    pub recoverable: Vec<bool>,
 }
 
 impl CostedHistory {
@@ -168,6 +171,7 @@ impl CostedHistory {
             recorded: Vec::new(),
             facts,
             task: history.records.iter().position(|r| r.kind == Kind::User),
+            recoverable: super::recovery::recoverable(&history.records),
             source: source.clone(),
         }
     }

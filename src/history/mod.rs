@@ -7,6 +7,7 @@ pub mod generate;
 pub mod import;
 mod load;
 mod record;
+pub mod recovery;
 pub mod source;
 pub mod time;
 

@@ -307,33 +307,77 @@ pub fn replay_text(
             cfg.window
         );
     }
+    match (m.required_verbatim, m.required_any) {
+        (Some(verbatim), Some(any)) => {
+            let _ = writeln!(
+                s,
+                "required at the end: {}/{} verbatim ({}), {}/{} in any form ({}); retention at need {}",
+                verbatim,
+                m.required_total,
+                opt(m.retention_end),
+                any,
+                m.required_total,
+                opt(m.retention_any_end),
+                opt(m.retention_at_need)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                s,
+                "required at the end: none (the run did not complete, so it has no end); retention at need {}",
+                opt(m.retention_at_need)
+            );
+        }
+    }
+    if let (Some(facts), Some(needed)) = (m.facts_kept, m.needed_facts_kept) {
+        let _ = writeln!(
+            s,
+            "facts of the required records at the end: {}/{} ({}); at need {}",
+            facts,
+            m.facts_total,
+            opt(m.fact_retention_end),
+            opt(m.fact_retention_at_need)
+        );
+        let _ = writeln!(
+            s,
+            "needed facts (a later call uses them again) at the end, through the record that introduced them: {}/{} ({})",
+            needed,
+            m.needed_facts_total,
+            opt(m.needed_fact_retention_end),
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "facts of the required records at need {}",
+            opt(m.fact_retention_at_need)
+        );
+    }
+    let n = &m.needs;
     let _ = writeln!(
         s,
-        "required at the end: {}/{} verbatim ({}), {}/{} in any form ({}); retention at need {}",
-        m.required_verbatim,
-        m.required_total,
-        opt(m.retention_end),
-        m.required_any,
-        m.required_total,
-        opt(m.retention_any_end),
-        opt(m.retention_at_need)
-    );
-    let _ = writeln!(
-        s,
-        "facts of the required records at the end: {}/{} ({}); at need {}",
-        m.facts_kept,
-        m.facts_total,
-        opt(m.fact_retention_end),
-        opt(m.fact_retention_at_need)
-    );
-    let _ = writeln!(
-        s,
-        "needed facts (a later call uses them again) at the end: {}/{} ({}); at need {} over {} uses",
-        m.needed_facts_kept,
-        m.needed_facts_total,
-        opt(m.needed_fact_retention_end),
+        "needed facts at need: {} over all {} uses (any record holding the token); at their first return {} over {} ({} met, {} recovered by re-reading, {} lost)",
         opt(m.needed_fact_retention_at_need),
-        m.needed_uses
+        m.needed_uses,
+        opt(n.first_return_retention()),
+        n.needs,
+        n.met,
+        n.recovered,
+        n.lost
     );
+    if n.refetch_calls > 0 {
+        let _ = writeln!(
+            s,
+            "re-reads: {} extra {}, {} tokens, cost {:.6}; cost with re-reads {:.6}",
+            n.refetch_calls,
+            if n.refetch_calls == 1 {
+                "call"
+            } else {
+                "calls"
+            },
+            n.refetch_tokens(),
+            n.refetch_cost,
+            m.cost + n.refetch_cost
+        );
+    }
     s
 }

@@ -57,6 +57,7 @@ pub mod config;
 mod context;
 mod invalid;
 pub mod layers;
+pub mod need;
 pub mod notes;
 pub mod prices;
 mod replay;
@@ -223,11 +224,12 @@ pub struct SessionMetrics {
     /// Required records of the history. A session that ran out of context never saw some of
     /// them: it lost them (an ended run is a failure, not a saving).
     pub required_total: u32,
-    /// Required records present verbatim at the end (their own entry or the notes).
-    pub required_verbatim: u32,
+    /// Required records present verbatim at the end (their own entry or the notes); `None`
+    /// for a run that did not complete, as for every end-of-run measure.
+    pub required_verbatim: Option<u32>,
     /// Required records present in any form at the end: 1 each verbatim or kept by the
     /// simulated summariser, the carried share of each a text summary holds.
-    pub required_any: f64,
+    pub required_any: Option<f64>,
     pub retention_end: Option<f64>,
     pub retention_any_end: Option<f64>,
     /// Present-in-any-form over (required record, later agent call) pairs; see the module
@@ -235,22 +237,27 @@ pub struct SessionMetrics {
     pub retention_at_need: Option<f64>,
     /// Facts ([`crate::facts`]) of the required records.
     pub facts_total: u32,
-    /// Of those, the facts the context's text holds at the end.
-    pub facts_kept: u32,
+    /// Of those, the facts the context's text holds at the end (any record holding the token
+    /// counts).
+    pub facts_kept: Option<u32>,
     pub fact_retention_end: Option<f64>,
     /// Retention at need by facts: over (fact of a required record, later agent call) pairs,
     /// the share whose token was in that call's input.
     pub fact_retention_at_need: Option<f64>,
     /// Needed facts of the required records (a later model-written record uses them again),
-    /// and of those the ones the context's text holds at the end.
+    /// and of those the ones the context holds at the end through their owner (the record
+    /// that introduced the fact, verbatim, or a summary holding it).
     pub needed_facts_total: u32,
-    pub needed_facts_kept: u32,
+    pub needed_facts_kept: Option<u32>,
     pub needed_fact_retention_end: Option<f64>,
     /// The uses of those facts: agent calls whose output holds one beyond the gap.
     pub needed_uses: u64,
     /// Over those uses, the share whose call's input held the fact (uses after a run ended
     /// count as unmet).
     pub needed_fact_retention_at_need: Option<f64>,
+    /// The needed facts at their first return: met, recovered by a re-read or lost, and what
+    /// the re-reads cost ([`need`]).
+    pub needs: need::NeedMetrics,
 }
 
 /// One agent call of a replay.
@@ -302,11 +309,21 @@ pub struct CompactionRow {
     pub required_present: f64,
 }
 
+/// A record the agent fetched again before an agent call ([`need`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefetchRow {
+    /// The agent call that needed it (1-based).
+    pub call: u32,
+    /// The record fetched again (0-based in the history).
+    pub record: usize,
+}
+
 /// What happened call by call, for people reading one session.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trace {
     pub calls: Vec<CallRow>,
     pub compactions: Vec<CompactionRow>,
+    pub refetches: Vec<RefetchRow>,
 }
 
 /// Replays `history` with `flags` (what strategies and the notes see) as one session.

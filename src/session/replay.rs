@@ -6,8 +6,9 @@ use super::cache::{Billing, Cache, Request};
 use super::config::{SessionConfig, TriggerMode};
 use super::context::{Entry, Origin, NONE};
 use super::layers::Layer;
+use super::need::{Fetch, NeedTally};
 use super::trigger::Trigger;
-use super::{notes, CallRow, CompactionRow, Compactor, SessionMetrics, Trace};
+use super::{notes, CallRow, CompactionRow, Compactor, RefetchRow, SessionMetrics, Trace};
 use crate::context::{Context, Item, Outcome};
 use crate::history::starts_call;
 use crate::history::{CostedHistory, Kind};
@@ -67,6 +68,8 @@ pub struct SessionScratch {
     ctx: Context,
     /// Prefixes (in entries) an Anthropic cache holds at breakpoints, sorted.
     cache_points: Vec<usize>,
+    /// Per record: fetched again since the last compaction ([`super::need`]).
+    refetched: Vec<bool>,
 }
 
 /// Keeps the text and facts of the summary just written as summary `id`, reusing buffers.
@@ -137,7 +140,11 @@ pub(super) fn run<C: Compactor + ?Sized>(
     let s = scratch;
     s.entries.clear();
     s.cum.clear();
-    for (v, init) in [(&mut s.kept, false), (&mut s.noted, false)] {
+    for (v, init) in [
+        (&mut s.kept, false),
+        (&mut s.noted, false),
+        (&mut s.refetched, false),
+    ] {
         v.clear();
         v.resize(n, init);
     }
@@ -183,6 +190,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         need_facts_kept: 0,
         need_uses: 0,
         need_uses_met: 0,
+        needs: NeedTally::default(),
         text_summaries: compactor.summariser().is_some_and(|x| x.writes_text()),
         now: None,
     };
@@ -268,6 +276,8 @@ struct Replay<'a, C: ?Sized> {
     /// the gap), and of those the ones whose call's input held it (needed facts at need).
     need_uses: u64,
     need_uses_met: u64,
+    /// Needed facts at their first return, and the re-reads that recover them.
+    needs: NeedTally,
     /// The compactor's summaries are text whose facts are read from it (not the simulated
     /// summariser's draws).
     text_summaries: bool,
@@ -340,6 +350,10 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         if !self.compactor.unbounded() && input + output > self.cfg.window {
             self.exit_call = Some(call);
             return false;
+        }
+        if !self.h.facts.is_empty() {
+            let fetch = self.first_returns(call, a, b);
+            self.needs.call(&self.cache, input, fetch);
         }
         let bill = self.bill(Some(b), output);
         self.trigger.add_call(input + output);
@@ -603,6 +617,11 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             (0, true)
         } else {
             let output = self.replace(stream);
+            if !self.unchanged {
+                // The context was rewritten: what the agent fetched again is gone with it.
+                self.needs.compacted();
+                self.s.refetched.fill(false);
+            }
             if self.unchanged && self.compactor.when().is_some() {
                 // A preset whose rule changed nothing this call (a per-call view with nothing
                 // to elide, Gemini CLI finding no split point): its harness did not compact.
@@ -956,6 +975,13 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                             h.facts.is_use(f, j) && h.needed_facts.binary_search(&f).is_ok()
                         })
                         .count() as u64;
+                    self.needs.lost(
+                        h.facts
+                            .holds(j)
+                            .iter()
+                            .filter(|&&f| self.is_first_return(f, j))
+                            .count() as u64,
+                    );
                     required += u32::from(h.truth[j]);
                 }
                 r = end;
@@ -1037,21 +1063,111 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         )
     }
 
+    /// Whether record `r`'s holding fact `f` is the first return of a needed fact of a
+    /// required record (a need, [`super::need`]).
+    fn is_first_return(&self, f: u32, r: usize) -> bool {
+        self.h.facts.first_return(f) == Some(r as u32)
+            && self.h.needed_facts.binary_search(&f).is_ok()
+    }
+
+    /// The needs of agent call `call`, whose output is records `a..b`: met, recovered (the
+    /// records to fetch again, marked fetched) or lost (see [`super::need`]).
+    fn first_returns(&mut self, call: u32, a: usize, b: usize) -> Fetch {
+        let mut fetch = Fetch::default();
+        let mut summaries_marked = false;
+        for r in a..b {
+            for k in 0..self.h.facts.holds(r).len() {
+                let f = self.h.facts.holds(r)[k];
+                if !self.is_first_return(f, r) {
+                    continue;
+                }
+                if !summaries_marked {
+                    self.mark_summary_facts();
+                    summaries_marked = true;
+                }
+                let owner = self.h.facts.owner(f);
+                // An owner in this very output (a long response) was written by the agent as
+                // it used it.
+                if owner >= a || self.held_by_owner(f) {
+                    fetch.met += 1;
+                } else if self.s.refetched[owner] {
+                    fetch.recovered += 1;
+                } else if self.h.recoverable[owner] {
+                    fetch.recovered += 1;
+                    self.s.refetched[owner] = true;
+                    fetch.records += self.h.costs[owner];
+                    let records = self.h.records();
+                    fetch.call_output +=
+                        crate::history::import::file_view::producing_call_at(records, owner)
+                            .map_or(0, |j| self.h.costs[j]);
+                    if let Some(t) = self.trace.as_deref_mut() {
+                        t.refetches.push(RefetchRow {
+                            call,
+                            record: owner,
+                        });
+                    }
+                } else {
+                    fetch.lost += 1;
+                }
+            }
+        }
+        fetch
+    }
+
+    /// Marks in `fact_mark` the facts the text summaries in the context hold (nothing for the
+    /// simulated summariser, whose summaries carry records, not text).
+    fn mark_summary_facts(&mut self) {
+        let s = &mut *self.s;
+        s.fact_mark.clear();
+        s.fact_mark.resize(self.h.facts.len(), false);
+        if !self.text_summaries {
+            return;
+        }
+        for e in &s.entries {
+            if let Origin::Summary(id) = e.origin {
+                for &f in &s.summary_facts[id as usize] {
+                    s.fact_mark[f as usize] = true;
+                }
+            }
+        }
+    }
+
+    /// Whether the context holds fact `f` through its owner: the owner verbatim (its entry or
+    /// the notes), or a summary that holds the fact (a text summary whose text has it, marked
+    /// by [`Self::mark_summary_facts`]; a simulated one carrying a record that holds it, whose
+    /// facts it writes). A later record that merely repeats the token does not count.
+    fn held_by_owner(&self, f: u32) -> bool {
+        let s = &*self.s;
+        let facts = &self.h.facts;
+        let mark = |j: usize| s.mark.get(j).copied().unwrap_or(0);
+        if mark(facts.owner(f)) & VERBATIM != 0 || s.fact_mark[f as usize] {
+            return true;
+        }
+        !self.text_summaries
+            && facts
+                .held_by(f)
+                .iter()
+                .any(|&j| mark(j as usize) & PARAPHRASED != 0)
+    }
+
     fn finish(mut self) -> SessionMetrics {
         if self.exit_call.is_none() {
             let rest = self.cache.rest(&self.h.recorded);
             self.billing.add(rest);
         }
         self.recount();
-        // Over every required record and fact of the history: a run that ended early lost what
-        // it never saw (the records that appeared are all of them when it completed).
+        // Over every required record and fact of the history (the records that appeared are
+        // all of them, for a run that completed).
         let (_, facts_kept) = self.facts_present();
         let facts_total = self.h.required_facts.len() as u32;
-        let needed = &self.h.needed_facts;
-        let introduced = self.h.facts.introduced_by(self.appeared);
-        let needed_appeared = needed[..needed.partition_point(|&f| f < introduced)].to_vec();
-        let needed_facts_kept = self.facts_kept_of(&needed_appeared);
-        let needed_facts_total = needed.len() as u32;
+        let needed_facts_total = self.h.needed_facts.len() as u32;
+        self.mark_summary_facts();
+        let needed_facts_kept = self
+            .h
+            .needed_facts
+            .iter()
+            .filter(|&&f| self.held_by_owner(f))
+            .count() as u32;
         let s = &*self.s;
         let mut verbatim = 0u32;
         let mut any = 0.0;
@@ -1062,8 +1178,13 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             }
         }
         let required_total = self.h.required_total() as u32;
-        let share = |part: f64| (required_total > 0).then(|| part / f64::from(required_total));
-        let of = |kept: u32, total: u32| (total > 0).then(|| f64::from(kept) / f64::from(total));
+        let completed = self.exit_call.is_none();
+        // End-of-run measures only where the run ended: a run that died has no end.
+        let end = |x: Option<f64>| x.filter(|_| completed);
+        let share = |part: f64| end((required_total > 0).then(|| part / f64::from(required_total)));
+        let of =
+            |kept: u32, total: u32| end((total > 0).then(|| f64::from(kept) / f64::from(total)));
+        let at_end = |x: u32| completed.then_some(x);
         SessionMetrics {
             records: self.h.len() as u32,
             calls: self.calls,
@@ -1073,8 +1194,8 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             summary_calls: self.summary_calls,
             storms: self.trigger.storms,
             guard_tripped: self.trigger.guard_tripped,
-            exit_context: self.exit_call.is_some(),
-            completed: self.exit_call.is_none(),
+            exit_context: !completed,
+            completed,
             exit_call: self.exit_call,
             input_tokens: self.billing.input,
             cache_read_tokens: self.billing.cache_read,
@@ -1087,23 +1208,24 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             final_usage: self.trigger.usage,
             noted: s.noted.iter().filter(|&&x| x).count() as u32,
             required_total,
-            required_verbatim: verbatim,
-            required_any: any,
+            required_verbatim: at_end(verbatim),
+            required_any: completed.then_some(any),
             retention_end: share(f64::from(verbatim)),
             retention_any_end: share(any),
             retention_at_need: (self.need_pairs > 0)
                 .then(|| self.need_hits / self.need_pairs as f64),
             facts_total,
-            facts_kept,
+            facts_kept: at_end(facts_kept),
             fact_retention_end: of(facts_kept, facts_total),
             fact_retention_at_need: (self.need_facts > 0)
                 .then(|| self.need_facts_kept as f64 / self.need_facts as f64),
             needed_facts_total,
-            needed_facts_kept,
+            needed_facts_kept: at_end(needed_facts_kept),
             needed_fact_retention_end: of(needed_facts_kept, needed_facts_total),
             needed_uses: self.need_uses,
             needed_fact_retention_at_need: (self.need_uses > 0)
                 .then(|| self.need_uses_met as f64 / self.need_uses as f64),
+            needs: self.needs.finish(&self.cfg.prices),
         }
     }
 }

@@ -157,7 +157,7 @@ fn value_bytes<G, R>(get: &Get<G, R>) -> (f64, f64) {
         Get::OptWhole(_) => (3.0, 0.2),
         Get::Real(_) => (9.0, 0.1),
         Get::OptReal(_) => (10.0, 0.25),
-        Get::Percent(_) => (3.0, 0.02),
+        Get::Percent(_) | Get::OptPercent(_) => (3.0, 0.02),
         Get::Flag(_) => (5.0, 0.02),
     }
 }

@@ -133,6 +133,34 @@ pub fn table() -> Table<Grid, CellRow> {
         })
         .flag("feasible", move |_, r| feasible(r))
         .measure()
+        // The old crediting of needed facts, under its own name: a needed fact whose token any
+        // record of the context holds, a later one that merely repeats it included.
+        .opt_whole("needed_facts_any_record", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.needed_facts_any_record))
+        })
+        .opt_real("needed_fact_retention_any_record", |_, r| {
+            r.metrics.needed_fact_retention_any_record()
+        })
+        .measure_as("needed_fact_retention_any_record_feasible")
+        .share()
+        .opt_real("needed_fact_retention_any_record_all", |_, r| {
+            if r.metrics.needed_facts_total == 0 {
+                None
+            } else {
+                all_cells(r, r.metrics.needed_fact_retention_any_record())
+            }
+        })
+        .measure()
+        .share()
+        // What the agent could get back of what was dropped (`crate::history::recovery`).
+        .opt_whole("required_dropped_recoverable", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.required_dropped_recoverable))
+        })
+        .opt_real("dropped_recoverable_share", |_, r| {
+            r.metrics.dropped_recoverable_share()
+        })
+        .measure_as("dropped_recoverable_share_feasible")
+        .share()
 }
 
 /// A retention over all cells: the feasible cell's own, 0 for an infeasible one, undefined

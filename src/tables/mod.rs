@@ -73,6 +73,8 @@ pub enum Get<G, R> {
     /// A number written as Rust displays it: a percentage such as a budget (`50`, `12.5`),
     /// or a setting such as a trigger ratio; a number in Parquet.
     Percent(ValueFn<G, R, f64>),
+    /// [`Get::Percent`] where a row may have none.
+    OptPercent(ValueFn<G, R, Option<f64>>),
     Flag(ValueFn<G, R, bool>),
 }
 
@@ -118,13 +120,16 @@ impl<G, R> Column<G, R> {
         match self.get {
             Get::Text(_) => Type::Text,
             Get::Whole(_) | Get::OptWhole(_) => Type::Whole,
-            Get::Real(_) | Get::OptReal(_) | Get::Percent(_) => Type::Real,
+            Get::Real(_) | Get::OptReal(_) | Get::Percent(_) | Get::OptPercent(_) => Type::Real,
             Get::Flag(_) => Type::Flag,
         }
     }
 
     pub fn nullable(&self) -> bool {
-        matches!(self.get, Get::OptWhole(_) | Get::OptReal(_))
+        matches!(
+            self.get,
+            Get::OptWhole(_) | Get::OptReal(_) | Get::OptPercent(_)
+        )
     }
 
     /// The value of a measure column in `row` (flags count as 0 or 1).
@@ -134,7 +139,7 @@ impl<G, R> Column<G, R> {
             Get::OptWhole(f) => Value::Whole(f(grid, row)),
             Get::Flag(f) => Value::Whole(Some(u64::from(f(grid, row)))),
             Get::Real(f) | Get::Percent(f) => Value::Real(Some(f(grid, row))),
-            Get::OptReal(f) => Value::Real(f(grid, row)),
+            Get::OptReal(f) | Get::OptPercent(f) => Value::Real(f(grid, row)),
             Get::Text(_) => Value::Real(None),
         }
     }
@@ -247,6 +252,16 @@ impl<G, R> Table<G, R> {
     /// (`0.8`, `1`), not in the fixed point of a fraction.
     pub fn displayed(self, name: &str, f: impl Fn(&G, &R) -> f64 + Send + Sync + 'static) -> Self {
         self.percent(name, f)
+    }
+
+    /// [`Table::displayed`] for a number a row may not have (written empty, null in Parquet).
+    pub fn opt_displayed(
+        self,
+        name: &str,
+        f: impl Fn(&G, &R) -> Option<f64> + Send + Sync + 'static,
+    ) -> Self {
+        let f = Arc::new(f);
+        self.push(name, Get::OptPercent(per_row(&f)), values::block(f))
     }
 
     pub fn flag(self, name: &str, f: impl Fn(&G, &R) -> bool + Send + Sync + 'static) -> Self {
@@ -447,6 +462,11 @@ impl<G, R> Table<G, R> {
                         }
                     }
                     Get::Percent(f) => push_display_f64(buf, f(grid, r)),
+                    Get::OptPercent(f) => {
+                        if let Some(x) = f(grid, r) {
+                            push_display_f64(buf, x)
+                        }
+                    }
                     Get::Flag(f) => {
                         buf.extend_from_slice(if f(grid, r) { b"true" } else { b"false" })
                     }

@@ -40,18 +40,22 @@ pub fn table<'a>() -> Table<MetricsKey<'a>, SessionMetrics> {
         .whole("final_context", |_, m| m.final_context)
         .whole("noted", |_, m| u64::from(m.noted))
         .whole("required_total", |_, m| u64::from(m.required_total))
-        .whole("required_verbatim", |_, m| u64::from(m.required_verbatim))
-        .displayed("required_any", |_, m| m.required_any)
+        .opt_whole("required_verbatim", |_, m| {
+            m.required_verbatim.map(u64::from)
+        })
+        .opt_displayed("required_any", |_, m| m.required_any)
         .opt_real("retention_end", |_, m| m.retention_end)
         .opt_real("retention_any_end", |_, m| m.retention_any_end)
         .opt_real("retention_at_need", |_, m| m.retention_at_need)
         .whole("facts_total", |_, m| u64::from(m.facts_total))
-        .whole("facts_kept", |_, m| u64::from(m.facts_kept))
+        .opt_whole("facts_kept", |_, m| m.facts_kept.map(u64::from))
         .opt_real("fact_retention_end", |_, m| m.fact_retention_end)
         .opt_real("fact_retention_at_need", |_, m| m.fact_retention_at_need)
         .flag("completed", |_, m| m.completed)
         .whole("needed_facts_total", |_, m| u64::from(m.needed_facts_total))
-        .whole("needed_facts_kept", |_, m| u64::from(m.needed_facts_kept))
+        .opt_whole("needed_facts_kept", |_, m| {
+            m.needed_facts_kept.map(u64::from)
+        })
         .opt_real("needed_fact_retention_end", |_, m| {
             m.needed_fact_retention_end
         })
@@ -59,4 +63,14 @@ pub fn table<'a>() -> Table<MetricsKey<'a>, SessionMetrics> {
         .opt_real("needed_fact_retention_at_need", |_, m| {
             m.needed_fact_retention_at_need
         })
+        .whole("needs", |_, m| m.needs.needs)
+        .whole("needs_recovered", |_, m| m.needs.recovered)
+        .whole("needs_lost", |_, m| m.needs.lost)
+        .opt_real("needed_fact_retention_first_return", |_, m| {
+            m.needs.first_return_retention()
+        })
+        .whole("refetch_calls", |_, m| u64::from(m.needs.refetch_calls))
+        .whole("refetch_tokens", |_, m| m.needs.refetch_tokens())
+        .real("refetch_cost", |_, m| m.needs.refetch_cost)
+        .real("cost_with_refetch", |_, m| m.cost + m.needs.refetch_cost)
 }

@@ -107,10 +107,11 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .whole("final_usage", |_, r| r.metrics.final_usage)
         .whole("noted", |_, r| u64::from(r.metrics.noted))
         .whole("required_total", |_, r| u64::from(r.metrics.required_total))
-        .whole("required_verbatim", |_, r| {
-            u64::from(r.metrics.required_verbatim)
+        // End-of-run measures are null for a run that did not complete: it has no end.
+        .opt_whole("required_verbatim", |_, r| {
+            r.metrics.required_verbatim.map(u64::from)
         })
-        .real("required_any", |_, r| r.metrics.required_any)
+        .opt_real("required_any", |_, r| r.metrics.required_any)
         .opt_real("retention_end", |_, r| r.metrics.retention_end)
         .share()
         .measure()
@@ -124,7 +125,7 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .paired()
         .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
-        .whole("facts_kept", |_, r| u64::from(r.metrics.facts_kept))
+        .opt_whole("facts_kept", |_, r| r.metrics.facts_kept.map(u64::from))
         .opt_real("fact_retention_end", |_, r| r.metrics.fact_retention_end)
         .share()
         .measure()
@@ -138,8 +139,8 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .whole("needed_facts_total", |_, r| {
             u64::from(r.metrics.needed_facts_total)
         })
-        .whole("needed_facts_kept", |_, r| {
-            u64::from(r.metrics.needed_facts_kept)
+        .opt_whole("needed_facts_kept", |_, r| {
+            r.metrics.needed_facts_kept.map(u64::from)
         })
         .opt_real("needed_fact_retention_end", |_, r| {
             r.metrics.needed_fact_retention_end
@@ -154,6 +155,39 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .share()
         .paired()
+        // Needed facts at their first return (`crate::session::need`): met on time through
+        // the owner, recovered by a re-read, or lost.
+        .whole("needs", |_, r| r.metrics.needs.needs)
+        .measure()
+        .whole("needs_recovered", |_, r| r.metrics.needs.recovered)
+        .measure()
+        .paired()
+        .whole("needs_lost", |_, r| r.metrics.needs.lost)
+        .measure()
+        .paired()
+        .opt_real("needed_fact_retention_first_return", |_, r| {
+            r.metrics.needs.first_return_retention()
+        })
+        .measure()
+        .share()
+        .paired()
+        // What the re-reads add to the bill, beside the replay's own.
+        .whole("refetch_calls", |_, r| {
+            u64::from(r.metrics.needs.refetch_calls)
+        })
+        .measure()
+        .paired_completed()
+        .whole("refetch_tokens", |_, r| r.metrics.needs.refetch_tokens())
+        .measure()
+        .paired_completed()
+        .real("refetch_cost", |_, r| r.metrics.needs.refetch_cost)
+        .measure()
+        .paired_completed()
+        .real("cost_with_refetch", |_, r| {
+            r.metrics.cost + r.metrics.needs.refetch_cost
+        })
+        .measure()
+        .paired_completed()
 }
 
 /// The keys of a session group, for the summary and the pairs tables.
@@ -190,14 +224,18 @@ fn keys<R: Keyed + 'static>() -> Table<SessionGrid, R> {
 pub fn summary_table(sessions: &Table<SessionGrid, SessionRow>) -> Table<SessionGrid, GroupRow> {
     let retention = measure_index(sessions, "retention_end");
     let at_need = measure_index(sessions, "retention_at_need");
+    let completed = measure_index(sessions, "completed");
     let keys = keys::<GroupRow>()
         .whole("n", |_, r| r.acc.n)
         // The independent units the intervals rest on.
         .whole("n_histories", |_, r| r.acc.histories)
-        // Sessions of histories with required records (the n of the retention-at-the-end means).
+        // Completed sessions of histories with required records (the n of the retention-at-
+        // the-end means: a run that died has no end).
         .whole("n_retention", move |_, r| r.count(retention))
         // Sessions with retention at need defined.
-        .whole("n_at_need", move |_, r| r.count(at_need));
+        .whole("n_at_need", move |_, r| r.count(at_need))
+        // Sessions that reached their last call: what every end-of-run mean rests on.
+        .whole("n_completed", move |_, r| r.sum_whole(completed));
     summary::table(sessions, keys)
 }
 

@@ -111,6 +111,11 @@ impl GroupRow {
     pub fn count(&self, k: usize) -> u64 {
         self.acc.measures[k].n
     }
+
+    /// The sum of whole measure `k` over the group: for a flag, the rows that have it.
+    pub fn sum_whole(&self, k: usize) -> u64 {
+        self.acc.measures[k].whole_sum()
+    }
 }
 
 /// The position of measure `name` among the measures of `rows`; a declaration error if absent.

@@ -66,7 +66,7 @@ impl Values {
             Get::Whole(_) => Values::Whole(Vec::with_capacity(rows)),
             Get::OptWhole(_) => Values::OptWhole(Nullable::with_capacity(rows)),
             Get::Real(_) | Get::Percent(_) => Values::Real(Vec::with_capacity(rows)),
-            Get::OptReal(_) => Values::OptReal(Nullable::with_capacity(rows)),
+            Get::OptReal(_) | Get::OptPercent(_) => Values::OptReal(Nullable::with_capacity(rows)),
             Get::Flag(_) => Values::Flag(MutableBitmap::with_capacity(rows)),
         }
     }

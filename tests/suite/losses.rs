@@ -53,9 +53,17 @@ fn a_session_that_runs_out_of_its_window_loses_what_its_later_calls_needed() {
     // Needs (required record, call): calls 1 and 2 need records 1 and 2 and have them (4 of 4);
     // call 3 needs them too, and call 4 also record 8 (which appeared before it): 2 + 3 lost.
     assert_eq!(m.retention_at_need, Some(4.0 / 9.0));
-    // At the end: records 1 and 2 of the 3 required records of the history.
+    // A run that died has no end: its end-of-run measures are null, not the 2 of 3 required
+    // records its last context held.
     assert_eq!(m.required_total, 3);
-    assert_eq!(m.retention_end, Some(2.0 / 3.0));
+    assert_eq!(
+        (
+            m.retention_end,
+            m.required_verbatim,
+            m.needed_fact_retention_end
+        ),
+        (None, None, None)
+    );
     // The agent as it ran: no window, every need met.
     let as_ran = Strategy::parse("raw(window=none)").unwrap();
     assert_eq!(as_ran.label(), "raw(window=none)");

@@ -29,6 +29,7 @@ mod llm_summaries;
 mod llm_sweep;
 mod losses;
 mod memory;
+mod needs;
 mod noise_models;
 mod presets_summary;
 mod presets_view;

@@ -200,7 +200,8 @@ formats = ["csv"]
     for row in reader.records().map(Result::unwrap) {
         sessions += 1;
         compacted += usize::from(&row[at("compactions")] != "0");
-        if &row[at("retention_end")] != "1.000000" {
+        // Over the runs that completed: a run that died has no end to keep anything at.
+        if &row[at("completed")] == "true" && &row[at("retention_end")] != "1.000000" {
             lost.insert(row[at("strategy")].to_string());
         }
     }

@@ -44,21 +44,26 @@ pub fn is_file_view(records: &[Record], i: usize) -> bool {
 
 /// The call record that produced result `i`: among the calls (or, where a harness writes no
 /// call records, the response) before the run of results `i` belongs to, the one in its place.
-fn producing_call(records: &[Record], i: usize) -> Option<&Record> {
+pub(crate) fn producing_call(records: &[Record], i: usize) -> Option<&Record> {
+    producing_call_at(records, i).map(|j| &records[j])
+}
+
+/// [`producing_call`]'s index.
+pub(crate) fn producing_call_at(records: &[Record], i: usize) -> Option<usize> {
     // Results of the same group before i: the k-th result answers the k-th call.
     let mut j = i;
     while j > 0 && records[j - 1].kind == Kind::ToolResult {
         j -= 1;
     }
     let k = i - j;
-    let mut calls: Vec<&Record> = Vec::new();
-    let mut response: Option<&Record> = None;
+    let mut calls: Vec<usize> = Vec::new();
+    let mut response: Option<usize> = None;
     while j > 0 && matches!(records[j - 1].kind, Kind::ToolCall | Kind::Assistant) {
         j -= 1;
         match records[j].kind {
-            Kind::ToolCall => calls.push(&records[j]),
+            Kind::ToolCall => calls.push(j),
             _ => {
-                response.get_or_insert(&records[j]);
+                response.get_or_insert(j);
             }
         }
     }
@@ -88,7 +93,7 @@ fn call_views_files(call: &Record) -> bool {
 }
 
 /// The body of the last fenced block (```` ```lang ... ``` ````) of a response.
-fn last_fenced_block(text: &str) -> Option<&str> {
+pub(crate) fn last_fenced_block(text: &str) -> Option<&str> {
     let end = text.rfind("```")?;
     let start = text[..end].rfind("```")? + 3;
     let body = &text[start..end];

@@ -413,6 +413,31 @@ impl Cache {
         }
     }
 
+    /// How `tokens` of a prompt are billed when the provider already holds them: the call
+    /// just before sent them (a prefix cache reads what its rules credit; without a cache, or
+    /// for a call `recorded` has no figure for, they are plain input). Used for the calls a
+    /// session adds beside the replay ([`super::need`]), which leave the cache as it is; the
+    /// prompts such tokens sit in are taken to be past the minimum cacheable length (an
+    /// agent's context is, after its first calls).
+    pub fn carried(&self, tokens: u64) -> Billing {
+        let read = match self.rules.kind {
+            CacheKind::Anthropic | CacheKind::OpenAi | CacheKind::Gemini => {
+                self.rules.credited(tokens)
+            }
+            CacheKind::None | CacheKind::Recorded => 0,
+        };
+        Billing::of(read, 0, tokens - read, 0)
+    }
+
+    /// How `tokens` new to the prompt are billed: written to Anthropic's cache at its
+    /// breakpoint, plain input elsewhere.
+    pub fn added(&self, tokens: u64) -> Billing {
+        match self.rules.kind {
+            CacheKind::Anthropic => Billing::of(0, tokens, 0, 0),
+            _ => Billing::of(0, 0, tokens, 0),
+        }
+    }
+
     /// The context was replaced; `common` leading entries are the same as before.
     pub fn replaced(&mut self, common: usize, breakpoints: &mut Vec<usize>) {
         self.prefix.replaced(common);
