@@ -18,7 +18,7 @@ pub struct CalibrateArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    #[arg(long, required_unless_present = "summaries", help = format!(
+    #[arg(long, required_unless_present_any = ["summaries", "rereads"], help = format!(
         "Transcript format: {} (with `--summaries`: claude-code unless given)",
         Format::names_or()
     ))]
@@ -28,6 +28,13 @@ pub struct CalibrateArgs {
     /// `simulated(recall_flagged, recall_other)` they imply.
     #[arg(long)]
     pub summaries: bool,
+    /// Replay each transcript as it ran (its own summaries at its own compaction points) and
+    /// set, at every compaction, the files ctxlab predicts the agent reads again beside those
+    /// it did read again (a view of a file it had viewed before the compaction): observed,
+    /// predicted, hits, precision, recall and tokens, per compaction and pooled; with `--csv`
+    /// one pooled row. Transcripts without a compaction are counted and named.
+    #[arg(long, conflicts_with_all = ["summaries", "fit_cache", "per_call"])]
+    pub rereads: bool,
     /// With `--summaries`: the flag rules that split the facts (as `histories.flags` takes
     /// them; default `instructions,errors`, rules a harness could apply as the run goes).
     #[arg(long)]
@@ -92,6 +99,9 @@ fn cache_rules(a: &CalibrateArgs) -> Result<crate::session::CacheRules> {
 pub fn run(a: CalibrateArgs) -> Result<()> {
     if a.summaries {
         return summaries(a);
+    }
+    if a.rereads {
+        return rereads(a);
     }
     if a.flags.is_some() {
         bail!("--flags applies only with --summaries (it splits a summary's facts by flag)");
@@ -209,5 +219,41 @@ fn summaries(a: CalibrateArgs) -> Result<()> {
         "{}",
         crate::calibrate_summaries::to_text(&measured, runs.len(), &flags)
     );
+    Ok(())
+}
+
+/// `--rereads`: predicted against observed re-reads after each compaction.
+fn rereads(a: CalibrateArgs) -> Result<()> {
+    let other_mode = [
+        ("--cache", a.cache.is_some()),
+        ("--model", a.model.is_some()),
+        ("--cache-min-tokens", a.cache_min_tokens.is_some()),
+        ("--flags", a.flags.is_some()),
+    ];
+    if let Some((given, verb)) = super::args::given_flags(&other_mode) {
+        bail!("{given} {verb} nothing with --rereads (every record counts as required there, and re-reads are compared as files, not billed)");
+    }
+    let runs = read_all(&a.files, a.format.unwrap_or(Format::ClaudeCode), a.skip_bad)?;
+    let mut measured = Vec::new();
+    let mut without = Vec::new();
+    for run in &runs {
+        let m = crate::calibrate_rereads::measure(run, a.cost);
+        if m.is_empty() {
+            without.push(run.history.name.clone());
+        }
+        measured.extend(m);
+    }
+    if measured.is_empty() {
+        bail!(
+            "no compaction in {} transcript(s): Claude Code writes one as a `user` line with `isCompactSummary: true` when it compacts a session; nothing to compare",
+            runs.len()
+        );
+    }
+    let out = if a.csv {
+        crate::calibrate_rereads::to_csv(&measured)
+    } else {
+        crate::calibrate_rereads::to_text(&measured, runs.len(), &without)
+    };
+    crate::say!("{out}");
     Ok(())
 }

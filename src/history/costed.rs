@@ -37,6 +37,25 @@ fn omitted_costs(lines: &[u32], model: CostModel) -> Vec<u64> {
         .collect()
 }
 
+/// `(fact, file)`, sorted: each fact that is a viewed file's path or file name, as the
+/// tokenizer finds them in the path.
+fn file_names(files: &super::recovery::FileIndex, facts: &Facts) -> Vec<(u32, u32)> {
+    let mut out: Vec<(u32, u32)> = files
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(id, f)| {
+            crate::history::import::label::distinctive_tokens(&f.path)
+                .filter_map(|t| facts.id(t))
+                .map(move |fact| (fact, id as u32))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// What a provider billed one model call for, as its transcript records it, in the provider's
 /// tokens: the prompt is `uncached + cache_read + cache_write`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -112,9 +131,13 @@ pub struct CostedHistory {
     /// The task statement: the first `user` record, if any (what the extractive summariser
     /// ranks lines against).
     pub task: Option<usize>,
-    /// Per record: a re-runnable read the agent can fetch again once dropped
-    /// ([`super::recovery`]); every other record is lost when dropped.
+    /// Per record: a re-runnable read the agent can fetch again once dropped, judged over the
+    /// whole history ([`super::recovery`]); every other record is lost when dropped.
     pub recoverable: Vec<bool>,
+    /// The files the history views, and what can be fetched again at any moment.
+    pub files: super::recovery::FileIndex,
+    /// `(fact, file)`, sorted: the facts that name a viewed file (its path or its file name).
+    pub file_names: Vec<(u32, u32)>,
 }
 
 impl CostedHistory {
@@ -140,6 +163,8 @@ impl CostedHistory {
             .collect();
         let truth = history.truth();
         let facts = Facts::of(history);
+        let files = super::recovery::FileIndex::of(&history.records);
+        let file_names = file_names(&files, &facts);
         let required_facts = facts.required(&truth);
         CostedHistory {
             name: history.name.clone(),
@@ -171,9 +196,23 @@ impl CostedHistory {
             recorded: Vec::new(),
             facts,
             task: history.records.iter().position(|r| r.kind == Kind::User),
-            recoverable: super::recovery::recoverable(&history.records),
+            recoverable: (0..history.len())
+                .map(|i| files.recoverable_at(i, history.len()))
+                .collect(),
+            file_names,
+            files,
             source: source.clone(),
         }
+    }
+
+    /// The history with its facts found again, the records marked in `not_uses` using
+    /// nothing ([`Facts::excluding_uses`]; the needed facts follow).
+    pub fn excluding_uses(mut self, not_uses: &[bool]) -> Self {
+        self.facts = Facts::excluding_uses(&self.source, self.facts.min_gap(), not_uses);
+        self.required_facts = self.facts.required(&self.truth);
+        self.needed_facts = self.facts.needed_of(&self.required_facts);
+        self.file_names = file_names(&self.files, &self.facts);
+        self
     }
 
     /// Each record's text, in order.

@@ -105,17 +105,95 @@ const EDITING_TOOLS: [&str; 4] = ["Edit", "Write", "MultiEdit", "NotebookEdit"];
 /// Editor-tool commands that change the file their `path` names.
 const EDITOR_EDITS: [&str; 4] = ["create", "str_replace", "insert", "undo_edit"];
 
-/// Each record's recovery class: `true` for a re-runnable read (see the module documentation).
+/// Each record's recovery class over the whole history: `true` for a re-runnable read whose
+/// file (if it shows one) no later record edits (see the module documentation).
 pub fn recoverable(records: &[Record]) -> Vec<bool> {
-    let edits = edits(records);
+    let index = FileIndex::of(records);
     (0..records.len())
-        .map(|i| {
-            records[i].kind == Kind::ToolResult
-                && is_read(records, i)
-                && viewed_file(records, i)
-                    .is_none_or(|path| !edits.iter().any(|(at, p)| *at > i && same_file(p, &path)))
-        })
+        .map(|i| index.recoverable_at(i, records.len()))
         .collect()
+}
+
+/// No file.
+pub const NO_FILE: u32 = u32::MAX;
+
+/// One file the history views.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct File {
+    /// As its first view names it.
+    pub path: String,
+    /// The records that show it, and those that edit it (the call records), ascending.
+    pub views: Vec<u32>,
+    pub edits: Vec<u32>,
+}
+
+/// What can be fetched again, record by record, and the files the history views: the
+/// recovery classes as of any moment (a view is lost once its file is edited after it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileIndex {
+    /// Per record: a re-runnable read (rules 1 and 2).
+    pub read: Vec<bool>,
+    /// Per record: the file it shows ([`NO_FILE`] for any record that is not a view).
+    pub view_of: Vec<u32>,
+    /// Per record: the file the view it produces shows (a call, or a response holding the
+    /// command), [`NO_FILE`] otherwise: such a call is the re-read itself, not a use of the
+    /// file's name.
+    pub call_views: Vec<u32>,
+    pub files: Vec<File>,
+}
+
+impl FileIndex {
+    pub fn of(records: &[Record]) -> FileIndex {
+        let n = records.len();
+        let mut index = FileIndex {
+            read: (0..n)
+                .map(|i| records[i].kind == Kind::ToolResult && is_read(records, i))
+                .collect(),
+            view_of: vec![NO_FILE; n],
+            call_views: vec![NO_FILE; n],
+            files: Vec::new(),
+        };
+        for i in 0..n {
+            let Some(path) = viewed_file(records, i) else {
+                continue;
+            };
+            let id = match index.files.iter().position(|f| same_file(&f.path, &path)) {
+                Some(id) => id,
+                None => {
+                    index.files.push(File {
+                        path,
+                        views: Vec::new(),
+                        edits: Vec::new(),
+                    });
+                    index.files.len() - 1
+                }
+            };
+            index.files[id].views.push(i as u32);
+            index.view_of[i] = id as u32;
+            if let Some(call) = super::import::file_view::producing_call_at(records, i) {
+                index.call_views[call] = id as u32;
+            }
+        }
+        for (at, path) in edits(records) {
+            for f in index.files.iter_mut().filter(|f| same_file(&f.path, &path)) {
+                f.edits.push(at as u32);
+            }
+        }
+        index
+    }
+
+    /// Whether record `j` can be fetched again, as it was, just before record `at`: a
+    /// re-runnable read, and if it shows a file, one that no record between them edits.
+    pub fn recoverable_at(&self, j: usize, at: usize) -> bool {
+        self.read[j]
+            && match self.view_of[j] {
+                NO_FILE => true,
+                f => !self.files[f as usize]
+                    .edits
+                    .iter()
+                    .any(|&e| (e as usize) > j && (e as usize) < at),
+            }
+    }
 }
 
 /// The file a tool result shows, when its call views one named file: a `Read` (its

@@ -355,14 +355,13 @@ pub fn replay_text(
     let n = &m.needs;
     let _ = writeln!(
         s,
-        "needed facts at need: {} over all {} uses (any record holding the token); at their first return {} over {} ({} met, {} recovered by re-reading, {} lost)",
+        "needed facts at need: {} over all {} uses (any record holding the token; of the uses it missed, {} recovered by re-reading, {} lost); at their first return, through the record that introduced them, {} over {}",
         opt(m.needed_fact_retention_at_need),
         m.needed_uses,
-        opt(n.first_return_retention()),
-        n.needs,
-        n.met,
         n.recovered,
-        n.lost
+        n.lost,
+        opt(n.first_return_retention()),
+        n.first_returns,
     );
     if n.refetch_calls > 0 {
         let _ = writeln!(

@@ -314,6 +314,8 @@ pub struct CompactionRow {
 pub struct RefetchRow {
     /// The agent call that needed it (1-based).
     pub call: u32,
+    /// That call's first output record (0-based in the history).
+    pub at: usize,
     /// The record fetched again (0-based in the history).
     pub record: usize,
 }

@@ -1,23 +1,40 @@
-//! Needs at their first return, and what the agent pays to get back what a compaction dropped.
+//! Needed facts at their first return, and what the agent pays to get back what a compaction
+//! dropped.
 //!
-//! **A need** is the first return of a needed fact of a required record
+//! **First returns.** A needed fact of a required record has at most one *first return*
 //! ([`crate::facts::Facts::first_return`]): the first agent call whose output holds the fact
 //! again without the agent having restated it since the record that introduced it (its
-//! owner). Each such fact is needed once. At that call the need is
+//! owner). There it is **met** when the call's input holds the fact through its owner: the
+//! owner verbatim (its own entry or the notes read back), or a summary that holds the fact.
+//! `needed_fact_retention_first_return` is the share met; the other uses mostly repeat the
+//! agent's own words, which any strategy keeping the agent's recent messages meets.
 //!
-//! - **met** when the call's input holds the fact through its owner: the owner verbatim (its
-//!   own entry or the notes read back), or a summary that holds the fact;
-//! - **recovered** when it does not, but the owner is a re-runnable read
-//!   ([`crate::history::recovery`]): the agent fetches it again (see below) and meets the need
-//!   late;
-//! - **lost** otherwise: the user's constraint, the model's own decision or a side-effecting
-//!   output is gone for good. Needs after a run ended (`exit_context`) are lost too.
+//! **Re-reads.** The agent fetches a dropped record again in two cases, each a rule its
+//! source states ([`crate::history::recovery`]) and `ctxlab calibrate --rereads` holds against
+//! what agents did after real compactions:
 //!
-//! **A re-read.** Before an agent call with needs to recover, the agent makes one extra call
-//! on the context as it stands, whose output is the calls that fetch the owners again (each
-//! owner's producing call record, at its cost), and the owners and those calls then sit in the
-//! context until the next compaction. Billed under the session's cache, beside the replay
-//! (the replay's own context, triggers and bill are left as they are):
+//! - **a file it names**: when an agent call's output (a call or its text) names a file the
+//!   agent viewed before (the file's path or file name) and no view of that file is in the
+//!   context, the agent reads the file again: its latest view is fetched, whether or not the
+//!   agent edited the file since (a call that itself views the file is that read, not a use);
+//! - **a token it lacks**: when a use of a needed fact finds its token nowhere in the call's
+//!   input and a re-runnable read that is not a file view held it (a listing, a search, a
+//!   fetched page, a read-only command's output), the latest such read is run again. A token
+//!   only a file view held comes back only when the agent names the file: identifiers alone
+//!   did not predict which files agents read again (3 of 20 such files were).
+//!
+//! **Recovered or lost.** Every use of a needed fact (as `needed_fact_retention_at_need`
+//! counts them) whose token the call's input lacks is **recovered** when a record fetched
+//! again (at this call or since the last compaction) holds it as it was (a view of a file
+//! edited since then does not: the file changed), and **lost** otherwise: the user's
+//! constraint, the model's own decision, a side-effecting output, a file the agent never named
+//! again. Uses after a run ended (`exit_context`) are lost.
+//!
+//! **What a re-read costs.** Before an agent call with records to fetch, the agent makes one extra call on
+//! the context as it stands, whose output is the calls that fetch them (each record's
+//! producing call record, at its cost); the records and those calls then sit in the context
+//! until the next compaction. Billed under the session's cache, beside the replay (the
+//! replay's own context, triggers and bill are left as they are):
 //!
 //! - the extra call's input, as tokens the provider already holds ([`Cache::carried`]: the
 //!   agent call right after sends the same prefix), and its output at the output price;
@@ -27,7 +44,7 @@
 //!
 //! What this leaves out, and so under-counts: a fetched record never pushes the context to an
 //! earlier compaction, nor past the window; the extra call adds nothing to usage; facts of
-//! records that are not required are never re-read.
+//! records that are not required are never fetched.
 
 use super::cache::{Billing, Cache};
 use super::prices::Prices;
@@ -35,9 +52,12 @@ use super::prices::Prices;
 /// What a session's needs came to.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct NeedMetrics {
-    /// First returns of needed facts of the required records the run reached or would have.
-    pub needs: u64,
-    pub met: u64,
+    /// First returns of needed facts of the required records (those after a run ended
+    /// included, unmet), and of those the ones met on time through their owner.
+    pub first_returns: u64,
+    pub first_returns_met: u64,
+    /// Uses of needed facts whose token the call's input lacked: recovered by a re-read, or
+    /// lost.
     pub recovered: u64,
     pub lost: u64,
     /// The extra calls that fetched dropped records again.
@@ -49,9 +69,9 @@ pub struct NeedMetrics {
 }
 
 impl NeedMetrics {
-    /// Needs met on time, over all needs (`None` without a need).
+    /// First returns met on time through their owner (`None` without one).
     pub fn first_return_retention(&self) -> Option<f64> {
-        (self.needs > 0).then(|| self.met as f64 / self.needs as f64)
+        (self.first_returns > 0).then(|| self.first_returns_met as f64 / self.first_returns as f64)
     }
 
     /// Tokens the re-reads added: input and output.
@@ -74,8 +94,8 @@ impl NeedTally {
     /// share of what the re-reads hold in the context.
     pub fn call(&mut self, cache: &Cache, context: u64, fetch: Fetch) {
         let m = &mut self.metrics;
-        m.needs += fetch.met + fetch.recovered + fetch.lost;
-        m.met += fetch.met;
+        m.first_returns += fetch.first_returns;
+        m.first_returns_met += fetch.first_returns_met;
         m.recovered += fetch.recovered;
         m.lost += fetch.lost;
         if fetch.records > 0 {
@@ -91,10 +111,10 @@ impl NeedTally {
         self.in_context += new;
     }
 
-    /// Needs a run that ended never reached.
-    pub fn lost(&mut self, needs: u64) {
-        self.metrics.needs += needs;
-        self.metrics.lost += needs;
+    /// The first returns and uses of a run's calls after it ended: all unmet.
+    pub fn lost(&mut self, first_returns: u64, uses: u64) {
+        self.metrics.first_returns += first_returns;
+        self.metrics.lost += uses;
     }
 
     /// A compaction rewrote the context: the fetched records are no longer in it.
@@ -111,7 +131,8 @@ impl NeedTally {
 /// What one agent call's needs came to, as [`NeedTally::call`] takes it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Fetch {
-    pub met: u64,
+    pub first_returns: u64,
+    pub first_returns_met: u64,
     pub recovered: u64,
     pub lost: u64,
     /// Tokens of the records fetched again at this call, and of the calls that fetch them.

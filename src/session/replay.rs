@@ -10,6 +10,7 @@ use super::need::{Fetch, NeedTally};
 use super::trigger::Trigger;
 use super::{notes, CallRow, CompactionRow, Compactor, RefetchRow, SessionMetrics, Trace};
 use crate::context::{Context, Item, Outcome};
+use crate::history::recovery::NO_FILE;
 use crate::history::starts_call;
 use crate::history::{CostedHistory, Kind};
 use crate::rng;
@@ -352,7 +353,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             return false;
         }
         if !self.h.facts.is_empty() {
-            let fetch = self.first_returns(call, a, b);
+            let fetch = self.needs_of_call(call, a, b);
             self.needs.call(&self.cache, input, fetch);
         }
         let bill = self.bill(Some(b), output);
@@ -967,7 +968,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 let introduced = h.facts.introduced_by(r);
                 self.need_facts += h.required_facts.partition_point(|&f| f < introduced) as u64;
                 for j in r..end {
-                    self.need_uses += h
+                    let uses = h
                         .facts
                         .holds(j)
                         .iter()
@@ -975,13 +976,14 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                             h.facts.is_use(f, j) && h.needed_facts.binary_search(&f).is_ok()
                         })
                         .count() as u64;
-                    self.needs.lost(
-                        h.facts
-                            .holds(j)
-                            .iter()
-                            .filter(|&&f| self.is_first_return(f, j))
-                            .count() as u64,
-                    );
+                    self.need_uses += uses;
+                    let first_returns = h
+                        .facts
+                        .holds(j)
+                        .iter()
+                        .filter(|&&f| self.is_first_return(f, j))
+                        .count() as u64;
+                    self.needs.lost(first_returns, uses);
                     required += u32::from(h.truth[j]);
                 }
                 r = end;
@@ -1070,48 +1072,132 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             && self.h.needed_facts.binary_search(&f).is_ok()
     }
 
-    /// The needs of agent call `call`, whose output is records `a..b`: met, recovered (the
-    /// records to fetch again, marked fetched) or lost (see [`super::need`]).
-    fn first_returns(&mut self, call: u32, a: usize, b: usize) -> Fetch {
+    /// The needs of agent call `call`, whose output is records `a..b` (see [`super::need`]):
+    /// its first returns, met or not, and its uses whose token the input lacks, recovered (the
+    /// records to fetch again, marked fetched) or lost.
+    fn needs_of_call(&mut self, call: u32, a: usize, b: usize) -> Fetch {
         let mut fetch = Fetch::default();
-        let mut summaries_marked = false;
+        self.mark_summary_facts();
+        let facts = &self.h.facts;
         for r in a..b {
-            for k in 0..self.h.facts.holds(r).len() {
-                let f = self.h.facts.holds(r)[k];
-                if !self.is_first_return(f, r) {
-                    continue;
-                }
-                if !summaries_marked {
-                    self.mark_summary_facts();
-                    summaries_marked = true;
-                }
-                let owner = self.h.facts.owner(f);
-                // An owner in this very output (a long response) was written by the agent as
-                // it used it.
-                if owner >= a || self.held_by_owner(f) {
-                    fetch.met += 1;
-                } else if self.s.refetched[owner] {
-                    fetch.recovered += 1;
-                } else if self.h.recoverable[owner] {
-                    fetch.recovered += 1;
-                    self.s.refetched[owner] = true;
-                    fetch.records += self.h.costs[owner];
-                    let records = self.h.records();
-                    fetch.call_output +=
-                        crate::history::import::file_view::producing_call_at(records, owner)
-                            .map_or(0, |j| self.h.costs[j]);
-                    if let Some(t) = self.trace.as_deref_mut() {
-                        t.refetches.push(RefetchRow {
-                            call,
-                            record: owner,
-                        });
-                    }
-                } else {
-                    fetch.lost += 1;
+            for &f in facts.holds(r) {
+                if self.is_first_return(f, r) {
+                    fetch.first_returns += 1;
+                    // An owner in this very output (a long response) was written by the agent
+                    // as it used it.
+                    let owner = facts.owner(f);
+                    fetch.first_returns_met += u64::from(owner >= a || self.held_by_owner(f));
                 }
             }
         }
+        self.reread_named_files(call, a, b, &mut fetch);
+        // The call's uses, each fact once (as `needed_uses` counts them).
+        let facts = &self.h.facts;
+        let mut uses = std::mem::take(&mut self.s.uses);
+        uses.clear();
+        for r in a..b {
+            uses.extend(
+                facts.holds(r).iter().copied().filter(|&f| {
+                    facts.is_use(f, r) && self.h.needed_facts.binary_search(&f).is_ok()
+                }),
+            );
+        }
+        uses.sort_unstable();
+        uses.dedup();
+        let files = &self.h.files;
+        for &f in &uses {
+            if self.held_anywhere(f) {
+                continue;
+            }
+            let held = facts.held_by(f);
+            let before = &held[..held.partition_point(|&j| (j as usize) < a)];
+            // A record fetched again since the compaction serves it, if it is as it was.
+            if before
+                .iter()
+                .any(|&j| self.s.refetched[j as usize] && files.recoverable_at(j as usize, a))
+            {
+                fetch.recovered += 1;
+                continue;
+            }
+            // A listing, a search, a page or a read-only command's output is run again; a file
+            // is read again only when the agent names it (above).
+            match before.iter().rev().find(|&&j| {
+                files.view_of[j as usize] == NO_FILE && files.recoverable_at(j as usize, a)
+            }) {
+                Some(&j) => {
+                    fetch.recovered += 1;
+                    self.fetch_again(call, a, j as usize, &mut fetch);
+                }
+                None => fetch.lost += 1,
+            }
+        }
+        self.s.uses = uses;
         fetch
+    }
+
+    /// The files the agent names in the output `a..b` (a call or its text) that it viewed
+    /// before, while no view of them is in the context: it reads each again (its latest view),
+    /// whether or not it edited the file since. A call that views the file is that read itself.
+    fn reread_named_files(&mut self, call: u32, a: usize, b: usize, fetch: &mut Fetch) {
+        let h = self.h;
+        if h.file_names.is_empty() {
+            return;
+        }
+        for r in a..b {
+            if !matches!(h.kinds[r], Kind::Assistant | Kind::ToolCall) {
+                continue;
+            }
+            for &f in h.facts.holds(r) {
+                let at = h.file_names.partition_point(|&(x, _)| x < f);
+                for &(_, file) in h.file_names[at..].iter().take_while(|&&(x, _)| x == f) {
+                    if h.files.call_views[r] == file {
+                        continue;
+                    }
+                    let views = &h.files.files[file as usize].views;
+                    let before = &views[..views.partition_point(|&v| (v as usize) < a)];
+                    let Some(&latest) = before.last() else {
+                        continue;
+                    };
+                    let s = &*self.s;
+                    let present = before.iter().any(|&v| {
+                        s.refetched[v as usize]
+                            || s.mark.get(v as usize).is_some_and(|&m| m & VERBATIM != 0)
+                    });
+                    if !present {
+                        self.fetch_again(call, a, latest as usize, fetch);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Fetches record `j` again before the agent call starting at record `a`.
+    fn fetch_again(&mut self, call: u32, a: usize, j: usize, fetch: &mut Fetch) {
+        self.s.refetched[j] = true;
+        fetch.records += self.h.costs[j];
+        fetch.call_output +=
+            crate::history::import::file_view::producing_call_at(self.h.records(), j)
+                .map_or(0, |c| self.h.costs[c]);
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.refetches.push(RefetchRow {
+                call,
+                at: a,
+                record: j,
+            });
+        }
+    }
+
+    /// Whether the context's text holds fact `f` at all: any record holding the token
+    /// (verbatim, in the notes, or carried by a simulated summary) or a text summary naming it.
+    fn held_anywhere(&self, f: u32) -> bool {
+        let s = &*self.s;
+        let verbatim_only = if self.text_summaries { VERBATIM } else { !0 };
+        s.fact_mark[f as usize]
+            || self.h.facts.held_by(f).iter().any(|&j| {
+                s.mark
+                    .get(j as usize)
+                    .is_some_and(|&m| m & verbatim_only != 0)
+            })
     }
 
     /// Marks in `fact_mark` the facts the text summaries in the context hold (nothing for the

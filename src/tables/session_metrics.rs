@@ -63,7 +63,7 @@ pub fn table<'a>() -> Table<MetricsKey<'a>, SessionMetrics> {
         .opt_real("needed_fact_retention_at_need", |_, m| {
             m.needed_fact_retention_at_need
         })
-        .whole("needs", |_, m| m.needs.needs)
+        .whole("first_returns", |_, m| m.needs.first_returns)
         .whole("needs_recovered", |_, m| m.needs.recovered)
         .whole("needs_lost", |_, m| m.needs.lost)
         .opt_real("needed_fact_retention_first_return", |_, m| {

@@ -155,9 +155,9 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .share()
         .paired()
-        // Needed facts at their first return (`crate::session::need`): met on time through
-        // the owner, recovered by a re-read, or lost.
-        .whole("needs", |_, r| r.metrics.needs.needs)
+        // Needed facts at their first return, and the uses the context missed: recovered by a
+        // re-read, or lost (`crate::session::need`).
+        .whole("first_returns", |_, r| r.metrics.needs.first_returns)
         .measure()
         .whole("needs_recovered", |_, r| r.metrics.needs.recovered)
         .measure()

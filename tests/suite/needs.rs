@@ -89,7 +89,7 @@ use Kind::{Assistant as A, System as S, ToolCall as C, ToolResult as T, User as 
 
 #[test]
 fn a_dropped_file_view_is_read_again_a_dropped_instruction_and_an_edited_view_are_lost() {
-    // Lengths in chars: 3, 34, 14, 25, 29, 24, 25, 18, 58, 2, 47, 5. Required: the user's
+    // Lengths in chars: 3, 34, 14, 25, 29, 24, 25, 18, 58, 2, 67, 5. Required: the user's
     // instruction (1), the view of app.py (4) and the view of db.py (6), which the agent edits
     // at 8 before it uses what it read.
     let h = records(&[
@@ -111,7 +111,7 @@ fn a_dropped_file_view_is_read_again_a_dropped_instruction_and_an_edited_view_ar
         (
             A,
             None,
-            "Use load_settings, open_pool and deploy_config.",
+            "In app.py and db.py use load_settings, open_pool and deploy_config.",
             false,
         ),
         (A, None, "Done.", false),
@@ -132,18 +132,22 @@ fn a_dropped_file_view_is_read_again_a_dropped_instruction_and_an_edited_view_ar
     );
     assert_eq!((m.calls, m.compactions, m.completed), (5, 1, true));
     // Call 4 uses the three needed facts for the first time since the records that introduced
-    // them: load_settings comes back by reading app.py again, open_pool (db.py was edited) and
-    // the user's deploy_config are lost.
+    // them, none of which the context holds. It names app.py and db.py, whose views are gone:
+    // the agent reads both again. load_settings comes back with app.py; open_pool does not
+    // (db.py was edited at 8, after the view the agent had); the user's deploy_config is lost.
     let n = m.needs;
-    assert_eq!((n.needs, n.met, n.recovered, n.lost), (3, 0, 1, 2));
+    assert_eq!((n.first_returns, n.first_returns_met), (3, 0));
+    assert_eq!((n.recovered, n.lost), (1, 2));
     assert_eq!(n.first_return_retention(), Some(0.0));
-    assert_eq!(
-        t.refetches,
-        [ctxlab::session::RefetchRow { call: 4, record: 4 }]
-    );
+    let fetched = |record| ctxlab::session::RefetchRow {
+        call: 4,
+        at: 10,
+        record,
+    };
+    assert_eq!(t.refetches, [fetched(4), fetched(6)]);
     // The re-read: one extra call on the context as it stands (3 tokens, read from cache)
-    // whose output is the Read call (25); the call and its result (25 + 29 = 54) are written to
-    // the cache at call 4 and read again at call 5.
+    // whose output is the two Read calls (25 + 24 = 49); the calls and their results
+    // (49 + 29 + 25 = 103) are written to the cache at call 4 and read again at call 5.
     assert_eq!(n.refetch_calls, 1);
     assert_eq!(
         (
@@ -152,12 +156,12 @@ fn a_dropped_file_view_is_read_again_a_dropped_instruction_and_an_edited_view_ar
             n.refetch.uncached,
             n.refetch.output
         ),
-        (3 + 54, 54, 0, 25)
+        (3 + 103, 103, 0, 49)
     );
-    assert_eq!(n.refetch_tokens(), 57 + 54 + 25);
-    // (57 × 3 × 0.1 + 54 × 3 × 1.25 + 25 × 15) / 10⁶ = (17.1 + 202.5 + 375) / 10⁶.
+    assert_eq!(n.refetch_tokens(), 106 + 103 + 49);
+    // (106 × 3 × 0.1 + 103 × 3 × 1.25 + 49 × 15) / 10⁶ = (31.8 + 386.25 + 735) / 10⁶.
     assert!(
-        (n.refetch_cost - 594.6e-6).abs() < 1e-12,
+        (n.refetch_cost - 1153.05e-6).abs() < 1e-12,
         "{}",
         n.refetch_cost
     );
@@ -209,9 +213,11 @@ fn first_returns_leave_out_the_uses_that_echo_the_agent() {
     // was dropped), both at 7 (met by the agent's own records 3 and 5): 3 of 4.
     assert_eq!(m.needed_uses, 4);
     assert_eq!(m.needed_fact_retention_at_need, Some(0.75));
-    // First return: load_config at 5 alone, lost (a `bash` result of no reading call).
+    // First return: load_config at 5 alone, unmet. The use the context missed there is lost:
+    // its one holder is a `bash` result of no reading call.
     let n = m.needs;
-    assert_eq!((n.needs, n.met, n.recovered, n.lost), (1, 0, 0, 1));
+    assert_eq!((n.first_returns, n.first_returns_met), (1, 0));
+    assert_eq!((n.recovered, n.lost), (0, 1));
     assert_eq!(n.first_return_retention(), Some(0.0));
 }
 
