@@ -51,8 +51,8 @@
 //! **Shares where 0 is a failure.** A measure over all cells counts an infeasible cell as 0
 //! (`required_retention_all`, `feasible` itself). Where failures are rare and come by history,
 //! a sample of histories mostly holds none, and the interval above, built on the spread the
-//! sample shows, sits above the true mean (30 histories from a population whose groups fail in
-//! 0.1–5 % of cells: covered in 0.67 of samples at worst). Such a measure (`zero_fails`) keeps
+//! sample shows, sits above the true mean (samples of 30 generated histories: covered in 0.52
+//! of them at worst over the main job's groups; docs/statistics.md has the figures). Such a measure (`zero_fails`) keeps
 //! three more sums: the histories with a value at 0 (`F` of the `H`), their values and their
 //! sum. Histories are independent, so the share of failing ones has an exact binomial interval
 //! `[φ₋, φ₊]` (Clopper–Pearson, which unlike Jeffreys's keeps each end's miss under 2.5 % at
