@@ -47,6 +47,23 @@
 //! same exact sums, so it keeps the bit-identity above. Away from the bounds it is nearly the
 //! normal-theory interval: at a mean of 0.5 its width is 0.976 of that one's on average at 30
 //! histories and 0.998 at 300, and its ends move by at most 0.013 and 0.0003.
+//!
+//! **Shares where 0 is a failure.** A measure over all cells counts an infeasible cell as 0
+//! (`required_retention_all`, `feasible` itself). Where failures are rare and come by history,
+//! a sample of histories mostly holds none, and the interval above, built on the spread the
+//! sample shows, sits above the true mean (samples of 30 generated histories: covered in 0.52
+//! of them at worst over the main job's groups; docs/statistics.md has the figures). Such a measure (`zero_fails`) keeps
+//! three more sums: the histories with a value at 0 (`F` of the `H`), their values and their
+//! sum. Histories are independent, so the share of failing ones has an exact binomial interval
+//! `[φ₋, φ₊]` (Clopper–Pearson, which unlike Jeffreys's keeps each end's miss under 2.5 % at
+//! `F = 0`: 0 of 300 allows up to 0.0122, Jeffreys's 0.0083 is missed by a 0.0095 share 5.7 %
+//! of the time). The mean is `(1 − φ)·m_ok + φ·m_fail` over the histories without and with a
+//! failure, so the interval reaches down to `(1 − φ₊)·m_ok + φ₊·m_fail⁻` and up to
+//! `(1 − φ₋)·m_ok⁺ + φ₋·m_fail`, each part's mean counted with one more history of `N / H`
+//! values at the far bound (all 0 among the failing ones, all 1 among the others: with no
+//! failing history seen, the unseen ones are taken to keep nothing). The share's interval is
+//! the union of this one and Jeffreys's: it moves only where the sample holds few failing
+//! histories (or few that do not fail), and it is still a function of exact integer sums.
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +82,11 @@ pub struct Acc {
     /// for shares (see the module documentation). Absent from states written before it.
     #[serde(default)]
     pub unit: bool,
+    /// A value of 0 is a failure (an infeasible cell counts 0): the share's interval also
+    /// bounds the share of histories that fail ([`Acc::failure_interval`]). Absent from states
+    /// written before it.
+    #[serde(default)]
+    pub zero_fails: bool,
     /// Values.
     pub n: u64,
     /// Histories with at least one value.
@@ -81,6 +103,13 @@ pub struct Acc {
     history_n_sq: i128,
     #[serde(with = "i128_text")]
     history_sum_n: i128,
+    /// Histories with a value at 0, their values and the sum of those (format 3 on).
+    #[serde(default)]
+    failing: u64,
+    #[serde(default)]
+    failing_n: u64,
+    #[serde(with = "i128_text", default)]
+    failing_sum: i128,
 }
 
 /// The values of one measure that one history gives one group, before they join the group.
@@ -89,6 +118,8 @@ pub struct Partial {
     n: u64,
     sum: i128,
     sum_sq: i128,
+    /// Values at 0.
+    zeros: u64,
 }
 
 impl Partial {
@@ -103,6 +134,7 @@ impl Partial {
             Err(_) => q.saturating_mul(q),
         };
         self.sum_sq = self.sum_sq.saturating_add(square);
+        self.zeros += u64::from(q == 0);
     }
 }
 
@@ -132,6 +164,14 @@ impl Acc {
         Acc {
             unit: true,
             ..Acc::new(whole)
+        }
+    }
+
+    /// An accumulator of a share where a value of 0 is a failure (see [`Acc::zero_fails`]).
+    pub fn failure_share(whole: bool) -> Acc {
+        Acc {
+            zero_fails: true,
+            ..Acc::share(whole)
         }
     }
 
@@ -188,6 +228,11 @@ impl Acc {
             .saturating_add(p.sum.saturating_mul(p.sum));
         self.history_n_sq += n * n;
         self.history_sum_n = self.history_sum_n.saturating_add(p.sum.saturating_mul(n));
+        if p.zeros > 0 {
+            self.failing += 1;
+            self.failing_n += p.n;
+            self.failing_sum = self.failing_sum.saturating_add(p.sum);
+        }
     }
 
     /// Whether the sums could come from real values: what a shard state read from disk must
@@ -227,6 +272,16 @@ impl Acc {
                             .is_none_or(|most| self.sum <= most)),
                 "a share whose sum lies outside 0 to its number of values",
             ),
+            // The failing histories are some of the histories, with some of the values (at
+            // least one each), and of a share they hold part of the sum.
+            (
+                self.failing <= self.histories
+                    && self.failing_n <= self.n
+                    && self.failing <= self.failing_n
+                    && (self.failing == 0) == (self.failing_n == 0)
+                    && (!self.unit || (self.failing_sum >= 0 && self.failing_sum <= self.sum)),
+                "failing histories that no split of the values gives",
+            ),
         ];
         match rules.iter().find(|(ok, _)| !ok) {
             Some((_, broken)) => Err((*broken).to_string()),
@@ -244,6 +299,9 @@ impl Acc {
         self.history_sum_sq = self.history_sum_sq.saturating_add(o.history_sum_sq);
         self.history_n_sq = self.history_n_sq.saturating_add(o.history_n_sq);
         self.history_sum_n = self.history_sum_n.saturating_add(o.history_sum_n);
+        self.failing += o.failing;
+        self.failing_n += o.failing_n;
+        self.failing_sum = self.failing_sum.saturating_add(o.failing_sum);
     }
 
     pub fn mean(&self) -> Option<f64> {
@@ -284,10 +342,38 @@ impl Acc {
             // Korn and Graubard's degrees-of-freedom correction: the effective sample is
             // shrunk so that far from the bounds the interval is as wide as with t(H − 1).
             let df = t975(self.n - 1) / t;
-            return Some(jeffreys(p, self.effective_n(p, v) * df * df));
+            let (low, high) = jeffreys(p, self.effective_n(p, v) * df * df);
+            if self.zero_fails {
+                let (f_low, f_high) = self.failure_interval();
+                return Some((low.min(f_low), high.max(f_high).min(1.0)));
+            }
+            return Some((low, high));
         }
         let half = t * variance.sqrt() / scale;
         Some((mean - half, mean + half))
+    }
+
+    /// The interval of a share where 0 is a failure, from the share of histories that fail
+    /// (see the module documentation): with `F` of the `H` histories failing (a value at 0),
+    /// `[φ₋, φ₊]` the Clopper–Pearson interval of `F / H`, `m_ok` the mean of the other
+    /// histories' values and `m_fail` the failing ones', each counted with one history more of
+    /// `N / H` values at the far bound (all 0 among the failing ones for the low end, all 1
+    /// among the others for the high end), it runs from `(1 − φ₊)·m_ok + φ₊·m_fail⁻` to
+    /// `(1 − φ₋)·m_ok⁺ + φ₋·m_fail`. Needs `H ≥ 1`.
+    fn failure_interval(&self) -> (f64, f64) {
+        let scale = self.scale();
+        let (h, f) = (self.histories, self.failing);
+        let (failing_low, failing_high) = clopper_pearson(f, h);
+        let n = self.n as f64;
+        let extra = n / h as f64; // one history of average size
+        let (n_fail, s_fail) = (self.failing_n as f64, self.failing_sum as f64 / scale);
+        let (n_ok, s_ok) = (n - n_fail, (self.sum - self.failing_sum) as f64 / scale);
+        let ratio = |s: f64, n: f64| if n > 0.0 { s / n } else { 0.0 };
+        let low =
+            (1.0 - failing_high) * ratio(s_ok, n_ok) + failing_high * s_fail / (n_fail + extra);
+        let high = (1.0 - failing_low) * (s_ok + extra) / (n_ok + extra)
+            + failing_low * ratio(s_fail, n_fail);
+        (low.clamp(0.0, 1.0), high.clamp(0.0, 1.0))
     }
 
     /// The CR1 variance of the mean, in the accumulator's units squared.
@@ -336,6 +422,24 @@ impl Acc {
 /// a saturated sum of squares cannot be checked.
 fn cauchy_schwarz(sum: i128, n: i128, sum_sq: i128) -> bool {
     sum_sq == i128::MAX || (sum as f64).powi(2) <= n as f64 * sum_sq as f64 * (1.0 + 1e-9)
+}
+
+/// The 95 % Clopper–Pearson interval of a share of `k` in `n` independent trials: the 2.5 %
+/// quantile of Beta(k, n − k + 1) (0 for `k = 0`) to the 97.5 % one of Beta(k + 1, n − k) (1
+/// for `k = n`). Exact: each end misses the true share with a chance of 2.5 % at most.
+pub fn clopper_pearson(k: u64, n: u64) -> (f64, f64) {
+    let (k, n) = (k.min(n) as f64, n as f64);
+    let low = if k <= 0.0 {
+        0.0
+    } else {
+        beta_quantile(0.025, k, n - k + 1.0)
+    };
+    let high = if k >= n {
+        1.0
+    } else {
+        beta_quantile(0.975, k + 1.0, n - k)
+    };
+    (low, high)
 }
 
 /// The 0.975 quantile of Student's t with `df` degrees of freedom (exact table to 30, then the
@@ -627,8 +731,10 @@ impl HistoryPartials {
 
 impl Summary {
     /// The format this version writes: 2 added the measures in [0, 1] (`unit`) and the tied
-    /// histories of pairs (`tied`), counted with the rounding-aware rule.
-    pub const FORMAT: u32 = 2;
+    /// histories of pairs (`tied`), counted with the rounding-aware rule; 3 the histories with
+    /// a value at 0 (`failing`, `failing_n`, `failing_sum`) and the measures where 0 is a
+    /// failure (`zero_fails`).
+    pub const FORMAT: u32 = 3;
 
     /// An empty summary of `groups` groups whose measures are whole (`true`) or fractional,
     /// with pairs for `strategies` baselines of the `paired` measures (whole or not).
@@ -666,6 +772,17 @@ impl Summary {
         self
     }
 
+    /// Marks the measures where a value of 0 is a failure (`fails`, one per measure, in
+    /// order; shares only): their intervals also bound the share of histories that fail.
+    pub fn with_failures(mut self, fails: &[bool]) -> Self {
+        for group in &mut self.groups {
+            for (acc, &f) in group.measures.iter_mut().zip(fails) {
+                acc.zero_fails = f && acc.unit;
+            }
+        }
+        self
+    }
+
     /// Refuses a state written by a version that kept other statistics (its intervals of
     /// shares and its ties would not be this version's), saying so.
     pub fn check_format(&self) -> Result<(), String> {
@@ -673,7 +790,7 @@ impl Summary {
             Ok(())
         } else {
             Err(format!(
-                "its summary is of format {} where this ctxlab reads format {} (intervals of shares and tied pairs were added); it was written by another ctxlab version: run it again with this one",
+                "its summary is of format {} where this ctxlab reads format {} (intervals of shares, tied pairs, and the failing histories the intervals of measures that count a failure as 0 rest on were added); it was written by another ctxlab version: run it again with this one",
                 self.format,
                 Summary::FORMAT
             ))
@@ -812,10 +929,9 @@ impl Summary {
             && self.groups.len() == other.groups.len()
             && self.groups.iter().zip(&other.groups).all(|(a, b)| {
                 a.measures.len() == b.measures.len()
-                    && a.measures
-                        .iter()
-                        .zip(&b.measures)
-                        .all(|(x, y)| x.whole == y.whole && x.unit == y.unit)
+                    && a.measures.iter().zip(&b.measures).all(|(x, y)| {
+                        x.whole == y.whole && x.unit == y.unit && x.zero_fails == y.zero_fails
+                    })
             })
     }
 
@@ -1171,6 +1287,106 @@ mod tests {
         assert_eq!(share_of(true, &[&[1.0, 1.0]]).interval(), None);
     }
 
+    /// One group of one share measure where 0 is a failure, from each history's values.
+    fn failure_share_of(whole: bool, histories: &[&[f64]]) -> Acc {
+        let mut s = Summary::new(1, &[whole], 1, &[])
+            .with_units(&[true])
+            .with_failures(&[true]);
+        let mut scratch = s.partials();
+        for values in histories {
+            s.add_history(&mut scratch, values.iter().map(|&x| (0, [Some(x)])));
+        }
+        s.groups[0].measures[0]
+    }
+
+    #[test]
+    fn failure_intervals_worked_by_hand() {
+        // No failing history among 10 (nine of (1, 1), one of (1, ½)): the share of failing
+        // histories may still be up to the Clopper–Pearson bound for 0 of 10, 1 − 0.025^(1/10)
+        // = 0.308497, with the failing ones at 0 (one more history of N / H = 2 zeros among
+        // them: 0 / (0 + 2)), so the low end is 0.025^(1/10) · 19.5 / 20 = 0.691503 · 0.975 =
+        // 0.674215. Jeffreys's interval on the effective sample alone starts at 0.876962: the
+        // histories barely vary, so it claims a precision no 10 histories give. The high end
+        // from the other side, (1 − 0) · (19.5 + 2) / (20 + 2) = 0.977273, lies inside
+        // Jeffreys's 0.997769, which stays.
+        let mut nine: Vec<&[f64]> = vec![&[1.0, 1.0]; 9];
+        nine.push(&[1.0, 0.5]);
+        let acc = failure_share_of(false, &nine);
+        let mut plain = acc;
+        plain.zero_fails = false;
+        let (p, i) = (plain.interval().unwrap(), acc.interval().unwrap());
+        assert!(close(p, (0.876_962, 0.997_769)), "{p:?}");
+        assert!((0.025f64.powf(0.1) - 0.691_503).abs() < 1e-6);
+        assert!(close(i, (0.674_215, 0.997_769)), "{i:?}");
+        assert_eq!(i.1, p.1);
+
+        // Rare success: nine histories of (0, 0), one of (1, ½): F = 9 fail of H = 10. The
+        // failing share is at most Beta(10, 1)'s 97.5 % quantile, 0.975^(1/10) = 0.997471,
+        // and the other history's mean is ¾: low end (1 − 0.997471) · 0.75 + 0.997471 · 0 /
+        // (18 + 2) = 0.001897 (Jeffreys's 0.006365 stays above it). At least φ₋ of the
+        // histories fail, the 2.5 % quantile of Beta(9, 2), which solves
+        // x⁹ (10 − 9x) = 0.025: 0.554983; the others might all be as good as one more history
+        // of two 1s: (1.5 + 2) / (2 + 2) = 0.875, so the high end is (1 − 0.554983) · 0.875 +
+        // 0.554983 · 0 = 0.389389, above Jeffreys's 0.337132.
+        let mut rare: Vec<&[f64]> = vec![&[0.0, 0.0]; 9];
+        rare.push(&[1.0, 0.5]);
+        let acc = failure_share_of(false, &rare);
+        let mut plain = acc;
+        plain.zero_fails = false;
+        let (p, i) = (plain.interval().unwrap(), acc.interval().unwrap());
+        assert!(close(p, (0.006_365, 0.337_132)), "{p:?}");
+        let phi = 1.0 - i.1 / 0.875;
+        assert!(
+            (phi.powi(9) * (10.0 - 9.0 * phi) - 0.025).abs() < 1e-9,
+            "{phi}"
+        );
+        assert!(close(i, (0.001_897, 0.389_389)), "{i:?}");
+        assert!((0.975f64.powf(0.1) - 0.997_471).abs() < 1e-6);
+
+        // A 0/1 flag (feasible) that is 1 everywhere over 30 histories of 5: Jeffreys gives
+        // 0.914942 to 1 (above); no failing history of 30 allows 1 − 0.025^(1/30) = 0.115703
+        // failing, so the low end is 0.884297.
+        let five = [1.0; 5];
+        let thirty: Vec<&[f64]> = (0..30).map(|_| &five[..]).collect();
+        let i = failure_share_of(true, &thirty).interval().unwrap();
+        assert!(close(i, (0.025f64.powf(1.0 / 30.0), 1.0)), "{i:?}");
+        assert!((0.025f64.powf(1.0 / 30.0) - 0.884_297).abs() < 1e-6);
+        // Intervals of another measure of the same values are left alone.
+        assert!(close(
+            share_of(true, &thirty).interval().unwrap(),
+            (0.914_942, 1.0)
+        ));
+        // Merged in any split, the failing histories add up to the same state.
+        let whole = failure_share_of(false, &rare);
+        let mut a = failure_share_of(false, &rare[..4]);
+        a.merge(&failure_share_of(false, &rare[4..]));
+        assert_eq!(a, whole);
+        assert_eq!((whole.failing, whole.failing_n), (9, 18));
+        assert_eq!(whole.check(), Ok(()));
+        let mut forged = whole;
+        forged.failing = 11;
+        assert!(forged.check().unwrap_err().contains("failing histories"));
+    }
+
+    #[test]
+    fn clopper_pearson_matches_closed_forms() {
+        // 0 of n: from 0 to 1 − 0.025^(1/n); n of n: from 0.025^(1/n) to 1; 1 of n starts at
+        // 1 − 0.975^(1/n) (Beta(1, n)); n − 1 of n ends at 0.975^(1/n) (Beta(n, 1)).
+        for n in [1u64, 3, 30, 300] {
+            let root = |q: f64| q.powf(1.0 / n as f64);
+            let (lo, hi) = clopper_pearson(0, n);
+            assert!(lo == 0.0 && (hi - (1.0 - root(0.025))).abs() < 1e-12, "{n}");
+            let (lo, hi) = clopper_pearson(n, n);
+            assert!(hi == 1.0 && (lo - root(0.025)).abs() < 1e-12, "{n}");
+            if n > 1 {
+                assert!((clopper_pearson(1, n).0 - (1.0 - root(0.975))).abs() < 1e-12);
+                assert!((clopper_pearson(n - 1, n).1 - root(0.975)).abs() < 1e-12);
+            }
+        }
+        // 0 of 300: 0.012221, where Jeffreys's interval ends at 0.008331 (its Beta(½, 300½)).
+        assert!((clopper_pearson(0, 300).1 - 0.012_221).abs() < 1e-6);
+    }
+
     /// A seedable generator for the simulation (SplitMix64) with the draws it needs.
     struct Draw(u64);
     impl Draw {
@@ -1361,7 +1577,7 @@ mod tests {
         assert_eq!(old.format, 1);
         let e = old.check(2, 2).unwrap_err();
         assert!(
-            e.contains("format 1 where this ctxlab reads format 2"),
+            e.contains("format 1 where this ctxlab reads format 3"),
             "{e}"
         );
         assert!(!old.same_shape(&s));

@@ -73,6 +73,7 @@ pub fn table() -> Table<Grid, CellRow> {
             all_cells(r, r.metrics.required_retention())
         })
         .share()
+        .zero_fails()
         .measure()
         .paired()
         .opt_real("retention_any", |_, r| r.metrics.retention_any())
@@ -82,6 +83,7 @@ pub fn table() -> Table<Grid, CellRow> {
             all_cells(r, r.metrics.retention_any())
         })
         .share()
+        .zero_fails()
         .measure()
         .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
         .opt_whole("facts_kept", move |_, r| {
@@ -99,6 +101,7 @@ pub fn table() -> Table<Grid, CellRow> {
             }
         })
         .share()
+        .zero_fails()
         .measure()
         // The facts a later record uses again (`crate::facts`): the information that matters.
         .whole("needed_facts_total", |_, r| {
@@ -121,6 +124,7 @@ pub fn table() -> Table<Grid, CellRow> {
         })
         .measure()
         .share()
+        .zero_fails()
         .paired()
         .opt_real("exact", |_, r| r.metrics.exact())
         .share()
@@ -132,6 +136,7 @@ pub fn table() -> Table<Grid, CellRow> {
             feasible(r).then_some(u64::from(r.metrics.summarised))
         })
         .flag("feasible", move |_, r| feasible(r))
+        .zero_fails()
         .measure()
         // The old crediting of needed facts, under its own name: a needed fact whose token any
         // record of the context holds, a later one that merely repeats it included.

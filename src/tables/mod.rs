@@ -113,6 +113,9 @@ pub struct Column<G, R> {
     /// Every value lies in [0, 1] (declared with [`Table::share`]; flags always do): the
     /// summary's interval is the one for shares.
     pub share: bool,
+    /// A value of 0 is a failure (declared with [`Table::zero_fails`]): the summary's interval
+    /// also bounds the share of histories that fail.
+    pub zero_fails: bool,
 }
 
 impl<G, R> Column<G, R> {
@@ -184,6 +187,7 @@ impl<G, R> Table<G, R> {
             paired: false,
             completed_only: false,
             share: false,
+            zero_fails: false,
         });
         self
     }
@@ -312,6 +316,17 @@ impl<G, R> Table<G, R> {
     /// reduction), so its summary interval stays within the bounds and has width at them.
     pub fn share(mut self) -> Self {
         self.columns.last_mut().expect("follows a column").share = true;
+        self
+    }
+
+    /// Marks the share declared last as one where 0 is a failure (an infeasible cell counts
+    /// 0): with few or no failing histories in a group, its interval then reaches as far as
+    /// the share of failing histories could (`stats::Acc::zero_fails`).
+    pub fn zero_fails(mut self) -> Self {
+        self.columns
+            .last_mut()
+            .expect("follows a column")
+            .zero_fails = true;
         self
     }
 

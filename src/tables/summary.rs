@@ -146,8 +146,11 @@ pub trait Grouping<R> {
 pub fn empty<G: Grouping<R>, R>(rows: &Table<G, R>, grid: &G) -> Summary {
     let whole: Vec<bool> = rows.measures().map(|c| c.whole()).collect();
     let unit: Vec<bool> = rows.measures().map(|c| c.unit()).collect();
+    let fails: Vec<bool> = rows.measures().map(|c| c.zero_fails).collect();
     let paired: Vec<bool> = rows.paired_columns().map(|c| c.whole()).collect();
-    Summary::new(grid.groups(), &whole, grid.strategies(), &paired).with_units(&unit)
+    Summary::new(grid.groups(), &whole, grid.strategies(), &paired)
+        .with_units(&unit)
+        .with_failures(&fails)
 }
 
 fn number(v: Value) -> Option<f64> {

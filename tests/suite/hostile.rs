@@ -406,7 +406,7 @@ fn merge_verifies_shard_states_and_files() {
         (edit(&|v| v["histories"] = serde_json::json!([0, u64::MAX])), &["shard 1 starts at history"]),
         ("[\"cells\", \"x\"]".to_string(), &["shard=0.json: cannot read as a ctxlab shard state: expected a JSON object"]),
         // A state of an earlier version: no format, no intervals of shares, no tied pairs.
-        (edit(&|v| { v["summary"].as_object_mut().unwrap().remove("format"); }), &["shard=0.json: shard 0: its summary is of format 1 where this ctxlab reads format 2", "run it again with this one"]),
+        (edit(&|v| { v["summary"].as_object_mut().unwrap().remove("format"); }), &["shard=0.json: shard 0: its summary is of format 1 where this ctxlab reads format 3", "run it again with this one"]),
         (edit(&|v| v["summary"]["pairs"][0]["tied"] = serde_json::json!(99)), &["shard=0.json: shard 0: its summary is not one a run writes: pair 0: ", "and 99 tied histories where it has"]),
     ];
     for (text, needles) in &cases {

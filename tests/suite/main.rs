@@ -14,6 +14,7 @@ mod cli_inspect;
 mod cli_session;
 mod cli_table;
 mod cost_ratio;
+mod coverage;
 mod estimate;
 mod facts;
 mod flags_file;
