@@ -49,7 +49,7 @@ pub struct CompactionRereads {
 
 /// Counts pooled over compactions.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Pooled {
+pub struct RereadCounts {
     pub compactions: usize,
     pub observed: usize,
     pub predicted: usize,
@@ -58,7 +58,7 @@ pub struct Pooled {
     pub predicted_tokens: u64,
 }
 
-impl Pooled {
+impl RereadCounts {
     pub fn precision(&self) -> Option<f64> {
         (self.predicted > 0).then(|| self.hits as f64 / self.predicted as f64)
     }
@@ -82,8 +82,8 @@ impl CompactionRereads {
 }
 
 /// ctxlab's figures and the naive rule's, pooled over `measured`.
-pub fn pool(measured: &[CompactionRereads]) -> (Pooled, Pooled) {
-    let (mut model, mut naive) = (Pooled::default(), Pooled::default());
+pub fn pool(measured: &[CompactionRereads]) -> (RereadCounts, RereadCounts) {
+    let (mut model, mut naive) = (RereadCounts::default(), RereadCounts::default());
     for c in measured {
         model.add(&c.observed, &c.predicted);
         model.observed_tokens += c.observed_tokens;

@@ -119,7 +119,7 @@ pub const NO_FILE: u32 = u32::MAX;
 
 /// One file the history views.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct File {
+pub struct ViewedFile {
     /// As its first view names it.
     pub path: String,
     /// The records that show it, and those that edit it (the call records), ascending.
@@ -139,7 +139,7 @@ pub struct FileIndex {
     /// command), [`NO_FILE`] otherwise: such a call is the re-read itself, not a use of the
     /// file's name.
     pub call_views: Vec<u32>,
-    pub files: Vec<File>,
+    pub files: Vec<ViewedFile>,
 }
 
 impl FileIndex {
@@ -160,7 +160,7 @@ impl FileIndex {
             let id = match index.files.iter().position(|f| same_file(&f.path, &path)) {
                 Some(id) => id,
                 None => {
-                    index.files.push(File {
+                    index.files.push(ViewedFile {
                         path,
                         views: Vec::new(),
                         edits: Vec::new(),

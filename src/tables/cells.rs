@@ -157,6 +157,7 @@ pub fn table() -> Table<Grid, CellRow> {
         })
         .measure()
         .share()
+        .zero_fails()
         // What the agent could get back of what was dropped (`crate::history::recovery`).
         .opt_whole("required_dropped_recoverable", move |_, r| {
             feasible(r).then_some(u64::from(r.metrics.required_dropped_recoverable))

@@ -66,7 +66,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("report", &["report"]),
     (
         "calibration",
-        &["calibrate", "calibrate_cache", "calibrate_summaries"],
+        &[
+            "calibrate",
+            "calibrate_cache",
+            "calibrate_rereads",
+            "calibrate_summaries",
+        ],
     ),
     ("cli", &["cli"]),
     ("lib", &[""]),
