@@ -9,6 +9,7 @@ mod load;
 mod record;
 pub mod source;
 pub mod time;
+pub mod time_order;
 
 pub use costed::{
     capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,
