@@ -1,6 +1,7 @@
 //! Records, histories, and where they come from (files, the synthetic generator, agent
 //! transcripts).
 
+pub mod batch;
 mod costed;
 pub mod flags_file;
 pub mod generate;
