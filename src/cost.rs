@@ -273,10 +273,15 @@ impl FromStr for CostModel {
         else {
             return Err(format!("cost model {text:?}: `{name}` takes no parameters"));
         };
+        let mut seen: Vec<&str> = Vec::new();
         for part in params.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = part.split_once('=').ok_or_else(|| {
                 format!("cost model {text:?}: parameter {part:?} should read `key=value`")
             })?;
+            if seen.contains(&key.trim()) {
+                return Err(crate::error::given_twice("cost model", text, key.trim()));
+            }
+            seen.push(key.trim());
             let value = value.trim().trim_matches('"');
             match key.trim() {
                 "encoding" => {

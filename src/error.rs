@@ -31,6 +31,9 @@ pub enum InputError {
     },
     #[error("{}", crate::quote::cut_long(.0))]
     Invalid(String),
+    /// Several files of a batch, one line each (each already cut as its own error is).
+    #[error("{0}")]
+    Batch(String),
 }
 
 impl InputError {
@@ -78,6 +81,13 @@ impl From<&str> for ParseError {
     fn from(message: &str) -> Self {
         ParseError(message.to_string())
     }
+}
+
+/// The refusal of a parameter given twice, the same in every spec grammar (strategies,
+/// caches, noise models, summarisers, label rules, cost models): which value was meant cannot
+/// be told, so neither is taken.
+pub fn given_twice(what: &str, text: &str, key: &str) -> String {
+    format!("{what} {text:?}: parameter `{key}` is given twice; give each parameter once")
 }
 
 /// A chart the plotting backend could not draw.

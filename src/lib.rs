@@ -31,6 +31,7 @@ mod links;
 pub mod llm;
 pub mod metrics;
 pub mod noise;
+pub mod output_file;
 pub mod quote;
 pub mod report;
 mod rng;

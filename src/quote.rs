@@ -55,7 +55,9 @@ pub fn bound_message(msg: &str) -> String {
                 i += 2;
                 continue;
             }
-            _ => out.push(cut_line(line)),
+            // A quoted source line stays as the caret below it points into it.
+            (Some(_), _) => out.push(cut_line(line)),
+            _ => out.push(cut_line(&cut_long(line))),
         }
         i += 1;
     }
@@ -118,8 +120,10 @@ pub fn cut(s: &str, max: usize) -> String {
     }
 }
 
-/// A message with every quoted value (between `"` or backticks) and every runaway unquoted word
-/// cut to [`QUOTE_CHARS`] characters: serde and TOML quote the offending value whole.
+/// A message with every quoted value (between `"` or backticks), every number written out
+/// longer than [`QUOTE_CHARS`] (`1e308` printed in full is 309 digits) and every runaway
+/// unquoted word cut to [`QUOTE_CHARS`] characters: serde and TOML quote the offending value
+/// whole. A quote escaped inside a quoted value (`\"`) does not end it.
 pub fn cut_long(msg: &str) -> String {
     if msg.len() <= QUOTE_CHARS {
         return msg.to_string();
@@ -128,7 +132,7 @@ pub fn cut_long(msg: &str) -> String {
     let mut inside = false;
     let mut rest = msg;
     loop {
-        let end = rest.find(['"', '`']).unwrap_or(rest.len());
+        let end = quote_at(rest, inside);
         let segment = &rest[..end];
         if inside {
             out.push_str(&cut(segment, QUOTE_CHARS));
@@ -137,8 +141,8 @@ pub fn cut_long(msg: &str) -> String {
             for (i, c) in segment.char_indices().chain([(segment.len(), ' ')]) {
                 if c.is_whitespace() {
                     let word = &segment[word_start..i];
-                    // Paths are unquoted words too: only a runaway word is cut.
-                    if word.len() > LONG_WORD {
+                    // Paths are unquoted words too: only a runaway word, or a number, is cut.
+                    if word.len() > LONG_WORD || is_long_number(word) {
                         out.push_str(&cut(word, QUOTE_CHARS));
                     } else {
                         out.push_str(word);
@@ -159,6 +163,32 @@ pub fn cut_long(msg: &str) -> String {
         rest = &rest[end + 1..];
     }
     out
+}
+
+/// Where the next quote (`"` or a backtick) in `rest` is, its length if none; inside a quoted
+/// value a `"` escaped with a backslash is part of the value.
+fn quote_at(rest: &str, inside: bool) -> usize {
+    let bytes = rest.as_bytes();
+    let mut from = 0;
+    while let Some(at) = rest[from..].find(['"', '`']).map(|i| i + from) {
+        if inside && bytes[at] == b'"' && at > 0 && bytes[at - 1] == b'\\' {
+            from = at + 1;
+            continue;
+        }
+        return at;
+    }
+    rest.len()
+}
+
+/// Whether `word` is a number longer than [`QUOTE_CHARS`] characters (a sign, digits, a point,
+/// an exponent; punctuation after it allowed): a value, however it is printed.
+fn is_long_number(word: &str) -> bool {
+    let number = word.trim_end_matches([',', ';', ':', '.', ')']);
+    number.chars().count() > QUOTE_CHARS
+        && number.chars().any(|c| c.is_ascii_digit())
+        && number
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E' | '_'))
 }
 
 #[cfg(test)]
@@ -183,10 +213,15 @@ mod tests {
         assert_eq!(lines[2].chars().nth(at).unwrap(), ' ');
         assert!(lines[3].len() < 200);
         assert_eq!(lines[4], "  unclosed array, expected `]`");
-        // A long plain line, and too many lines.
+        // A long plain line (of short words: a runaway word is cut as a value), and too many
+        // lines.
+        assert_eq!(
+            bound_message(&"x ".repeat(1500)),
+            format!("{}… (1000 characters cut)", "x ".repeat(1000))
+        );
         assert_eq!(
             bound_message(&"x".repeat(3000)),
-            format!("{}… (1000 characters cut)", "x".repeat(2000))
+            format!("{}…", "x".repeat(80))
         );
         let many = bound_message(&"l\n".repeat(100));
         assert!(many.ends_with("… (60 more lines cut)\n"), "{many}");
@@ -207,5 +242,35 @@ mod tests {
         let spaced = "a b ".repeat(100);
         assert!(cut_long(&format!("v \"{spaced}\"")).chars().count() < 90);
         assert_eq!(cut_long("short \"value\""), "short \"value\"");
+    }
+
+    #[test]
+    fn numbers_written_out_are_values_and_cut_too() {
+        // `1e308` printed as f64's Display: a 1 and 308 zeros.
+        let big = format!("1{}", "0".repeat(308));
+        let msg = format!("budget {big} is out of range: expected a percentage from 0 to 100");
+        let cut = cut_long(&msg);
+        assert_eq!(
+            cut,
+            format!(
+                "budget 1{}… is out of range: expected a percentage from 0 to 100",
+                "0".repeat(79)
+            )
+        );
+        // A path longer than a quote stays whole; a short number too.
+        let path = format!("/tmp/{}/h.jsonl", "d".repeat(120));
+        assert_eq!(
+            cut_long(&format!("{path}: budget 101 is out")),
+            format!("{path}: budget 101 is out")
+        );
+        // Every line of an error message is cut so (the TOML source lines excepted).
+        assert!(bound_message(&msg).chars().count() < 160);
+        // An escaped quote inside a quoted value does not end it.
+        let inner = format!("a\\\"{}", "b".repeat(100));
+        let quoted = cut_long(&format!("value \"{inner}\" and then some words after it"));
+        assert!(
+            quoted.ends_with("\" and then some words after it"),
+            "{quoted}"
+        );
     }
 }

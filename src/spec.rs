@@ -69,7 +69,11 @@ impl Spec {
                 let (key, value) = part.split_once('=').ok_or_else(|| {
                     format!("{what} {text:?}: parameter {part:?} should read `key=value`")
                 })?;
-                params.push((key.trim().to_string(), parse_value(value.trim())));
+                let key = key.trim();
+                if params.iter().any(|(k, _)| k == key) {
+                    return Err(crate::error::given_twice(what, text, key).into());
+                }
+                params.push((key.to_string(), parse_value(value.trim())));
             }
         }
         Ok(Spec {
@@ -323,6 +327,22 @@ mod tests {
         );
         assert_eq!(Spec::parse("recent").unwrap().params, vec![]);
         assert_eq!(Spec::parse("recent()").unwrap().params, vec![]);
+    }
+
+    #[test]
+    fn a_parameter_given_twice_is_refused_by_name() {
+        let e = Spec::parse("recent(keep_recent=3, keep_recent=4)").unwrap_err();
+        assert_eq!(
+            e,
+            "strategy \"recent(keep_recent=3, keep_recent=4)\": parameter `keep_recent` is given twice; give each parameter once"
+        );
+        let e = Spec::parse_as("uniform(rate=0.1,rate = 0.2)", "noise model").unwrap_err();
+        assert!(
+            e.starts_with(
+                "noise model \"uniform(rate=0.1,rate = 0.2)\": parameter `rate` is given twice"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

@@ -61,6 +61,8 @@ pub struct Judgement {
     pub partial: usize,
     /// Summaries left out: their span holds no needed fact (nothing to compare).
     pub without_needs: usize,
+    /// Transcripts read that hold no compaction summary: counted, nothing to judge in them.
+    pub without_summary: usize,
 }
 
 /// The needed facts of the span `start..at` that a model-written record after `after` uses.
@@ -124,6 +126,7 @@ pub fn judge_run(
         .filter(|&i| is_summary(i) && (i == 0 || !is_summary(i - 1)))
         .collect();
     if points.is_empty() {
+        out.without_summary += 1;
         return;
     }
     let costed = CostedHistory::new(&run.history, CostModel::Chars);

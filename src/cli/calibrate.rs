@@ -7,6 +7,7 @@ use super::import::read_all;
 use crate::calibrate::{calls_csv, sizes, to_csv, to_text, RunSizes};
 use crate::calibrate_cache::FitRun;
 use crate::cost::CostModel;
+use crate::history::batch::BadFiles;
 use crate::import::{Format, LabelRules};
 use crate::session::{CacheKind, CacheSpec, Pricing};
 use anyhow::{anyhow, bail, Result};
@@ -49,7 +50,8 @@ pub struct CalibrateArgs {
     /// Print every model call as CSV (`run,call,estimated,recorded`) instead of the summary.
     #[arg(long)]
     pub per_call: bool,
-    /// Report each malformed line or file on stderr and leave it out, instead of stopping.
+    /// Leave each transcript that cannot be read out whole, naming it with its reason on
+    /// stderr, instead of refusing (a refusal names every bad file).
     #[arg(long)]
     pub skip_bad: bool,
     /// The cache model whose share of the prompt read from cache is set beside the recorded
@@ -113,7 +115,7 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     let format = a
         .format
         .expect("clap requires --format without --summaries");
-    let runs = read_all(&a.files, format, a.skip_bad)?;
+    let runs = read_all(&a.files, format, BadFiles::skip_if(a.skip_bad))?;
     let sized: Vec<RunSizes> = runs.iter().map(|r| sizes(r, a.cost, rules)).collect();
     if sized.iter().all(|r| r.calls.is_empty()) {
         bail!(
@@ -160,7 +162,7 @@ fn fit_cache(a: CalibrateArgs) -> Result<()> {
     let format = a
         .format
         .expect("clap requires --format without --summaries");
-    let runs = read_all(&a.files, format, a.skip_bad)?;
+    let runs = read_all(&a.files, format, BadFiles::skip_if(a.skip_bad))?;
     let billed = runs.iter().filter(|r| !r.recorded().is_empty()).count();
     if billed == 0 {
         bail!(
@@ -203,7 +205,11 @@ fn summaries(a: CalibrateArgs) -> Result<()> {
             "warning: --flags {flags}: `hindsight` looks at what the agent did later; a summariser could not have known those flags"
         );
     }
-    let runs = read_all(&a.files, a.format.unwrap_or(Format::ClaudeCode), a.skip_bad)?;
+    let runs = read_all(
+        &a.files,
+        a.format.unwrap_or(Format::ClaudeCode),
+        BadFiles::skip_if(a.skip_bad),
+    )?;
     let measured: Vec<_> = runs
         .iter()
         .flat_map(|r| crate::calibrate_summaries::measure(r, &flags))

@@ -5,6 +5,7 @@
 //! later record that uses it, so a reader can check the rule by hand.
 
 use crate::facts::Facts;
+use crate::history::batch::BadFiles;
 use crate::history::{History, Kind};
 use crate::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};
@@ -33,6 +34,10 @@ pub struct FactsArgs {
     /// The columns `--explain` prints, comma-separated (default: all of them).
     #[arg(long, value_delimiter = ',')]
     pub columns: Vec<String>,
+    /// Leave each transcript that cannot be read out whole, naming it with its reason on
+    /// stderr, instead of refusing (a refusal names every bad file).
+    #[arg(long)]
+    pub skip_bad: bool,
 }
 
 /// The columns of `--explain`, in order.
@@ -68,7 +73,7 @@ impl FactCounts {
 
 pub fn run(a: FactsArgs) -> Result<()> {
     let columns = chosen_columns(&a.columns)?;
-    let runs = super::import::read_all(&a.files, a.format, false)?;
+    let runs = super::import::read_all(&a.files, a.format, BadFiles::skip_if(a.skip_bad))?;
     let (mut all, mut required) = (FactCounts::default(), FactCounts::default());
     let mut explained: Vec<Vec<String>> = Vec::new();
     let mut records = 0usize;

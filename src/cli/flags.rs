@@ -3,6 +3,7 @@
 //! that would mimic it.
 
 use crate::experiment::{DEFAULT_TRANSCRIPT_FLAGS, DEFAULT_TRANSCRIPT_LABELS};
+use crate::history::batch::{left_out_lines, BadFiles};
 use crate::history::source::{HistorySource, Source};
 use anyhow::{anyhow, bail, Result};
 use clap::{Args, Subcommand};
@@ -41,6 +42,10 @@ pub struct AuditArgs {
     /// (default `instructions,hindsight`).
     #[arg(long)]
     pub labels: Option<String>,
+    /// Leave each history or transcript file that cannot be read out whole, naming it with
+    /// its reason on stderr, instead of refusing (a refusal names every bad file).
+    #[arg(long)]
+    pub skip_bad: bool,
 }
 
 pub fn run(a: FlagsArgs) -> Result<()> {
@@ -73,7 +78,12 @@ fn audit(a: AuditArgs) -> Result<()> {
                 .map_err(|m: String| anyhow!("{m}"))?,
         },
     };
-    let HistorySource::Loaded(all) = HistorySource::open(&source, a.flags.as_deref())? else {
+    let (opened, left_out) =
+        HistorySource::open_batch(&source, a.flags.as_deref(), BadFiles::skip_if(a.skip_bad))?;
+    for line in left_out_lines(&left_out) {
+        crate::warnln!("{line}");
+    }
+    let HistorySource::Loaded(all) = opened else {
         unreachable!("files are loaded, not generated");
     };
     if all.iter().all(|(h, _)| h.flags.is_none()) {

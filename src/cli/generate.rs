@@ -4,26 +4,31 @@
 use crate::experiment::{self, AnyExperiment};
 use crate::history::source::Source;
 use crate::history::{generate, write_jsonl};
+use crate::output_file::Existing;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct GenerateArgs {
     /// An experiment file whose `[histories]` has a `generate` table.
     pub experiment: PathBuf,
-    /// Where to write the JSONL histories.
+    /// Where to write the JSONL histories; refused if it exists, unless --force.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace a plain file at --out (never a folder, FIFO, device node, socket or link).
+    #[arg(long)]
+    pub force: bool,
     /// Override any key of the experiment (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub overrides: Vec<String>,
 }
 
 pub fn run(a: GenerateArgs) -> Result<()> {
-    let tmp = a.out.with_extension("jsonl.partial");
+    let existing = Existing::forced(a.force);
+    let tmp = crate::output_file::temporary_beside(&a.out);
     super::args::refuse_overwrite(&a.out, &tmp, &[&a.experiment])?;
+    crate::output_file::check(&a.out, existing)?;
     let source = match experiment::load_any(&a.experiment, &a.overrides)? {
         AnyExperiment::Cells(exp) => exp.frame.source,
         AnyExperiment::Sessions(exp) => exp.frame.source,
@@ -35,20 +40,9 @@ pub fn run(a: GenerateArgs) -> Result<()> {
         );
     };
     let histories = generate::generate(cfg);
-    let write = || -> Result<()> {
-        // Created exclusively: a link at the temporary name is refused, not followed.
-        let file = crate::links::create(&tmp)?;
-        let mut w = BufWriter::new(file);
-        write_jsonl(&mut w, &histories)?;
-        w.flush()?;
-        Ok(())
-    };
-    if let Err(e) = write() {
-        // A full disk leaves no half-written temporary behind.
-        crate::links::remove_file(&tmp);
-        return Err(e.context(format!("{}: cannot write", tmp.display())));
-    }
-    std::fs::rename(&tmp, &a.out).with_context(|| format!("{}: cannot write", a.out.display()))?;
+    // Whole file to a temporary name, then put in place; a full disk leaves no temporary.
+    crate::output_file::write(&a.out, existing, |w| write_jsonl(w, &histories))
+        .with_context(|| format!("{}: cannot write", a.out.display()))?;
     let records: usize = histories.iter().map(|h| h.len()).sum();
     crate::sayln!(
         "{} histories, {} records → {}",

@@ -1,12 +1,13 @@
 //! `ctxlab import FILE... --format F --out OUT.jsonl`: real transcripts as ctxlab histories,
 //! one history per run, labelled by `--label` rules.
 
+use crate::history::batch::{left_out_lines, BadFiles};
 use crate::history::write_jsonl;
-use crate::import::{self, Format, LabelRules, Problems, Run, RunNames, Tally};
+use crate::import::{self, Format, LabelRules, Run, Tally};
+use crate::output_file::Existing;
 use crate::Kind;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -16,38 +17,40 @@ pub struct ImportArgs {
     pub files: Vec<PathBuf>,
     #[arg(long, help = format!("Transcript format: {}", crate::import::Format::names_or()))]
     pub format: Format,
-    /// Where to write the histories (JSON Lines).
+    /// Where to write the histories (JSON Lines); refused if it exists, unless --force.
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace a plain file at --out (never a folder, FIFO, device node, socket or link).
+    #[arg(long)]
+    pub force: bool,
     /// Label rules setting `required`, comma-separated: instructions, errors, hindsight
     /// (or all, none).
     #[arg(long, default_value = "none")]
     pub label: LabelRules,
-    /// Report each malformed line or file on stderr and leave it out, instead of stopping.
+    /// Leave each file that cannot be read out whole, naming it with its reason on stderr,
+    /// instead of refusing (a refusal names every bad file).
     #[arg(long)]
     pub skip_bad: bool,
 }
 
 pub fn run(a: ImportArgs) -> Result<()> {
-    let tmp = a.out.with_extension("jsonl.partial");
+    let existing = Existing::forced(a.force);
     let inputs: Vec<&std::path::Path> = a.files.iter().map(PathBuf::as_path).collect();
+    let tmp = crate::output_file::temporary_beside(&a.out);
     super::args::refuse_overwrite(&a.out, &tmp, &inputs)?;
+    // Before anything is read: a path that is not to be replaced is refused at once.
+    crate::output_file::check(&a.out, existing)?;
     let mut tally = Tally::default();
-    let runs = read_all_tallied(&a.files, a.format, a.skip_bad, &mut tally)?;
+    let runs = read_all_tallied(
+        &a.files,
+        a.format,
+        BadFiles::skip_if(a.skip_bad),
+        &mut tally,
+    )?;
     let histories: Vec<_> = runs.into_iter().map(|r| a.label.apply(r)).collect();
-    // Whole file to a temporary name, then a rename: a reader never sees half an import.
-    let tmp = a.out.with_extension("jsonl.partial");
-    let write = || -> Result<()> {
-        let mut w = BufWriter::new(crate::links::create(&tmp)?);
-        write_jsonl(&mut w, &histories)?;
-        w.flush()?;
-        Ok(())
-    };
-    if let Err(e) = write() {
-        crate::links::remove_file(&tmp);
-        return Err(e.context(format!("{}: cannot write", tmp.display())));
-    }
-    std::fs::rename(&tmp, &a.out).with_context(|| format!("{}: cannot write", a.out.display()))?;
+    // Whole file to a temporary name, then put in place: a reader never sees half an import.
+    crate::output_file::write(&a.out, existing, |w| write_jsonl(w, &histories))
+        .with_context(|| format!("{}: cannot write", a.out.display()))?;
     let records: usize = histories.iter().map(|h| h.len()).sum();
     let required: usize = histories
         .iter()
@@ -96,55 +99,23 @@ pub fn tally_text(tally: &Tally) -> String {
     out
 }
 
-/// Reads every file; with `skip_bad`, each malformed line or file is reported on stderr and
-/// left out. Also used by `ctxlab calibrate`.
-pub fn read_all(files: &[PathBuf], format: Format, skip_bad: bool) -> Result<Vec<Run>> {
-    read_all_tallied(files, format, skip_bad, &mut Tally::default())
+/// Reads every file as a batch ([`crate::history::batch`]): any bad file refuses, naming
+/// every one, or with [`BadFiles::Skip`] each is left out whole and named on stderr. Also used
+/// by `labels`, `facts`, `calibrate` and `summaries judge`.
+pub fn read_all(files: &[PathBuf], format: Format, bad: BadFiles) -> Result<Vec<Run>> {
+    read_all_tallied(files, format, bad, &mut Tally::default())
 }
 
-/// [`read_all`], adding what each line became to `tally`.
+/// [`read_all`], adding what each line of the files read became to `tally`.
 pub fn read_all_tallied(
     files: &[PathBuf],
     format: Format,
-    skip_bad: bool,
+    bad: BadFiles,
     tally: &mut Tally,
 ) -> Result<Vec<Run>> {
-    let mut runs = Vec::new();
-    let mut names = RunNames::default();
-    let mut skipped = 0usize;
-    for path in files {
-        let mut problems = if skip_bad {
-            Problems::skipping()
-        } else {
-            Problems::strict()
-        };
-        let read = import::read_tallied(path, format, &mut problems, tally).and_then(|file_runs| {
-            for r in &file_runs {
-                names.claim(&r.history.name, path)?;
-            }
-            Ok(file_runs)
-        });
-        for p in &problems.skipped {
-            crate::warnln!("skipped: {p}");
-        }
-        skipped += problems.skipped.len();
-        match read {
-            Ok(file_runs) => runs.extend(file_runs),
-            Err(e) if skip_bad => {
-                crate::warnln!("skipped: {e}");
-                skipped += 1;
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    if runs.is_empty() {
-        bail!(
-            "no run could be read from the {} file(s) given as {format}",
-            files.len()
-        );
-    }
-    if skipped > 0 {
-        crate::warnln!("{skipped} bad line(s) or file(s) skipped");
+    let (runs, left_out) = import::read_batch(files, format, bad, tally)?;
+    for line in left_out_lines(&left_out) {
+        crate::warnln!("{line}");
     }
     Ok(runs)
 }

@@ -5,6 +5,7 @@
 //! rule saw a sign of failure in and left out, with the parameter that would mark them, so a
 //! reader can check the marks by hand.
 
+use crate::history::batch::BadFiles;
 use crate::import::label::{Reason, Verdict};
 use crate::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};
@@ -26,10 +27,14 @@ pub struct LabelsArgs {
     /// Print every marked record with why each rule marked it.
     #[arg(long)]
     pub explain: bool,
+    /// Leave each transcript that cannot be read out whole, naming it with its reason on
+    /// stderr, instead of refusing (a refusal names every bad file).
+    #[arg(long)]
+    pub skip_bad: bool,
 }
 
 pub fn run(a: LabelsArgs) -> Result<()> {
-    let runs = super::import::read_all(&a.files, a.format, false)?;
+    let runs = super::import::read_all(&a.files, a.format, BadFiles::skip_if(a.skip_bad))?;
     // Marks per rule: each rule counted on its own, then their union.
     let mut per_rule = [0usize; 3];
     let mut union = 0usize;

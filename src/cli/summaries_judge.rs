@@ -2,7 +2,9 @@
 //! [--chart DIR]`: every offline summariser against the real compaction summaries of
 //! transcripts, on the very spans they replaced, at their size (see [`crate::summaries_judge`]).
 
+use crate::history::batch::BadFiles;
 use crate::import::{Format, LabelRules};
+use crate::output_file::Existing;
 use crate::report::text_table::{self, Align};
 use crate::spec::Spec;
 use crate::summaries_judge::{judge_run, verdicts, Candidate, CandidateVerdict, Judgement};
@@ -38,10 +40,19 @@ pub struct JudgeArgs {
     /// Print one CSV row per summariser instead of the text report.
     #[arg(long)]
     pub csv: bool,
-    /// Also draw `judge.png` and `judge.svg` (each summariser's share against the real
-    /// summary's, one point per summary) into this folder.
+    /// Also draw `charts/judge.png` and `charts/judge.svg` (each summariser's share against
+    /// the real summary's, one point per summary) into this folder; refused if either exists,
+    /// unless --force.
     #[arg(long)]
     pub chart: Option<PathBuf>,
+    /// Replace plain files at the chart's paths (never a folder, FIFO, device node, socket or
+    /// link).
+    #[arg(long)]
+    pub force: bool,
+    /// Leave each transcript that cannot be read out whole, naming it with its reason on
+    /// stderr, instead of refusing (a refusal names every bad file).
+    #[arg(long)]
+    pub skip_bad: bool,
 }
 
 /// The CSV columns, one row per summariser.
@@ -86,29 +97,40 @@ pub fn run(a: JudgeArgs) -> Result<()> {
         .iter()
         .map(|s| candidate(s, a.draws))
         .collect::<Result<Vec<_>>>()?;
-    let runs = super::import::read_all(&a.files, a.format, false)?;
-    let mut judgement = Judgement::default();
-    for (i, (run, path)) in runs.iter().zip(&a.files).enumerate() {
-        let before = judgement.summaries.len() + judgement.partial + judgement.without_needs;
-        judge_run(run, i, &a.flags, a.min_gap, &candidates, &mut judgement);
-        if judgement.summaries.len() + judgement.partial + judgement.without_needs == before {
-            bail!(
-                "{}: holds no compaction summary (Claude Code writes one as a `user` line with `isCompactSummary: true`); nothing to judge",
-                path.display()
-            );
+    // The chart's paths are checked before anything is read: nothing of the user's there is
+    // replaced unless --force says so (then only plain files).
+    if let Some(dir) = &a.chart {
+        for ext in ["png", "svg"] {
+            let path = dir
+                .join(crate::report::publish::CHARTS_DIR)
+                .join(format!("judge.{ext}"));
+            crate::output_file::check(&path, Existing::forced(a.force))?;
         }
+    }
+    let runs = super::import::read_all(&a.files, a.format, BadFiles::skip_if(a.skip_bad))?;
+    let mut judgement = Judgement::default();
+    // A transcript without a compaction summary is counted, not refused: a batch of sessions
+    // mixes both.
+    for (i, run) in runs.iter().enumerate() {
+        judge_run(run, i, &a.flags, a.min_gap, &candidates, &mut judgement);
     }
     if judgement.summaries.is_empty() {
         bail!(
-            "no summary to judge in {} transcript(s): {} replaced a span the file does not hold, {} a span without needed facts",
+            "no summary to judge in {} transcript(s): {} of them hold no compaction summary (Claude Code writes one as a `user` line with `isCompactSummary: true`); of the summaries, {} replaced a span the file does not hold, {} a span without needed facts",
             runs.len(),
+            judgement.without_summary,
             judgement.partial,
             judgement.without_needs
         );
     }
     let verdicts = verdicts(&judgement, &candidates);
     if let Some(dir) = &a.chart {
-        let written = crate::report::judge_chart::render(dir, &judgement, &verdicts)?;
+        let written = crate::report::judge_chart::render(
+            dir,
+            &judgement,
+            &verdicts,
+            Existing::forced(a.force),
+        )?;
         for path in written {
             crate::sayln!("wrote {}", path.display());
         }
@@ -116,7 +138,7 @@ pub fn run(a: JudgeArgs) -> Result<()> {
     if a.csv {
         crate::say!("{}", to_csv(&verdicts));
     } else {
-        crate::say!("{}", to_text(&judgement, &verdicts, &a));
+        crate::say!("{}", to_text(&judgement, &verdicts, &a, runs.len()));
     }
     Ok(())
 }
@@ -145,7 +167,7 @@ fn to_csv(verdicts: &[CandidateVerdict]) -> String {
     String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
 }
 
-fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs) -> String {
+fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs, runs: usize) -> String {
     let mut out = format!(
         "{} compaction summaries judged ({} left out: the span they replaced is not in the file; {} left out: no needed fact in their span); flags {}, min_gap {}\n",
         j.summaries.len(),
@@ -154,6 +176,12 @@ fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs) -> Strin
         a.flags,
         a.min_gap
     );
+    if j.without_summary > 0 {
+        out += &format!(
+            "{} of the {runs} transcripts hold no compaction summary: counted, nothing to judge in them\n",
+            j.without_summary
+        );
+    }
     out += "needed facts: those the replaced records introduced that a model-written record after the summary uses again; kept: the share a summary's text holds (the simulated summariser: the facts of the records it keeps, mean of its draws)\n\n";
     let rows: Vec<Vec<String>> = verdicts
         .iter()

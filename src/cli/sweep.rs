@@ -2,6 +2,7 @@
 //! runs sessions; both go through the one runner.
 
 use crate::experiment::{self, AnyExperiment};
+use crate::history::batch::{left_out_lines, BadFiles};
 use crate::sweep::estimate::{Estimate, Limit, Limits};
 use crate::sweep::fault::Fault;
 use crate::sweep::run::{self, CellsOutput, Progress, RunOptions, DEFAULT_CHUNK_CELLS};
@@ -66,6 +67,10 @@ pub struct SweepArgs {
     /// Default: the free space of the output folder's filesystem.
     #[arg(long, value_name = "SIZE", default_value = "machine", value_parser = parse_limit)]
     pub max_disk: Limit,
+    /// Leave each history or transcript file that cannot be read out whole (named on stderr
+    /// and in the manifest), instead of refusing (a refusal names every bad file).
+    #[arg(long)]
+    pub skip_bad: bool,
     /// Seconds between the plain progress lines printed when stderr is not a terminal.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     pub progress_every: f64,
@@ -112,6 +117,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
         },
         dry_run: a.dry_run,
         progress: &bar,
+        bad_files: BadFiles::skip_if(a.skip_bad),
         stage: Some(&stage),
         fault: fault_from_env()?,
     };
@@ -133,6 +139,9 @@ pub fn run(a: SweepArgs) -> Result<()> {
         AnyExperiment::Cells(e) => (&e.file.name, run::run(e, &opts)?),
         AnyExperiment::Sessions(e) => (&e.file.name, run::run(e, &opts)?),
     };
+    for line in left_out_lines(&report.left_out) {
+        crate::warnln!("{line}");
+    }
     if a.dry_run {
         crate::warnln!("dry run: nothing was written");
         return Ok(());

@@ -7,8 +7,9 @@
 //! flagger gave the record, what strategies see before label noise in place of `required` (a
 //! history's records all carry `flag`, or none does), and optional `time` (RFC 3339, as
 //! `2026-02-07T00:13:59.219Z`): when the transcript wrote the record, which a cache's lifetime
-//! is measured by; no record may be timed before a model output (`assistant`, `tool_call`)
-//! that precedes it in its history. Blank lines are skipped. The whole file
+//! is measured by; no record may be timed before the start of the model call before it in its
+//! history, the first of the run of model outputs (`assistant`, `tool_call`) the call wrote
+//! (see [`super::time_order`]). Blank lines are skipped. The whole file
 //! is validated before any history is returned, so nothing is computed on a half-read file.
 
 use super::record::{History, Kind, Record};
@@ -55,8 +56,8 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
     let mut index_of: HashMap<String, usize> = HashMap::new();
     // Per history: each record's `flag` and line, checked to be all given or none at the end.
     let mut flags: Vec<Vec<(Option<bool>, usize)>> = Vec::new();
-    // Per history: the time and line of its latest timed model output.
-    let mut last_output: Vec<Option<(super::time::Time, usize)>> = Vec::new();
+    // Per history: where its records stand in time (the start of its latest model call).
+    let mut order: Vec<super::time_order::TimeOrder> = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
         if raw.trim().is_empty() {
@@ -88,7 +89,7 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
         let slot = *index_of.entry(name.clone()).or_insert_with(|| {
             histories.push(History::new(name.clone(), Vec::new()));
             flags.push(Vec::new());
-            last_output.push(None);
+            order.push(Default::default());
             histories.len() - 1
         });
         flags[slot].push((line.flag, line_no));
@@ -105,23 +106,16 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
                 ));
             }
         }
-        if let Some(t) = time {
-            let outputs = &mut last_output[slot];
-            if let Some((before, at)) = *outputs {
-                if t < before {
-                    return Err(InputError::line(
-                        path,
-                        line_no,
-                        format!(
-                            "`time` {t} is earlier than {before}, the time of the model output on line {at} of history {:?}; records must follow the run in time order",
-                            history.name
-                        ),
-                    ));
-                }
-            }
-            if matches!(kind, Kind::Assistant | Kind::ToolCall) {
-                *outputs = Some((t, line_no));
-            }
+        if let Err((before, at)) = order[slot].next(kind, time, line_no) {
+            return Err(InputError::line(
+                path,
+                line_no,
+                format!(
+                    "`time` {} is earlier than {before}, the time of the model output on line {at} that starts the latest model call of history {:?}; records must follow the run in time order (a call starts at its first output)",
+                    time.expect("only a timed record is out of order"),
+                    history.name
+                ),
+            ));
         }
         history.records.push(Record {
             id: line.id,

@@ -1,6 +1,7 @@
 //! Records, histories, and where they come from (files, the synthetic generator, agent
 //! transcripts).
 
+pub mod batch;
 mod costed;
 pub mod flags_file;
 pub mod generate;
@@ -10,6 +11,7 @@ mod record;
 pub mod recovery;
 pub mod source;
 pub mod time;
+pub mod time_order;
 
 pub use costed::{
     capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,

@@ -1,6 +1,7 @@
 //! Where a sweep's histories come from: generated on demand, ctxlab JSONL files, or agent
 //! transcripts imported as they are loaded.
 
+use super::batch::{BadFiles, FileBatch, LeftOut};
 use super::{generate, CostedHistory, History, RecordedCall};
 use crate::error::InputError;
 use rayon::prelude::*;
@@ -37,12 +38,25 @@ pub enum HistorySource {
 
 impl HistorySource {
     /// Opens the histories, with their flags from `flags_file` when one is given (generated
-    /// histories are then made up front: the file is checked against every one of them).
+    /// histories are then made up front: the file is checked against every one of them). Any
+    /// bad file refuses, naming every one.
     pub fn open(source: &Source, flags_file: Option<&Path>) -> Result<HistorySource, InputError> {
+        Ok(HistorySource::open_batch(source, flags_file, BadFiles::Refuse)?.0)
+    }
+
+    /// [`HistorySource::open`], with [`BadFiles::Skip`] leaving each bad history or transcript
+    /// file out whole; returns the files left out with their reasons. A bad flags file is
+    /// refused either way (it is one file, not one of the batch).
+    pub fn open_batch(
+        source: &Source,
+        flags_file: Option<&Path>,
+        bad: BadFiles,
+    ) -> Result<(HistorySource, Vec<LeftOut>), InputError> {
+        let (opened, left_out) = HistorySource::open_unflagged(source, bad)?;
         let Some(flags_file) = flags_file else {
-            return HistorySource::open_unflagged(source);
+            return Ok((opened, left_out));
         };
-        let mut all = match HistorySource::open_unflagged(source)? {
+        let mut all = match opened {
             HistorySource::Generated(cfg) => generate::generate(&cfg)
                 .into_iter()
                 .map(|h| (Arc::new(h), Vec::new()))
@@ -66,29 +80,34 @@ impl HistorySource {
             // Held once here, so this sets the flags in place.
             Arc::make_mut(h).flags = Some(f);
         }
-        Ok(HistorySource::Loaded(all))
+        Ok((HistorySource::Loaded(all), left_out))
     }
 
-    fn open_unflagged(source: &Source) -> Result<HistorySource, InputError> {
+    fn open_unflagged(
+        source: &Source,
+        bad: BadFiles,
+    ) -> Result<(HistorySource, Vec<LeftOut>), InputError> {
         Ok(match source {
-            Source::Generate(cfg) => HistorySource::Generated(cfg.clone()),
+            Source::Generate(cfg) => (HistorySource::Generated(cfg.clone()), Vec::new()),
             Source::Transcripts {
                 paths,
                 format,
                 labels,
                 flags,
-            } => HistorySource::Loaded(
-                super::import::load_files_recorded(paths, *format, labels, Some(flags))?
+            } => {
+                let (all, left_out) =
+                    super::import::load_batch(paths, *format, labels, Some(flags), bad)?;
+                let all = all
                     .into_iter()
                     .map(|(h, recorded)| (Arc::new(h), recorded))
-                    .collect(),
-            ),
-            Source::Files(_) => HistorySource::Loaded(
-                load_source(source)?
-                    .into_iter()
-                    .map(|h| (Arc::new(h), Vec::new()))
-                    .collect(),
-            ),
+                    .collect();
+                (HistorySource::Loaded(all), left_out)
+            }
+            Source::Files(files) => {
+                let (all, left_out) = load_history_files(files, bad)?;
+                let all = all.into_iter().map(|h| (Arc::new(h), Vec::new())).collect();
+                (HistorySource::Loaded(all), left_out)
+            }
         })
     }
 
@@ -173,26 +192,39 @@ pub fn load_source(source: &Source) -> Result<Vec<History>, InputError> {
             .into_iter()
             .map(|(h, _)| h)
             .collect(),
-        Source::Files(files) => {
-            let mut all: Vec<History> = Vec::new();
-            let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();
-            for f in files {
-                for h in super::load_jsonl(f)? {
-                    if let Some(first) = origin.insert(h.name.clone(), f.clone()) {
-                        return Err(InputError::File {
-                            path: f.clone(),
-                            message: format!(
-                                "history {:?} is also in {}; history names must be unique across files",
-                                h.name,
-                                first.display()
-                            ),
-                        });
-                    }
-                    all.push(h);
-                }
-            }
-            all
-        }
+        Source::Files(files) => load_history_files(files, BadFiles::Refuse)?.0,
     };
     Ok(histories)
+}
+
+/// Loads ctxlab JSONL history files as a batch (see [`crate::history::batch`]); a file holding
+/// a history whose name an earlier file gave is a bad file.
+pub fn load_history_files(
+    files: &[PathBuf],
+    bad: BadFiles,
+) -> Result<(Vec<History>, Vec<LeftOut>), InputError> {
+    let mut batch = FileBatch::new("history files");
+    let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();
+    for f in files {
+        let read = super::load_jsonl(f).and_then(|histories| {
+            for h in &histories {
+                if let Some(first) = origin.get(&h.name) {
+                    return Err(InputError::File {
+                        path: f.clone(),
+                        message: format!(
+                            "history {:?} is also in {}; history names must be unique across files",
+                            h.name,
+                            first.display()
+                        ),
+                    });
+                }
+            }
+            for h in &histories {
+                origin.insert(h.name.clone(), f.clone());
+            }
+            Ok(histories)
+        });
+        batch.push(f, read);
+    }
+    batch.finish(bad)
 }

@@ -21,8 +21,15 @@ impl Time {
     pub fn parse(s: &str) -> Result<Time, String> {
         let bad =
             || format!("timestamp {s:?}: expected RFC 3339 such as \"2026-02-07T00:13:59.219Z\"");
+        // Every slice below is at a byte offset: only ASCII text can be a timestamp, and any
+        // other (a multi-byte character where a digit belongs) is refused before it is cut.
         let b = s.as_bytes();
-        if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        if !s.is_ascii()
+            || b.len() < 20
+            || b[4] != b'-'
+            || b[7] != b'-'
+            || !matches!(b[10], b'T' | b't' | b' ')
+        {
             return Err(bad());
         }
         if b[13] != b':' || b[16] != b':' {
@@ -160,6 +167,12 @@ mod tests {
             "2026-02-07T00:13:59",
             "2026-13-01T00:00:00Z",
             "yesterday at noon, roughly",
+            // A multi-byte character where a byte offset falls (the seconds, the offset).
+            "2026-02-07T00:13:5é.219Z",
+            "2026-02-07T00:13:59.219é",
+            "2026-02-07T00:13:59+0é:00",
+            "2026-02-07T00:13:59.219+日本",
+            "２０２６-02-07T00:13:59.219Z",
         ] {
             let e = Time::parse(bad).unwrap_err();
             assert!(e.contains("expected RFC 3339"), "{e}");

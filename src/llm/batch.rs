@@ -31,12 +31,8 @@ struct RequestLine {
     body: Body,
 }
 
-/// Whether [`write_requests`] may replace a file already at its path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Existing {
-    Refuse,
-    Replace,
-}
+/// Whether [`write_requests`] may replace a file already at its path (only ever a plain file).
+pub use crate::output_file::Existing;
 
 /// One request's line, without its line break.
 pub fn request_line(request: &SummaryRequest) -> String {
@@ -51,8 +47,8 @@ pub fn request_line(request: &SummaryRequest) -> String {
 
 /// Writes `requests` to `path` as a Batch input file, one line for each distinct request (by
 /// hash, first seen first), and returns how many lines it wrote. The file appears whole or not
-/// at all: it is written beside `path` under a temporary name, then moved into place. With
-/// [`Existing::Refuse`] a file already at `path` is left alone and the call fails.
+/// at all ([`crate::output_file`]). With [`Existing::Refuse`] anything already at `path` is
+/// left alone and the call fails.
 pub fn write_requests(
     path: &Path,
     requests: &[SummaryRequest],
@@ -66,35 +62,7 @@ pub fn write_requests(
             text.push('\n');
         }
     }
-    if existing == Existing::Refuse && path.exists() {
-        return Err(InputError::File {
-            path: path.to_path_buf(),
-            message: "already exists; choose another path or remove it (nothing was written)"
-                .into(),
-        }
-        .into());
-    }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    // Created exclusively: a link at the temporary name is refused, not followed.
-    let mut file = crate::links::create(&temporary)?;
-    let written = file
-        .write_all(text.as_bytes())
-        .and_then(|()| file.sync_all());
-    if let Err(e) = written {
-        crate::links::remove_file(&temporary);
-        return Err(InputError::io(&temporary, e).into());
-    }
-    // A hard link fails when `path` exists, so a file that appeared meanwhile is not replaced.
-    let placed = match existing {
-        Existing::Refuse => std::fs::hard_link(&temporary, path),
-        Existing::Replace => std::fs::rename(&temporary, path),
-    };
-    crate::links::remove_file(&temporary);
-    placed.map_err(|e| InputError::io(path, e))?;
+    crate::output_file::write(path, existing, |w| w.write_all(text.as_bytes()))?;
     Ok(seen.len())
 }
 

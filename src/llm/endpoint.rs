@@ -28,12 +28,16 @@ pub struct Endpoint {
     pub concurrency: usize,
     /// How many times a request is tried again after a timeout, a 408, a 429 or a 5xx status
     /// (at most [`MAX_RETRIES`]); a `Retry-After` in the answer sets the wait before the next
-    /// try, up to [`MAX_RETRY_AFTER`].
+    /// try, up to `max_retry_after`.
     pub retries: u32,
     /// How long one try may take, from connecting to the last byte of the answer.
     pub timeout: Duration,
-    /// The wait before the first retry; each further retry waits twice as long.
+    /// The wait before the first retry when the server does not say (`Retry-After`); each
+    /// further retry waits twice as long, at most a minute.
     pub backoff: Duration,
+    /// The longest wait a `Retry-After` is honoured for ([`MAX_RETRY_AFTER`] by default); a
+    /// server asking for more is waited for this long.
+    pub max_retry_after: Duration,
 }
 
 impl Endpoint {
@@ -47,6 +51,7 @@ impl Endpoint {
             retries: 3,
             timeout: Duration::from_secs(300),
             backoff: Duration::from_secs(1),
+            max_retry_after: MAX_RETRY_AFTER,
         }
     }
 
@@ -169,9 +174,14 @@ impl Endpoint {
         let mut asked: Option<Duration> = None;
         for attempt in 0..=self.retries.min(MAX_RETRIES) {
             if attempt > 0 {
-                let wait = self.backoff.saturating_mul(1 << (attempt - 1).min(16));
-                let wait = wait.min(Duration::from_secs(60));
-                std::thread::sleep(asked.take().map_or(wait, |a| a.max(wait)));
+                // The server's own wait when it gave one (shorter or longer than the backoff),
+                // bounded; the doubling backoff otherwise.
+                let backoff = self.backoff.saturating_mul(1 << (attempt - 1).min(16));
+                let wait = match asked.take() {
+                    Some(a) => a.min(self.max_retry_after),
+                    None => backoff.min(Duration::from_secs(60)),
+                };
+                std::thread::sleep(wait);
             }
             let mut call = agent.post(url).header("Content-Type", "application/json");
             if let Some(key) = key {

@@ -27,15 +27,11 @@ impl<'a> Rates<'a> {
         if !self.known.iter().any(|k| k == key) {
             self.known.push(key.to_string());
         }
+        // A key given twice was refused with the spec (`Spec::parse_as`).
         let mut found = None;
-        for (i, (k, v)) in self.spec.params.iter().enumerate() {
-            if k == key {
-                if found.is_some() {
-                    return Err(self.error(key, "one value, but it is given twice"));
-                }
-                self.used[i] = true;
-                found = Some(v);
-            }
+        if let Some(i) = self.spec.params.iter().position(|(k, _)| k == key) {
+            self.used[i] = true;
+            found = Some(&self.spec.params[i].1);
         }
         match found {
             None => Ok(None),

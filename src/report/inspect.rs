@@ -6,6 +6,7 @@
 //! sweep's first history (index 0) at the given seed and replicate, so an inspected cell shows
 //! the same mistakes and the same summary draws as the sweep's row for that history.
 
+use super::text_table::{pad, Align};
 use crate::context::{Context, Item, Outcome};
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
@@ -210,11 +211,10 @@ pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
     }
     // Numbers right, words left; the last column unpadded so lines carry no trailing blanks.
     let cell = |col: usize, text: &str| -> String {
-        let w = widths[col];
         match col {
-            0 | 3 => format!("{text:>w$}"),
+            0 | 3 => pad(text, widths[col], Align::Right),
             6 => text.to_string(),
-            _ => format!("{text:<w$}"),
+            _ => pad(text, widths[col], Align::Left),
         }
     };
     let line = |cols: [String; 7]| cols.join("  ") + "\n";

@@ -9,15 +9,17 @@ use super::publish;
 use crate::summaries_judge::{CandidateVerdict, Judgement};
 use std::path::{Path, PathBuf};
 
-/// Draws the chart and writes it into `dir/charts/`, PNG then SVG; returns the paths.
+/// Draws the chart and writes it into `dir/charts/`, PNG then SVG; returns the paths. A
+/// folder of the user's: what may be at those paths already is `existing`'s to say.
 pub fn render(
     dir: &Path,
     j: &Judgement,
     verdicts: &[CandidateVerdict],
+    existing: crate::output_file::Existing,
 ) -> crate::error::Result<Vec<PathBuf>> {
     let figure = figure(j, verdicts);
     let files = figure_files(&figure)?;
-    Ok(publish::write_all(dir, &files)?)
+    Ok(publish::write_files(dir, &files, existing)?)
 }
 
 fn figure(j: &Judgement, verdicts: &[CandidateVerdict]) -> Figure {

@@ -3,6 +3,7 @@
 //! that leaves the folder as it was. No link inside the folder is followed (`crate::links`).
 
 use crate::error::InputError;
+use crate::output_file::Existing;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -16,8 +17,24 @@ pub struct FileToWrite {
     pub bytes: Vec<u8>,
 }
 
-/// Writes `files` under `dir` and returns their final paths, in the order given.
+/// Writes `files` under `dir` and returns their final paths, in the order given; a plain file
+/// at a final path is replaced (what a results folder's own charts need).
 pub fn write_all(dir: &Path, files: &[FileToWrite]) -> Result<Vec<PathBuf>, InputError> {
+    write_files(dir, files, Existing::Replace)
+}
+
+/// [`write_all`], with what may be at the final paths already (see
+/// [`crate::output_file`]): everything is checked before the first file is written.
+pub fn write_files(
+    dir: &Path,
+    files: &[FileToWrite],
+    existing: Existing,
+) -> Result<Vec<PathBuf>, InputError> {
+    for file in files {
+        if crate::links::through_link(dir, &file.relative).is_none() {
+            crate::output_file::check(&dir.join(&file.relative), existing)?;
+        }
+    }
     let mut created_dirs: Vec<PathBuf> = Vec::new();
     let mut temporaries: Vec<(PathBuf, PathBuf)> = Vec::new();
     let staged = stage(dir, files, &mut created_dirs, &mut temporaries);
@@ -26,10 +43,10 @@ pub fn write_all(dir: &Path, files: &[FileToWrite]) -> Result<Vec<PathBuf>, Inpu
         return Err(e);
     }
     for (i, (temporary, target)) in temporaries.iter().enumerate() {
-        if let Err(e) = fs::rename(temporary, target) {
-            // Files already renamed are complete; the rest are removed so no temporary stays.
-            undo(&temporaries[i..], &[]);
-            return Err(InputError::io(target, e));
+        if let Err(e) = crate::output_file::place(temporary, target, existing) {
+            // Files already placed are complete; the rest are removed so no temporary stays.
+            undo(&temporaries[i + 1..], &[]);
+            return Err(e);
         }
     }
     Ok(temporaries.into_iter().map(|(_, target)| target).collect())

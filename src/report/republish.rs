@@ -61,7 +61,7 @@ pub fn publish(
     if result.is_err() && !staging.join(crate::sweep::folder::JOURNAL).exists() {
         // Nothing moved (no journal yet): nothing in the staging folder is wanted. A journalled
         // publish that failed is finished by the next command that takes the folder.
-        let _ = std::fs::remove_dir_all(&staging);
+        let _ = crate::sweep::folder::remove_staging(&staging, None);
     }
     result
 }

@@ -444,6 +444,7 @@ mod tests {
             },
             files: Vec::new(),
             flagger: None,
+            left_out: Vec::new(),
             version: String::new(),
             wall_seconds: 0.0,
         }

@@ -23,18 +23,20 @@ pub fn widths<R: AsRef<[String]>>(headings: &[&str], rows: &[R]) -> Vec<usize> {
 pub fn line<S: AsRef<str>>(cells: &[S], widths: &[usize], align: &[Align]) -> String {
     let mut s = String::new();
     for (i, (c, &w)) in cells.iter().zip(widths).enumerate() {
-        let c = c.as_ref();
-        let pad = w.saturating_sub(c.chars().count());
-        if align.get(i) == Some(&Align::Left) {
-            s.push_str(c);
-            s.extend(std::iter::repeat_n(' ', pad));
-        } else {
-            s.extend(std::iter::repeat_n(' ', pad));
-            s.push_str(c);
-        }
+        s += &pad(c.as_ref(), w, align.get(i).copied().unwrap_or(Align::Right));
         s.push_str("  ");
     }
     s.trim_end().to_string() + "\n"
+}
+
+/// `text` padded with blanks to `width` chars, on the side `align` says. Padded by hand, not
+/// by `format!`'s width, which panics past 65 535 (a cell can be a whole transcript line).
+pub fn pad(text: &str, width: usize, align: Align) -> String {
+    let blanks = std::iter::repeat_n(' ', width.saturating_sub(text.chars().count()));
+    match align {
+        Align::Left => text.chars().chain(blanks).collect(),
+        Align::Right => blanks.chain(text.chars()).collect(),
+    }
 }
 
 /// The heading line and the dashed rule under it.
@@ -68,5 +70,20 @@ mod tests {
             t,
             "strategy             used\n-------------------  ----\nrecent                171\nrequired(fill=skip)     9\n"
         );
+    }
+
+    #[test]
+    fn cells_wider_than_a_format_width_are_padded_without_panic() {
+        // `format!("{:<w$}")` panics for w > 65 535; a 70 000-char tool name must not.
+        let wide = "t".repeat(70_000);
+        assert_eq!(pad("ab", 4, Align::Left), "ab  ");
+        assert_eq!(pad("ab", 4, Align::Right), "  ab");
+        assert_eq!(pad(&wide, 70_002, Align::Left).chars().count(), 70_002);
+        let t = render(
+            &["x", "y"],
+            &[vec![wide.clone(), "1".into()]],
+            &[Align::Left, Align::Right],
+        );
+        assert_eq!(t.lines().nth(2).unwrap(), format!("{wide}  1"));
     }
 }

@@ -111,9 +111,13 @@ pub struct ShardState {
     /// merged manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flagger: Option<crate::flags::Confusion>,
+    /// The files left out whole (`--skip-bad`; each shard reads them all), for the merged
+    /// manifest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<crate::history::batch::LeftOut>,
 }
 
-pub(crate) const CHECKPOINT: &str = "checkpoint.json";
+pub(crate) use super::folder::CHECKPOINT;
 
 /// Makes the staging folder ready: refuses to touch an unfinished run unless resuming, refuses
 /// to resume a run made with other settings, and returns the checkpoint to continue from.

@@ -21,6 +21,9 @@ pub enum Fault {
     Manifest,
     /// With the manifest in place, before the staging folder is removed.
     Cleanup,
+    /// With the manifest in place, after this many entries of the staging folder (the folder
+    /// itself last) were removed.
+    CleanupAfter(usize),
 }
 
 impl FromStr for Fault {
@@ -33,11 +36,15 @@ impl FromStr for Fault {
             "publish" => Fault::Publish,
             "manifest" => Fault::Manifest,
             "cleanup" => Fault::Cleanup,
-            _ => match s.strip_prefix("chunks:").map(str::parse) {
-                Some(Ok(k)) => Fault::AfterChunks(k),
+            _ => match (
+                s.strip_prefix("chunks:").map(str::parse),
+                s.strip_prefix("cleanup:").map(str::parse),
+            ) {
+                (Some(Ok(k)), _) => Fault::AfterChunks(k),
+                (_, Some(Ok(k))) => Fault::CleanupAfter(k),
                 _ => {
                     return Err(format!(
-                    "unknown fault {s:?}: expected chunks:K, assembly, charts, publish, manifest or cleanup"
+                    "unknown fault {s:?}: expected chunks:K, assembly, charts, publish, manifest, cleanup or cleanup:K"
                 )
                     .into())
                 }

@@ -368,7 +368,9 @@ impl Folder {
         if self.shard.is_none() {
             crate::links::remove_file(&aside);
         }
-        fs::remove_dir_all(staging).ok();
+        // Published: what is left is cleared, so that a kill at any instant leaves a staging
+        // folder the next command still takes for ctxlab's (and clears, or finishes).
+        let _ = remove_staging(staging, fault);
         Ok(written)
     }
 
@@ -386,6 +388,9 @@ impl Folder {
 
 /// The staging folder of a whole run.
 const PARTIAL: &str = ".partial";
+
+/// A run's progress in its staging folder (see `checkpoint.rs`).
+pub(crate) const CHECKPOINT: &str = "checkpoint.json";
 
 /// The mark of a staging folder ctxlab made.
 const STAGING_MARK: &str = ".ctxlab-staging";
@@ -430,7 +435,7 @@ impl Journal {
 /// Whether `staging` is a staging folder ctxlab made: it carries the mark (or a checkpoint or
 /// publish journal, as runs of earlier versions left them), or is empty.
 pub(crate) fn staging_is_ours(staging: &Path) -> bool {
-    [STAGING_MARK, "checkpoint.json", JOURNAL]
+    [STAGING_MARK, CHECKPOINT, JOURNAL]
         .iter()
         .any(|f| fs::symlink_metadata(staging.join(f)).is_ok_and(|m| m.is_file()))
         || fs::read_dir(staging).is_ok_and(|mut d| d.next().is_none())
@@ -449,9 +454,41 @@ pub(crate) fn staging_path(dir: &Path, shard: Option<usize>) -> PathBuf {
 pub(crate) fn clear_staging(staging: &Path) -> Result<()> {
     refuse_foreign_staging(staging)?;
     if fs::symlink_metadata(staging).is_ok() {
-        fs::remove_dir_all(staging).at(staging, "clear")?;
+        remove_staging(staging, None)?;
     }
     Ok(())
+}
+
+/// Removes the staging folder `staging` (one ctxlab made) in an order that leaves, if the
+/// process is killed at any instant, a folder the next command still takes for ctxlab's: the
+/// checkpoint first (a run being cleared away is not one to resume), then everything but the
+/// marks, then the publish journal (while it is there the next command finishes the publish),
+/// then the mark, and last the folder, empty by then (an empty staging folder counts as
+/// ctxlab's). Links in it are removed, never followed. `fault` (`cleanup:K`) aborts after K
+/// removals, as a kill would.
+pub(crate) fn remove_staging(staging: &Path, fault: Option<&Fault>) -> Result<()> {
+    const MARKS: [&str; 3] = [CHECKPOINT, JOURNAL, STAGING_MARK];
+    let mut removed = 0;
+    let mut remove = |path: &Path| -> Result<()> {
+        match fs::symlink_metadata(path) {
+            Ok(m) if m.is_dir() => fs::remove_dir_all(path).at(path, "clear")?,
+            Ok(_) => fs::remove_file(path).at(path, "clear")?,
+            Err(_) => return Ok(()),
+        }
+        removed += 1;
+        fault::point(fault, Fault::CleanupAfter(removed));
+        Ok(())
+    };
+    remove(&staging.join(CHECKPOINT))?;
+    for entry in fs::read_dir(staging).at(staging, "clear")? {
+        let name = entry.at(staging, "clear")?.file_name();
+        if !MARKS.iter().any(|m| name == *m) {
+            remove(&staging.join(name))?;
+        }
+    }
+    remove(&staging.join(JOURNAL))?;
+    remove(&staging.join(STAGING_MARK))?;
+    remove(staging)
 }
 
 /// Refuses a link or anything but a staging folder ctxlab made at `staging` (nothing there

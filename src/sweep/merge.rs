@@ -154,6 +154,14 @@ fn merge_kind<E: SweepExperiment>(
                 shards[0].1.shard.0
             );
         }
+        if s.left_out != shards[0].1.left_out {
+            refuse!(
+                "{}: shard {}: it left out other files than shard {} (--skip-bad): the shards were run on different histories",
+                path.display(),
+                s.shard.0,
+                shards[0].1.shard.0
+            );
+        }
         verify::numbers(path, s, &grid)?;
         let expected = verify::expected_files(rows_table.stem, s, exp.rows_formats());
         verify::files(dir, path, s, &expected)?;
@@ -173,6 +181,7 @@ fn merge_kind<E: SweepExperiment>(
         stage: opts.stage,
         fault: opts.fault.as_ref(),
         flagger: shards[0].1.flagger.clone(),
+        left_out: shards[0].1.left_out.clone(),
     }
     .summary_and_manifest(
         exp,

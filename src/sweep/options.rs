@@ -5,6 +5,7 @@ use super::estimate::{Estimate, Limits};
 use super::fault::Fault;
 use super::shard::Shard;
 use crate::error::Result;
+use crate::history::batch::BadFiles;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -70,6 +71,9 @@ pub struct RunOptions<'a> {
     /// Estimate and check, then stop: nothing is written (`--dry-run`).
     pub dry_run: bool,
     pub progress: &'a dyn Progress,
+    /// What a bad history or transcript file does: refuse the run (naming every one) or, with
+    /// `--skip-bad`, be left out whole (listed in the manifest).
+    pub bad_files: BadFiles,
     /// Charts and report, drawn before publishing (`None`: tables only).
     pub stage: Option<Stage<'a>>,
     pub fault: Option<Fault>,
@@ -88,6 +92,7 @@ impl Default for RunOptions<'_> {
             limits: Limits::default(),
             dry_run: false,
             progress: &Silent,
+            bad_files: BadFiles::Refuse,
             stage: None,
             fault: None,
         }

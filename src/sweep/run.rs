@@ -49,6 +49,8 @@ pub struct RunReport {
     pub estimate: Estimate,
     /// The flagger's confusion matrix, when the histories carry flags of their own.
     pub flagger: Option<crate::flags::Confusion>,
+    /// The history or transcript files left out whole (`--skip-bad`).
+    pub left_out: Vec<crate::history::batch::LeftOut>,
 }
 
 /// Runs the sweep (or one shard of it) and publishes its tables into the experiment's folder.
@@ -81,7 +83,8 @@ pub(crate) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
 
 fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunReport> {
     let started = Instant::now();
-    let source = HistorySource::open(exp.source(), exp.flags_file())?;
+    let (source, left_out) =
+        HistorySource::open_batch(exp.source(), exp.flags_file(), opts.bad_files)?;
     exp.check_histories(&source.recorded())?;
     let flagger = crate::flags::Confusion::of_source(&source);
     let total = source.len();
@@ -148,6 +151,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             &empty,
             opts.resume,
         )?;
+        check_llm_answers(exp, &grid, &source)?;
         return Ok(RunReport {
             kind: E::Grid::KIND,
             dir: exp.output_dir().to_path_buf(),
@@ -158,6 +162,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             resumed_chunks: 0,
             estimate,
             flagger,
+            left_out,
         });
     }
     let folder = Folder::open(exp.output_dir(), shard_index, opts.force)?;
@@ -271,7 +276,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     let missing = crate::summariser::Missing::of(grid.strategy_list());
     if !missing.is_empty() {
         // Not resumable either: the checkpoint's figures rest on the stand-ins.
-        let _ = std::fs::remove_dir_all(&staging);
+        let _ = super::folder::remove_staging(&staging, None);
         return Err(crate::error::InputError::Invalid(missing.error(exp.origin())).into());
     }
     let wall = started.elapsed();
@@ -287,6 +292,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 stage: opts.stage,
                 fault,
                 flagger: flagger.clone(),
+                left_out: left_out.clone(),
             }
             .summary_and_manifest(exp, &summary, wall, None, &mut staged, &[])?;
             let places: Vec<(String, String)> =
@@ -334,6 +340,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 files: places.iter().map(|(_, to)| to.clone()).collect(),
                 checksums,
                 flagger: flagger.clone(),
+                left_out: left_out.clone(),
             };
             write_json(&staging.join("state.json"), &state)?;
             folder.publish(
@@ -356,6 +363,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         resumed_chunks,
         estimate,
         flagger,
+        left_out,
     })
 }
 
@@ -513,15 +521,53 @@ pub fn missing_summaries<E: SweepExperiment>(
     thread_pool(threads)?.install(|| {
         let source = HistorySource::open(exp.source(), exp.flags_file())?;
         exp.check_histories(&source.recorded())?;
-        let total = source.len();
-        let grid = exp.grid(total);
-        source.evaluate(
-            0..total,
-            exp.cost(),
-            |i, costed, scratch: &mut <E::Grid as SweepGrid>::Scratch| {
-                grid.evaluate_history(i, costed, scratch, &mut Vec::new());
-            },
-        );
-        Ok(crate::summariser::Missing::of(grid.strategy_list()))
+        let grid = exp.grid(source.len());
+        Ok(needed_summaries(&grid, &source, exp.cost()))
     })
+}
+
+/// Every history evaluated, nothing kept: what the `llm` summarisers of `grid` still need.
+fn needed_summaries<G: SweepGrid>(
+    grid: &G,
+    source: &HistorySource,
+    cost: crate::cost::CostModel,
+) -> crate::summariser::Missing {
+    source.evaluate(
+        0..source.len(),
+        cost,
+        |i, costed, scratch: &mut G::Scratch| {
+            grid.evaluate_history(i, costed, scratch, &mut Vec::new());
+        },
+    );
+    crate::summariser::Missing::of(grid.strategy_list())
+}
+
+/// What a dry run checks of the `llm` summarisers: the answers the run would read from their
+/// caches are all there (the run would stop for the first one missing). Every history is
+/// evaluated to find them, nothing is written. A summariser with an endpoint (`url=`) asks for
+/// what its cache lacks as the run goes, so a grid with one is not checked (its evaluation
+/// would ask).
+fn check_llm_answers<E: SweepExperiment>(
+    exp: &E,
+    grid: &E::Grid,
+    source: &HistorySource,
+) -> Result<()> {
+    use crate::summariser::Summariser;
+    // Per `llm` summariser: whether it has an endpoint.
+    let asking: Vec<bool> = grid
+        .strategy_list()
+        .iter()
+        .filter_map(|s| match s.summariser() {
+            Some(Summariser::Llm(l)) => Some(l.url.is_some()),
+            _ => None,
+        })
+        .collect();
+    if asking.is_empty() || asking.contains(&true) {
+        return Ok(());
+    }
+    let missing = needed_summaries(grid, source, exp.cost());
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(crate::error::InputError::Invalid(missing.error(exp.origin())).into())
 }

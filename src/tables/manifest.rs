@@ -48,6 +48,10 @@ pub struct Manifest {
     /// flag rules); absent when the flags start from the truth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flagger: Option<crate::flags::Confusion>,
+    /// The history or transcript files left out whole (`--skip-bad`), each with its reason;
+    /// absent when every file was read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<crate::history::batch::LeftOut>,
 }
 
 /// The axes of the grid. The cell axes are empty for a session sweep and the session axes

@@ -111,8 +111,19 @@ fn times_go_to_the_history_file_and_back_and_files_without_them_do_not_change() 
     assert_eq!(String::from_utf8(out).unwrap(), timed);
 }
 
+/// One response with two `tool_use` blocks, logged as two lines sharing `message.id` m1
+/// (first call 08:19:41.712, second .817), the first tool's result timed between them (.719)
+/// but written after both, then the second's result and the next response.
+const PARALLEL_CALLS: &str = r#"{"type":"user","timestamp":"2026-02-07T08:19:30.000Z","message":{"role":"user","content":"Read a.rs and b.rs"}}
+{"type":"assistant","timestamp":"2026-02-07T08:19:41.712Z","message":{"id":"m1","model":"claude-opus-4-5-20251101","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.rs"}}],"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":0,"output_tokens":20}}}
+{"type":"assistant","timestamp":"2026-02-07T08:19:41.817Z","message":{"id":"m1","model":"claude-opus-4-5-20251101","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"b.rs"}}],"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":0,"output_tokens":40}}}
+{"type":"user","timestamp":"2026-02-07T08:19:41.719Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"fn a() {}"}]}}
+{"type":"user","timestamp":"2026-02-07T08:19:41.900Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"fn b() {}"}]}}
+{"type":"assistant","timestamp":"2026-02-07T08:19:45.000Z","message":{"id":"m2","model":"claude-opus-4-5-20251101","content":[{"type":"text","text":"Both read."}],"usage":{"input_tokens":3,"cache_creation_input_tokens":50,"cache_read_input_tokens":100,"output_tokens":5}}}
+"#;
+
 #[test]
-fn times_out_of_order_are_an_error_naming_the_file_and_line() {
+fn times_are_held_against_the_start_of_the_response_a_line_follows() {
     // A history file: a record timed before the model output above it.
     let text = "{\"id\":1,\"kind\":\"assistant\",\"time\":\"2026-02-07T10:00:05Z\",\"text\":\"a\"}\n\
                 {\"id\":2,\"kind\":\"tool_result\",\"time\":\"2026-02-07T10:00:04Z\",\"text\":\"b\"}\n";
@@ -134,35 +145,141 @@ fn times_out_of_order_are_an_error_naming_the_file_and_line() {
         e.starts_with("h.jsonl:1:") && e.contains("expected RFC 3339"),
         "{e}"
     );
-    // A Claude Code session: the tool result is timed before the response above it.
+    // A Claude Code session whose first tool's result is timed between the two lines of the
+    // response that called it (the shape that was refused): imported whole, by hand:
+    //
+    // | line | type | gives | time |
+    // | 1 | user task | user "Read a.rs and b.rs" | 08:19:30.000 |
+    // | 2 | assistant m1 (new response: call 1 on record 1, billed 10 + 100 in, 20 out) | tool_call Read | 41.712 |
+    // | 3 | assistant m1 again (output raised to 40) | tool_call Read | 41.817 |
+    // | 4 | user result t1: .719 is after m1's start, .712 | tool_result Read | 41.719 |
+    // | 5 | user result t2 | tool_result Read | 41.900 |
+    // | 6 | assistant m2 (call 2 on records 1–5: 3 + 50 + 100 in, 5 out) | assistant | 45.000 |
     let dir = tempfile::tempdir().unwrap();
-    let lines: Vec<&str> = EVERY_TYPE.lines().collect();
-    let bad = [
-        lines[1],
-        lines[5],
-        &lines[6].replace("10:00:08", "10:00:01"),
-    ]
-    .join("\n");
-    let path = write(dir.path(), "late.jsonl", &bad);
+    let path = write(dir.path(), "parallel.jsonl", PARALLEL_CALLS);
+    let mut tally = Tally::default();
+    let runs = import::read_tallied(
+        &path,
+        Format::ClaudeCode,
+        &mut Problems::strict(),
+        &mut tally,
+    )
+    .unwrap();
+    assert_eq!(
+        tally_text(&tally),
+        "assistant: 3 lines: 3 gave 3 records (assistant 1, tool_call 2)\n\
+         user: 3 lines: 3 gave 3 records (user 1, tool_result 2)\n\
+         model responses: 2\n"
+    );
+    let run = &runs[0];
+    let kinds: Vec<Kind> = run.history.records.iter().map(|r| r.kind).collect();
+    assert_eq!(
+        kinds,
+        [
+            Kind::User,
+            Kind::ToolCall,
+            Kind::ToolCall,
+            Kind::ToolResult,
+            Kind::ToolResult,
+            Kind::Assistant
+        ]
+    );
+    let times: Vec<String> = run
+        .history
+        .records
+        .iter()
+        .map(|r| r.time.unwrap().to_string()[17..23].to_string())
+        .collect();
+    assert_eq!(
+        times,
+        ["30.000", "41.712", "41.817", "41.719", "41.900", "45.000"]
+    );
+    assert_eq!(run.calls.len(), 2);
+    assert_eq!(
+        (run.calls[0].start, run.calls[0].end, run.calls[0].recorded),
+        (0, 1, 110)
+    );
+    assert_eq!(run.calls[0].usage.unwrap().output, 40);
+    assert_eq!(
+        (run.calls[1].start, run.calls[1].end, run.calls[1].recorded),
+        (0, 5, 153)
+    );
+    // What it imports loads again: the history file keeps the same rule (the result at .719
+    // is after .712, where the call's run of outputs starts).
     let o = ctxlab(
         dir.path(),
         &[
             "import",
-            path.to_str().unwrap(),
+            "parallel.jsonl",
             "--format",
             "claude-code",
             "--out",
             "out.jsonl",
         ],
     );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let back = ctxlab::history::load_jsonl(&dir.path().join("out.jsonl")).unwrap();
+    assert_eq!(back[0].records.len(), 6);
+    assert_eq!(
+        back[0].records[3].time,
+        Some(at("2026-02-07T08:19:41.719Z"))
+    );
+
+    // A line timed before the *start* of the response it follows is still refused: the first
+    // result moved to .700, before m1's first line (.712).
+    let early = PARALLEL_CALLS.replace("08:19:41.719Z", "08:19:41.700Z");
+    write(dir.path(), "early.jsonl", &early);
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "import",
+            "early.jsonl",
+            "--format",
+            "claude-code",
+            "--out",
+            "early-out.jsonl",
+        ],
+    );
     assert_fails_with(
         &o,
         &[
-            "late.jsonl:3:",
-            "earlier than 2026-02-07T10:00:07.000Z, that of the model response on line 2",
+            "early.jsonl:4:",
+            "`timestamp` 2026-02-07T08:19:41.700Z is earlier than 2026-02-07T08:19:41.712Z, the start of the model response on line 2",
         ],
     );
-    assert!(!dir.path().join("out.jsonl").exists());
+    assert!(!dir.path().join("early-out.jsonl").exists());
+    // The next response's first line starts a new one: a line timed before it (the second
+    // result moved after line 6, at 44.000 < 45.000) is refused.
+    let lines: Vec<&str> = PARALLEL_CALLS.lines().collect();
+    let late = [
+        lines[0],
+        lines[1],
+        lines[2],
+        lines[3],
+        lines[5],
+        &lines[4].replace("41.900", "44.000"),
+    ]
+    .join("\n");
+    write(dir.path(), "late.jsonl", &late);
+    let o = ctxlab(
+        dir.path(),
+        &[
+            "import",
+            "late.jsonl",
+            "--format",
+            "claude-code",
+            "--out",
+            "late-out.jsonl",
+        ],
+    );
+    assert_fails_with(
+        &o,
+        &[
+            "late.jsonl:6:",
+            "earlier than 2026-02-07T08:19:45.000Z, the start of the model response on line 5",
+        ],
+    );
+    assert!(!dir.path().join("late-out.jsonl").exists());
 }
 
 /// System 2000 chars, task 1500, then three calls (100-char outputs, 2000- and 3000-char tool

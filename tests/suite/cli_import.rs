@@ -4,14 +4,6 @@
 use crate::common::*;
 use std::path::{Path, PathBuf};
 
-fn fixture(name: &str) -> String {
-    root()
-        .join("tests/fixtures/import")
-        .join(name)
-        .display()
-        .to_string()
-}
-
 fn write(dir: &Path, name: &str, text: &str) -> String {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -34,7 +26,7 @@ fn import_writes_labelled_histories_that_table_can_read() {
         dir.path(),
         &[
             "import",
-            &fixture("demo__demo-1.traj.json"),
+            &import_fixture("demo__demo-1.traj.json"),
             "--format",
             "mini-swe-agent",
             "--out",
@@ -157,7 +149,7 @@ fn bad_lines_and_files_name_the_place_and_leave_nothing_written() {
             vec!["lost.traj: key `history[0]`", "tool call \"c\""],
         ),
         (
-            vec![fixture("chat.json"), fixture("chat.json")],
+            vec![import_fixture("chat.json"), import_fixture("chat.json")],
             "openai-chat",
             vec!["a run named \"chat\" was already read"],
         ),
@@ -185,7 +177,7 @@ fn bad_lines_and_files_name_the_place_and_leave_nothing_written() {
         d,
         &[
             "import",
-            &fixture("chat.json"),
+            &import_fixture("chat.json"),
             "--format",
             "claude",
             "--out",
@@ -203,7 +195,7 @@ fn bad_lines_and_files_name_the_place_and_leave_nothing_written() {
         d,
         &[
             "import",
-            &fixture("chat.json"),
+            &import_fixture("chat.json"),
             "--format",
             "openai-chat",
             "--out",
@@ -216,9 +208,11 @@ fn bad_lines_and_files_name_the_place_and_leave_nothing_written() {
 }
 
 #[test]
-fn skip_bad_reports_each_bad_line_and_file_and_keeps_the_rest() {
+fn skip_bad_leaves_each_bad_file_out_whole_and_keeps_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
+    // A session with a malformed line 2 and a result of an undeclared call on line 3: the
+    // file is bad, and none of its lines is kept (not even the good ones).
     let session = write(
         d,
         "s.jsonl",
@@ -231,34 +225,49 @@ fn skip_bad_reports_each_bad_line_and_file_and_keeps_the_rest() {
         .join("\n"),
     );
     let bad_file = write(d, "bad.jsonl", "\n\n");
+    let good = write(
+        d,
+        "good.jsonl",
+        r#"{"type":"user","message":{"role":"user","content":"go on"}}
+{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"went on"}],"usage":{"input_tokens":5}}}"#,
+    );
     let out = d.join("out.jsonl");
     let args = [
         "import",
         session.as_str(),
         bad_file.as_str(),
+        good.as_str(),
         "--format",
         "claude-code",
         "--out",
         out.to_str().unwrap(),
     ];
-    assert_fails_with(&ctxlab(d, &args), &["s.jsonl:2:"]);
+    // One refusal naming both bad files, each with its first problem; nothing written.
+    assert_fails_with(
+        &ctxlab(d, &args),
+        &[
+            "2 of the 3 transcripts cannot be read",
+            "s.jsonl:2: column 2: expected ident",
+            "bad.jsonl: holds no message",
+        ],
+    );
+    assert!(!out.exists());
     let mut skipping = args.to_vec();
     skipping.push("--skip-bad");
     let o = ctxlab(d, &skipping);
     assert!(o.status.success(), "{}", stderr(&o));
     let err = stderr(&o);
     for needle in [
-        "skipped: ",
+        "left out: ",
         "s.jsonl:2: column 2: expected ident",
-        "s.jsonl:3: `tool_result` refers to tool_use_id \"toolu_9\"",
         "bad.jsonl: holds no message",
-        "3 bad line(s) or file(s) skipped",
+        "2 bad file(s) left out whole (--skip-bad)",
     ] {
         assert!(err.contains(needle), "stderr lacks {needle:?}:\n{err}");
     }
     let recs = lines(&out);
     let texts: Vec<&str> = recs.iter().map(|r| r["text"].as_str().unwrap()).collect();
-    assert_eq!(texts, ["do it", "done"]);
+    assert_eq!(texts, ["go on", "went on"]);
 }
 
 #[test]
@@ -268,7 +277,7 @@ fn calibrate_compares_estimates_with_recorded_sizes() {
         dir.path(),
         &[
             "calibrate",
-            &fixture("claude-session.jsonl"),
+            &import_fixture("claude-session.jsonl"),
             "--format",
             "claude-code",
             "--cost",
@@ -289,7 +298,7 @@ fn calibrate_compares_estimates_with_recorded_sizes() {
         dir.path(),
         &[
             "calibrate",
-            &fixture("demo__demo-1.traj.json"),
+            &import_fixture("demo__demo-1.traj.json"),
             "--format",
             "mini-swe-agent",
         ],
@@ -300,7 +309,7 @@ fn calibrate_compares_estimates_with_recorded_sizes() {
         dir.path(),
         &[
             "calibrate",
-            &fixture("fix-pricing.traj"),
+            &import_fixture("fix-pricing.traj"),
             "--format",
             "swe-agent",
         ],
@@ -310,7 +319,7 @@ fn calibrate_compares_estimates_with_recorded_sizes() {
         dir.path(),
         &[
             "calibrate",
-            &fixture("chat.json"),
+            &import_fixture("chat.json"),
             "--format",
             "openai-chat",
             "--cost",
@@ -478,7 +487,7 @@ fn labels_explains_what_errors_leaves_out_and_which_parameter_marks_it() {
 
 #[test]
 fn labels_explains_every_mark() {
-    let f = fixture("demo__demo-1.traj.json");
+    let f = import_fixture("demo__demo-1.traj.json");
     let o = ctxlab(
         &root(),
         &["labels", &f, "--format", "mini-swe-agent", "--explain"],

@@ -5,7 +5,10 @@
 //! that what is accepted keeps the documented rules. `CTXLAB_FUZZ_CASES` sets the number of
 //! cases (3 000 by default, for CI); the seed is fixed, so a failure reproduces. A second test
 //! runs the binary itself as a child under a memory and a time limit on mutated flags files,
-//! Batch files, answer-cache entries, merge's rows files, oversized files and overlong lines.
+//! Batch files, answer-cache entries, merge's rows files, oversized files and overlong lines,
+//! `--out` targets that exist (files, FIFOs, links, folders) and batches of transcripts some of
+//! which are bad (the refusal must name every bad one). The transcript seeds include timestamps,
+//! parallel tool calls (one response over two lines, a result timed between them) and images.
 
 use crate::common::*;
 use ctxlab::import::{self, Format, Problems};
@@ -57,7 +60,21 @@ const TOKENS: &[&[u8]] = &[
     b"\"shard\"",
     b"0",
     b"99999999999999999999999",
+    "é".as_bytes(),
+    "日本".as_bytes(),
+    b"\"timestamp\":\"2026-02-07T08:19:41.700Z\",",
+    b"\"id\":\"m1\"",
 ];
+
+/// A Claude Code session with timestamps, one response logged over two lines (two `tool_use`
+/// blocks sharing `message.id` m1) whose first result is timed between them, and an image.
+const PARALLEL: &str = r#"{"type":"user","timestamp":"2026-02-07T08:19:30.000Z","message":{"role":"user","content":[{"type":"text","text":"Read a.rs and b.rs"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}}
+{"type":"assistant","timestamp":"2026-02-07T08:19:41.712Z","message":{"id":"m1","model":"claude-opus-4-5-20251101","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.rs"}}],"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":0,"output_tokens":20}}}
+{"type":"assistant","timestamp":"2026-02-07T08:19:41.817Z","message":{"id":"m1","model":"claude-opus-4-5-20251101","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"b.rs"}}],"usage":{"input_tokens":10,"cache_creation_input_tokens":100,"cache_read_input_tokens":0,"output_tokens":40}}}
+{"type":"user","timestamp":"2026-02-07T08:19:41.719Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"fn a() {}"}]}}
+{"type":"user","timestamp":"2026-02-07T08:19:41.900Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"fn b() {}"},{"type":"image","source":{"type":"base64","media_type":"image/jpeg","data":"BBBB"}}]}]}}
+{"type":"assistant","timestamp":"2026-02-07T08:19:45.000Z","message":{"id":"m2","model":"claude-opus-4-5-20251101","content":[{"type":"text","text":"Both read."}],"usage":{"input_tokens":3,"cache_creation_input_tokens":50,"cache_read_input_tokens":100,"output_tokens":5}}}
+"#;
 
 fn mutate(rng: &mut Rng, input: &[u8]) -> Vec<u8> {
     let mut v = input.to_vec();
@@ -158,7 +175,7 @@ fn mutated_inputs_never_panic_and_rejections_say_where() {
 
     let history = std::fs::read(root().join("data/article12.jsonl")).unwrap();
     let fixtures = root().join("tests/fixtures/import");
-    let transcripts: Vec<(Vec<u8>, Format, &str)> = [
+    let mut transcripts: Vec<(Vec<u8>, Format, &str)> = [
         ("claude-session.jsonl", Format::ClaudeCode),
         ("chat.json", Format::OpenaiChat),
         ("chat.jsonl", Format::OpenaiChat),
@@ -168,6 +185,11 @@ fn mutated_inputs_never_panic_and_rejections_say_where() {
     .into_iter()
     .map(|(f, format)| (std::fs::read(fixtures.join(f)).unwrap(), format, f))
     .collect();
+    transcripts.push((
+        PARALLEL.as_bytes().to_vec(),
+        Format::ClaudeCode,
+        "parallel.jsonl",
+    ));
 
     // A sharded run whose first state is mutated, then merged in-process.
     for i in 0..2 {
@@ -256,6 +278,17 @@ fn mutated_inputs_never_panic_and_rejections_say_where() {
                                 .iter()
                                 .all(|c| c.start <= c.end && c.end <= r.history.records.len()));
                         }
+                        // What is imported loads again: the history keeps the time order.
+                        let mut jsonl = Vec::new();
+                        let histories: Vec<_> = runs.iter().map(|r| r.history.clone()).collect();
+                        ctxlab::history::write_jsonl(&mut jsonl, &histories).unwrap();
+                        let text = String::from_utf8(jsonl).unwrap();
+                        if let Err(e) = ctxlab::history::parse_jsonl(Path::new("o.jsonl"), &text) {
+                            panic!(
+                                "an import does not load again: {e}\ninput: {:?}",
+                                String::from_utf8_lossy(&input)
+                            );
+                        }
                         true
                     }
                     Err(e) => {
@@ -341,6 +374,55 @@ fn child(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
     };
     let text = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
     (status.code(), text)
+}
+
+/// The files of a fuzzed batch.
+const BATCH: [&str; 3] = ["b0.jsonl", "b1.jsonl", "b2.jsonl"];
+
+/// The bytes of the user's file a link at `--out` points to.
+const USER_BYTES: &[u8] = b"the user's own file\n";
+
+/// What `target` is for an `--out` case: 0 nothing, 1 a plain file of the user's, 2 a FIFO,
+/// 3 a link to `user.txt`, 4 a folder.
+#[cfg(target_os = "linux")]
+fn set_out_target(dir: &Path, what: usize) {
+    let target = dir.join("target");
+    match std::fs::symlink_metadata(&target) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir(&target).unwrap(),
+        Ok(_) => std::fs::remove_file(&target).unwrap(),
+        Err(_) => {}
+    }
+    match what {
+        1 => std::fs::write(&target, USER_BYTES).unwrap(),
+        2 => {
+            let c = std::ffi::CString::new(target.as_os_str().as_encoded_bytes()).unwrap();
+            // SAFETY: a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        }
+        3 => std::os::unix::fs::symlink("user.txt", &target).unwrap(),
+        4 => std::fs::create_dir(&target).unwrap(),
+        _ => {}
+    }
+}
+
+/// A refused `--out` case left `target` as it was, and the file a link points to.
+#[cfg(target_os = "linux")]
+fn assert_out_target_unchanged(dir: &Path, what: usize, err: &str) {
+    use std::os::unix::fs::FileTypeExt as _;
+    let target = dir.join("target");
+    let kind = std::fs::symlink_metadata(&target).map(|m| m.file_type());
+    match what {
+        1 => assert_eq!(std::fs::read(&target).unwrap(), USER_BYTES, "{err}"),
+        2 => assert!(kind.unwrap().is_fifo(), "{err}"),
+        3 => assert!(kind.unwrap().is_symlink(), "{err}"),
+        4 => assert!(kind.unwrap().is_dir(), "{err}"),
+        _ => {}
+    }
+    assert_eq!(
+        std::fs::read(dir.join("user.txt")).unwrap(),
+        USER_BYTES,
+        "{err}"
+    );
 }
 
 /// A Batch output line answering `custom_id` with `text`.
@@ -453,9 +535,29 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
     ];
     let originals: Vec<Vec<u8>> = parts.iter().map(|f| std::fs::read(f).unwrap()).collect();
 
+    // The `--out` targets and the batches (kinds 7 and 8).
+    std::fs::write(p.join("user.txt"), USER_BYTES).unwrap();
+    let claude_fixture = root()
+        .join("tests/fixtures/import/claude-session.jsonl")
+        .display()
+        .to_string();
+    let claude_seeds: Vec<(Vec<u8>, Format, &str)> = vec![
+        (
+            std::fs::read(&claude_fixture).unwrap(),
+            Format::ClaudeCode,
+            "claude-session.jsonl",
+        ),
+        (
+            PARALLEL.as_bytes().to_vec(),
+            Format::ClaudeCode,
+            "parallel.jsonl",
+        ),
+    ];
+    let cc = claude_fixture.as_str();
+    let mut out_case = (0usize, false);
     let (mut accepted, mut refused) = (0usize, 0usize);
     for case in 0..total {
-        let kind = case % 7;
+        let kind = case % 9;
         // One round in five leaves the input as it was, so the accepting side is checked too.
         let pristine = (case / 7) % 5 == 0;
         let mutate = |rng: &mut Rng, bytes: &[u8]| {
@@ -549,6 +651,37 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
                 std::fs::write(p.join("big.toml"), text).unwrap();
                 ("big.toml: is ", vec!["sweep", "big.toml", "--dry-run"])
             }
+            7 => {
+                // An `--out` that exists: a file, a FIFO, a link to a file of the user's, a
+                // folder (or nothing), for `import` or `generate`, forced or not.
+                out_case = (rng.below(5), rng.below(2) == 1);
+                set_out_target(p, out_case.0);
+                let mut args = vec!["generate", "exp.toml", "--out", "target"];
+                if rng.below(2) == 0 {
+                    args = vec!["import", cc, "--format", "claude-code", "--out", "target"];
+                }
+                if out_case.1 {
+                    args.push("--force");
+                }
+                ("target", args)
+            }
+            8 => {
+                // Three transcripts, each mutated or not: a refusal names every bad one.
+                for (i, name) in BATCH.iter().enumerate() {
+                    let (seed, _, _) = &claude_seeds[(case + i) % claude_seeds.len()];
+                    let text = if rng.below(2) == 0 {
+                        seed.clone()
+                    } else {
+                        mutate(&mut rng, seed)
+                    };
+                    std::fs::write(p.join(name), text).unwrap();
+                }
+                let _ = std::fs::remove_file(p.join("batch.jsonl"));
+                let mut args = vec!["import"];
+                args.extend(BATCH);
+                args.extend(["--format", "claude-code", "--out", "batch.jsonl"]);
+                ("b", args)
+            }
             _ => {
                 // A TOML error on a line far longer than a message may be.
                 let long = "3, ".repeat(10_000 + rng.below(300_000));
@@ -607,6 +740,24 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
                         );
                     }
                 }
+                7 => {
+                    // Only nothing, or a plain file with --force, is written over.
+                    assert!(
+                        out_case.0 == 0 || (out_case.0 == 1 && out_case.1),
+                        "{out_case:?}"
+                    );
+                    assert!(ctxlab::history::load_jsonl(&p.join("target")).is_ok());
+                }
+                8 => {
+                    for name in BATCH {
+                        let read = import::read(
+                            &p.join(name),
+                            Format::ClaudeCode,
+                            &mut Problems::strict(),
+                        );
+                        assert!(read.is_ok(), "a batch with a bad {name} was accepted");
+                    }
+                }
                 _ => panic!("{args:?}: accepted"),
             }
         } else {
@@ -618,6 +769,22 @@ fn the_binary_under_limits_refuses_mutated_files_briefly_and_accepts_only_valid_
             );
             if kind == 4 {
                 assert!(!p.join("s/manifest.json").exists(), "{err}");
+            }
+            if kind == 7 {
+                assert_out_target_unchanged(p, out_case.0, &err);
+            }
+            if kind == 8 {
+                assert!(!p.join("batch.jsonl").exists());
+                for name in BATCH {
+                    let bad =
+                        import::read(&p.join(name), Format::ClaudeCode, &mut Problems::strict())
+                            .is_err();
+                    assert_eq!(
+                        bad,
+                        err.contains(name),
+                        "{name} bad: {bad}, yet the refusal says: {err}"
+                    );
+                }
             }
         }
     }

@@ -364,7 +364,7 @@ fn a_link_inside_the_output_folder_is_not_followed() {
 }
 
 /// A sharded run of EXP in `p/s`, 2 shards.
-fn sharded(p: &Path) {
+pub(crate) fn sharded(p: &Path) {
     for i in 0..2 {
         ok(
             p,

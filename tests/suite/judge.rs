@@ -18,7 +18,7 @@ use std::path::Path;
 ///
 /// So the span's needed facts are load_config and read_manifest, and the real summary keeps one
 /// of them (read_manifest): 0.5.
-const SESSION: &str = r#"{"type":"user","message":{"role":"user","content":"Please fix parse_args and load_config"}}
+pub(crate) const SESSION: &str = r#"{"type":"user","message":{"role":"user","content":"Please fix parse_args and load_config"}}
 {"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"I will look at read_manifest first."},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}
 {"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"build_index failed in lib_utils at 1a2b3c4d","is_error":true}]}}
 {"type":"user","isCompactSummary":true,"message":{"role":"user","content":"Summary: the user asked to fix parse_args; I read read_manifest."}}
@@ -90,8 +90,12 @@ fn judge_refuses_what_it_cannot_judge() {
         r#"{"type":"user","message":{"role":"user","content":"hello parse_args"}}
 "#,
     );
+    // Counted, not refused, but with nothing else there is nothing to judge.
     let o = ctxlab(dir.path(), &["summaries", "judge", &none]);
-    assert_fails_with(&o, &["none.jsonl", "holds no compaction summary"]);
+    assert_fails_with(
+        &o,
+        &["no summary to judge in 1 transcript(s): 1 of them hold no compaction summary"],
+    );
     // A session that goes on from another file's conversation: its first line answers a line
     // the file does not hold, so its summary replaced a span the file does not hold whole.
     let continued = SESSION.replacen(

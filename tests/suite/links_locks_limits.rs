@@ -7,7 +7,7 @@ use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const EXP: &str = r#"
+pub(crate) const EXP: &str = r#"
 name = "l"
 seed = 3
 replicates = 2

@@ -6,13 +6,13 @@ use crate::common::{assert_fails_with, ctxlab, stderr, stdout};
 
 /// The task r1 (head; facts cli.rs, parse_args, src/cli.rs), r2 (required; fact E0308), r3,
 /// r4. Under `chars`: 28 + 1 + 18 + 1 + 28 + 1 + 4 = 81; at 50 % the capacity is 40.
-const HISTORY: &str = r#"{"id": 1, "kind": "user", "text": "fix parse_args in src/cli.rs", "required": true}
+pub(crate) const HISTORY: &str = r#"{"id": 1, "kind": "user", "text": "fix parse_args in src/cli.rs", "required": true}
 {"id": 2, "kind": "tool_result", "tool": "bash", "text": "saw E0308 in build", "required": true}
 {"id": 3, "kind": "assistant", "text": "looking at config_loader now", "required": false}
 {"id": 4, "kind": "assistant", "text": "done", "required": false}
 "#;
 
-const EXPERIMENT: &str = r#"
+pub(crate) const EXPERIMENT: &str = r#"
 name = "llm"
 seed = 1
 replicates = 1

@@ -4,6 +4,7 @@
 mod common;
 
 mod article12;
+mod batches;
 mod cache_time;
 mod caches;
 mod calibrate_summaries;
@@ -32,10 +33,12 @@ mod losses;
 mod memory;
 mod needs;
 mod noise_models;
+mod out_paths;
 mod presets_summary;
 mod presets_view;
 mod readme;
 mod real_runs;
+mod robustness;
 mod runner;
 mod scale;
 mod session;

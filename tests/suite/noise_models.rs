@@ -341,7 +341,7 @@ fn every_bad_spec_is_one_error_naming_the_key() {
         ),
         ("uniform(fn=1.5)", "noise model `uniform`: parameter `fn` expects a rate from 0 to 1, found `1.5`"),
         ("uniform(fn=high)", "parameter `fn` expects a number, found `high`"),
-        ("uniform(fn=0.1, fn=0.2)", "parameter `fn` expects one value, but it is given twice"),
+        ("uniform(fn=0.1, fn=0.2)", "parameter `fn` is given twice; give each parameter once"),
         ("uniform(q=0.1)", "noise model `uniform`: unknown parameter `q` (known: fn, fp)"),
         ("by_kind(fn_tools=0.2)", "noise model `by_kind`: unknown parameter `fn_tools` (known: fn, fp, fn_system, fp_system, fn_user"),
         ("correlated(fn=0.2)", "noise model `correlated`: parameter `rho` expects a rate from 0 to 1, but it is missing"),

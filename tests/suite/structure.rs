@@ -34,6 +34,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "rng",
             "strict_json",
             "links",
+            "output_file",
             "stats",
         ],
     ),

@@ -34,9 +34,17 @@
 //!
 //! Each record keeps its line's `timestamp`, but for caveats (`isMeta: true`), which carry the
 //! time of the local command they introduce, written after the response before them. No other
-//! line may be timed before an earlier model response (Claude Code writes the lines between two
-//! calls a few milliseconds out of order, never before the response they follow): such a file
-//! is an error naming the line.
+//! line may be timed before the **start** of the latest model response, the first line of its
+//! `message.id` (Claude Code writes the lines between two calls a few milliseconds out of
+//! order, never before the response they follow): such a file is an error naming the line. The
+//! start, not the latest line: one response with two `tool_use` blocks is logged as two lines,
+//! and Claude Code runs the first tool while the model still streams the second, so the first
+//! tool's result can be timed between the two lines (first call 08:19:41.712, its result .719,
+//! the second call .817) and written after both. The history the lines give keeps the same
+//! rule on its records ([`crate::history::time_order`]: no record before the start of the run
+//! of model outputs before it), so what is imported loads again; a file whose records would
+//! break it (a line timed before a later part of a response that came after other lines) is
+//! an error naming the line too.
 //!
 use super::{
     image_marker, json_error, run_name, Problems, Run, RunBuilder, SeenIds, Tally, ToolIds,
@@ -44,6 +52,7 @@ use super::{
 use crate::error::InputError;
 use crate::error::ParseError;
 use crate::history::Kind;
+use crate::history::time_order::TimeOrder;
 use crate::history::Time;
 use serde::Deserialize;
 use serde_json::Value;
@@ -148,8 +157,10 @@ pub fn parse(
     }
     let mut tools = ToolIds::default();
     let mut responses = SeenIds::default();
-    // The time and line of the latest model response.
-    let mut last_response: Option<(Time, usize)> = None;
+    // The time and line of the first line of the latest model response.
+    let mut response_start: Option<(Time, usize)> = None;
+    // The time order of the records given so far, by the lines they came from.
+    let mut order = TimeOrder::default();
     for (n, raw) in text.lines().enumerate() {
         let line_no = n + 1;
         if raw.trim().is_empty() {
@@ -215,7 +226,7 @@ pub fn parse(
                 continue;
             }
         };
-        if let (Some(t), Some((before, at))) = (time, last_response) {
+        if let (Some(t), Some((before, at))) = (time, response_start) {
             if t < before {
                 bad(
                     tally,
@@ -223,7 +234,7 @@ pub fn parse(
                         path,
                         line_no,
                         format!(
-                            "`timestamp` {t} is earlier than {before}, that of the model response on line {at}; lines must follow the session in time order"
+                            "`timestamp` {t} is earlier than {before}, the start of the model response on line {at}; lines must follow the session in time order (a line may come before the later lines of a response, never before its first)"
                         ),
                     ),
                 )?;
@@ -242,6 +253,24 @@ pub fn parse(
                 continue;
             }
         };
+        let mut after = order.clone();
+        let ordered = pending
+            .iter()
+            .try_for_each(|p| after.next(p.kind, time, line_no));
+        if let (Err((before, at)), Some(t)) = (ordered, time) {
+            bad(
+                tally,
+                InputError::line(
+                    path,
+                    line_no,
+                    format!(
+                        "`timestamp` {t} is earlier than {before}, the time of line {at}, where the latest run of model outputs starts (a later part of a response, after other lines came between); its history could not keep its records in time order"
+                    ),
+                ),
+            )?;
+            continue;
+        }
+        order = after;
         if kind == "assistant" {
             // The three input figures must add up within u64 before any sum is taken.
             if message.usage.as_ref().map(ClaudeUsage::context) == Some(None) {
@@ -271,9 +300,9 @@ pub fn parse(
             }
             if new_response {
                 tally.responses += 1;
-            }
-            if let Some(t) = time {
-                last_response = Some((t, line_no));
+                if let Some(t) = time {
+                    response_start = Some((t, line_no));
+                }
             }
         }
         if line.is_compact_summary == Some(true) {

@@ -283,6 +283,7 @@ impl FromStr for LabelRules {
                     ))
                 }
             }
+            let mut seen: Vec<&str> = Vec::new();
             for param in params.into_iter().flat_map(|p| p.split(',')) {
                 let param = param.trim();
                 if param.is_empty() {
@@ -294,6 +295,10 @@ impl FromStr for LabelRules {
                     .ok_or_else(|| {
                         format!("label rule {item:?}: parameter {param:?} should read `key=value`")
                     })?;
+                if seen.contains(&key) {
+                    return Err(crate::error::given_twice("label rule", item, key));
+                }
+                seen.push(key);
                 match (name, key) {
                     ("hindsight", "min_gap") => {
                         rules.min_gap = value.parse().map_err(|_| {

@@ -8,15 +8,17 @@
 
 pub mod file_view;
 pub mod label;
+mod many;
 
 pub use label::LabelRules;
+pub use many::{load_batch, load_files, load_files_recorded, read_batch};
 
 use crate::error::InputError;
 use crate::history::{History, Kind, Record, RecordedCall, Usage};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 
 /// What a transcript format's module gives: how to read one file of it.
@@ -188,36 +190,22 @@ impl Run {
     }
 }
 
-/// What to do with a malformed line or file.
+/// What a format's reader does with a malformed line: the line is an error naming it, and the
+/// file gives no run. There is no mode that drops the line and keeps the rest of the file: a
+/// session with a line missing (a tool result, a call) would undercount every later context.
+/// A batch of files leaves a bad file out whole or refuses ([`crate::history::batch`]).
 #[derive(Debug, Default)]
-pub struct Problems {
-    skip: bool,
-    /// The problems that were skipped (only with [`Problems::skipping`]).
-    pub skipped: Vec<InputError>,
-}
+pub struct Problems;
 
 impl Problems {
-    /// The first problem stops the import.
+    /// The first problem stops the file.
     pub fn strict() -> Self {
-        Problems::default()
+        Problems
     }
 
-    /// Problems are collected and the bad line (or file) is left out.
-    pub fn skipping() -> Self {
-        Problems {
-            skip: true,
-            skipped: Vec::new(),
-        }
-    }
-
-    /// Records a problem with one line: an error when strict, a skipped line otherwise.
+    /// Records a problem with one line: it stops the file.
     pub(crate) fn line(&mut self, e: InputError) -> Result<(), InputError> {
-        if self.skip {
-            self.skipped.push(e);
-            Ok(())
-        } else {
-            Err(e)
-        }
+        Err(e)
     }
 }
 
@@ -361,69 +349,23 @@ pub fn load_recorded(
     let runs = read(path, format, &mut Problems::strict())?;
     Ok(runs
         .into_iter()
-        .map(|run| {
-            let recorded = run.recorded();
-            let history = match flags {
-                Some(f) => labels.apply_flagged(run, f),
-                None => labels.apply(run),
-            };
-            (history, recorded)
-        })
+        .map(|run| labelled(run, labels, flags))
         .collect())
 }
 
-/// Loads several transcript files, checking that run names are unique across them (two runs
-/// of one name would merge into one history when written to a JSONL file).
-pub fn load_files(
-    paths: &[PathBuf],
-    format: Format,
-    labels: &LabelRules,
-) -> Result<Vec<History>, InputError> {
-    Ok(load_files_recorded(paths, format, labels, None)?
-        .into_iter()
-        .map(|(h, _)| h)
-        .collect())
-}
-
-/// [`load_files`], each history with the usage its transcript records.
-pub fn load_files_recorded(
-    paths: &[PathBuf],
-    format: Format,
+/// A run's history labelled by `labels` (its flags by `flags`, else from the labels), with the
+/// usage its transcript records.
+pub(crate) fn labelled(
+    run: Run,
     labels: &LabelRules,
     flags: Option<&LabelRules>,
-) -> Result<Vec<(History, Vec<RecordedCall>)>, InputError> {
-    let mut histories = Vec::new();
-    let mut names = RunNames::default();
-    for path in paths {
-        for (h, recorded) in load_recorded(path, format, labels, flags)? {
-            names.claim(&h.name, path)?;
-            histories.push((h, recorded));
-        }
-    }
-    Ok(histories)
-}
-
-/// Run names seen so far and the file each came from.
-#[derive(Default)]
-pub struct RunNames {
-    seen: std::collections::HashMap<String, PathBuf>,
-}
-
-impl RunNames {
-    /// Fails when `name` was already taken by a run of another (or the same) file.
-    pub fn claim(&mut self, name: &str, path: &Path) -> Result<(), InputError> {
-        if let Some(first) = self.seen.get(name) {
-            return Err(InputError::File {
-                path: path.to_path_buf(),
-                message: format!(
-                    "a run named {name:?} was already read from {}; run names must be unique",
-                    first.display()
-                ),
-            });
-        }
-        self.seen.insert(name.to_string(), path.to_path_buf());
-        Ok(())
-    }
+) -> (History, Vec<RecordedCall>) {
+    let recorded = run.recorded();
+    let history = match flags {
+        Some(f) => labels.apply_flagged(run, f),
+        None => labels.apply(run),
+    };
+    (history, recorded)
 }
 
 /// The name of the run a file holds: its file name without `.json`/`.jsonl` and `.traj`.

@@ -36,6 +36,15 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The path of a transcript of `tests/fixtures/import/`, as an argument.
+pub fn import_fixture(name: &str) -> String {
+    root()
+        .join("tests/fixtures/import")
+        .join(name)
+        .display()
+        .to_string()
+}
+
 /// `../shared/data` beside the repository, when it is there.
 pub fn shared_data() -> Option<PathBuf> {
     let p = root().join("../shared/data");
