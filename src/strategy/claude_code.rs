@@ -126,7 +126,7 @@ impl IdleClearing {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct ClaudeCode {
+pub struct ClaudeCodeTiers {
     /// The full compaction's trigger and output reserve, as `claude_code_compact` reads them.
     pub trigger: When,
     pub output_reserve: u64,
@@ -146,7 +146,46 @@ fn over(trigger: When, total: u64, window: u64) -> bool {
     }
 }
 
-impl ClaudeCode {
+impl ClaudeCodeTiers {
+    /// The tiers on the view: the clearing if the session was idle, then the full compaction if
+    /// the context still reaches the trigger; `cleared` (all false) marks what is cleared.
+    fn rule(
+        &self,
+        view: &View,
+        capacity: u64,
+        cleared: &mut [bool],
+        stream: u64,
+        out: &mut Context,
+    ) -> Outcome {
+        let n = view.len();
+        let idle = self.idle.as_ref().is_some_and(|c| c.mark(view, cleared));
+        let cleared_cost = view.model.cost(IDLE_CLEARED);
+        let cost = |i: usize| {
+            if cleared[i] {
+                stand_in_cost(view, i, || cleared_cost)
+            } else {
+                view.costs[i]
+            }
+        };
+        let total =
+            out.head_cost + out.joined_cost((0..n).map(cost).sum(), n as u64, view.separator);
+        if over(self.trigger, total, capacity + out.head_cost) && leading_systems(view.kinds) < n {
+            return self.compact(view, capacity, cleared, stream, out);
+        }
+        if !idle {
+            return unchanged(view, capacity, out);
+        }
+        for i in 0..n {
+            let item = if cleared[i] {
+                Item::Placeholder(i)
+            } else {
+                Item::Verbatim(i)
+            };
+            out.push(item, cost(i), view.separator);
+        }
+        fits(out, capacity)
+    }
+
     /// The full compaction of the view, the records of `cleared` already cleared: the system
     /// records, one summary, the re-attached files.
     fn compact(
@@ -184,14 +223,12 @@ impl ClaudeCode {
             stream,
             out,
         );
-        for i in self.reattach.choose(view, systems..n, |i| cleared[i]) {
-            out.push(Item::Verbatim(i), view.costs[i], view.separator);
-        }
+        self.reattach.push(view, systems..n, |i| cleared[i], out);
         fits(out, capacity)
     }
 }
 
-impl RuleSpec for ClaudeCode {
+impl RuleSpec for ClaudeCodeTiers {
     const NAME: &'static str = "claude_code";
     const TAIL: Tail = Tail::Own;
     const DEFAULT_HEAD: Head = Head::First(0);
@@ -219,7 +256,7 @@ impl RuleSpec for ClaudeCode {
             file_tokens: p.u64("file_tokens")?.unwrap_or(d.file_tokens),
             budget: p.u64("files_budget")?.unwrap_or(d.budget),
         };
-        Ok(ClaudeCode {
+        Ok(ClaudeCodeTiers {
             trigger,
             output_reserve,
             summary,
@@ -266,36 +303,11 @@ impl RuleSpec for ClaudeCode {
             return Outcome::Infeasible;
         }
         let n = view.len();
-        let mut cleared = vec![false; n];
-        let idle = self
-            .idle
-            .as_ref()
-            .is_some_and(|c| c.mark(&view, &mut cleared));
-        let cleared_cost = view.model.cost(IDLE_CLEARED);
-        let cost = |i: usize| {
-            if cleared[i] {
-                stand_in_cost(&view, i, || cleared_cost)
-            } else {
-                view.costs[i]
-            }
-        };
-        let total =
-            out.head_cost + out.joined_cost((0..n).map(cost).sum(), n as u64, view.separator);
-        if over(self.trigger, total, window) && leading_systems(view.kinds) < n {
-            return self.compact(&view, capacity, &cleared, stream, out);
-        }
-        if !idle {
-            return unchanged(&view, capacity, out);
-        }
-        for i in 0..n {
-            let item = if cleared[i] {
-                Item::Placeholder(i)
-            } else {
-                Item::Verbatim(i)
-            };
-            out.push(item, cost(i), view.separator);
-        }
-        fits(out, capacity)
+        // `out.chosen` holds the results cleared now (taken while the context is written).
+        let mut cleared = std::mem::take(&mut out.chosen);
+        let outcome = self.rule(&view, capacity, &mut cleared[..n], stream, out);
+        out.chosen = cleared;
+        outcome
     }
 
     fn when(&self) -> Option<When> {

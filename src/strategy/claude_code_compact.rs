@@ -26,7 +26,8 @@
 //! - **Not modelled**: the re-injected attachments (CLAUDE.md is part of the system records
 //!   here; re-read files would be fresh reads, not records of the history), microcompact and the
 //!   circuit breaker after 3 failures. The summary is one model call with the whole context as
-//!   input and the summary as output.
+//!   input and the summary as output. The `claude_code` preset adds the time-based clearing of
+//!   tool results and the re-attached files to this compaction.
 //! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default
 //!   `simulated`). The default size is what real Claude Code summaries are: [`SUMMARY_RATIO`] of
 //!   what they replaced (the compaction summaries of the shared Claude Code sessions), capped at

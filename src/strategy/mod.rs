@@ -227,7 +227,7 @@ strategies! {
     OpenHandsRecent: openhands_recent::OpenHandsRecent,
     OpenHandsAmortized: openhands_amortized::OpenHandsAmortized,
     AnthropicClearToolUses: anthropic_clear_tool_uses::AnthropicClearToolUses,
-    ClaudeCode: claude_code::ClaudeCode,
+    ClaudeCodeTiers: claude_code::ClaudeCodeTiers,
     AnthropicCompact: anthropic_compact::AnthropicCompact,
     AnthropicClearThinking: anthropic_clear_thinking::AnthropicClearThinking,
     OpenCodeCompact: opencode_compact::OpenCodeCompact,

@@ -167,46 +167,47 @@ impl OpenCodeCompact {
     ) -> Option<usize> {
         let kinds = view.kinds;
         let n = view.len();
-        if self.tail_turns == Some(0) {
-            return None;
-        }
+        let sep = view.separator;
         let span = |a: usize, b: usize| -> u64 {
-            (a..b).map(cost).sum::<u64>() + view.separator * (b - a).saturating_sub(1) as u64
-        };
-        let starts: Vec<usize> = (from..n)
-            .filter(|&i| matches!(kinds[i], Kind::User | Kind::Summary))
-            .collect();
-        let recent = match self.tail_turns {
-            Some(k) => &starts[starts.len().saturating_sub(k)..],
-            None => &starts[..],
+            (a..b).map(cost).sum::<u64>() + sep * (b - a).saturating_sub(1) as u64
         };
         let budget = self.preserve(usable);
-        let (mut total, mut keep) = (0u64, None);
-        for (t, &start) in recent.iter().enumerate().rev() {
-            let end = recent.get(t + 1).copied().unwrap_or(n);
+        let (mut total, mut keep, mut turns, mut end) = (0u64, None, 0, n);
+        let starts = (from..n)
+            .rev()
+            .filter(|&i| matches!(kinds[i], Kind::User | Kind::Summary));
+        for start in starts {
+            if self.tail_turns.is_some_and(|k| turns == k) {
+                break;
+            }
+            turns += 1;
             let continuation = kinds[start] == Kind::Summary;
             let first = if continuation { start + 1 } else { start };
-            if first >= end {
+            let stop = std::mem::replace(&mut end, start);
+            if first >= stop {
                 continue;
             }
-            let size = span(first, end);
+            let size = span(first, stop);
             if total + size <= budget {
                 total += size;
                 keep = Some(first);
                 continue;
             }
+            // `splitTurn`: the oldest of the turn's later messages (the user message, real or
+            // not, excluded) whose suffix fits what is left; suffixes only grow backwards.
             let remaining = budget - total;
-            // `splitTurn`: the turn's later messages, the user message (real or not) excluded.
-            let messages = message_starts(kinds, first, end, false);
-            let candidates = if continuation {
-                &messages[..]
-            } else {
-                &messages[1..]
-            };
-            if remaining > 0 {
-                if let Some(&m) = candidates.iter().find(|&&m| span(m, end) <= remaining) {
-                    keep = Some(m);
+            let mut suffix = 0u64;
+            let mut next = stop;
+            for m in message_starts(kinds, first, stop, false).rev() {
+                if m == first && !continuation {
+                    break;
                 }
+                suffix += span(m, next) + if next < stop { sep } else { 0 };
+                next = m;
+                if suffix > remaining {
+                    break;
+                }
+                keep = Some(m);
             }
             break;
         }
@@ -321,24 +322,27 @@ impl RuleSpec for OpenCodeCompact {
             // OpenCode is undefined on this window (see the module documentation).
             return Outcome::Infeasible;
         };
-        let mut pruned = vec![false; view.len()];
-        let did_prune = self.prune && self.mark_prune(&view, &mut pruned);
-        if out.condensation_requested || last_call_cost(&view, out) >= usable {
-            return self.summarise(&view, (capacity, usable), &pruned, stream, out);
-        }
-        if !did_prune {
-            return unchanged(&view, capacity, out);
-        }
-        let cleared = view.model.cost(CLEARED);
-        for (i, &p) in pruned.iter().enumerate() {
-            let (item, cost) = if p {
-                (Item::Placeholder(i), cleared)
-            } else {
-                (Item::Verbatim(i), view.costs[i])
-            };
-            out.push(item, cost, view.separator);
-        }
-        fits(out, capacity)
+        // `out.chosen` holds the pruned outputs (taken while the context is written).
+        let mut pruned = std::mem::take(&mut out.chosen);
+        let did_prune = self.prune && self.mark_prune(&view, &mut pruned[..view.len()]);
+        let outcome = if out.condensation_requested || last_call_cost(&view, out) >= usable {
+            self.summarise(&view, (capacity, usable), &pruned, stream, out)
+        } else if did_prune {
+            let cleared = view.model.cost(CLEARED);
+            for (i, &p) in pruned[..view.len()].iter().enumerate() {
+                let (item, cost) = if p {
+                    (Item::Placeholder(i), cleared)
+                } else {
+                    (Item::Verbatim(i), view.costs[i])
+                };
+                out.push(item, cost, view.separator);
+            }
+            fits(out, capacity)
+        } else {
+            unchanged(&view, capacity, out)
+        };
+        out.chosen = pruned;
+        outcome
     }
 
     fn when(&self) -> Option<When> {

@@ -45,7 +45,7 @@ use super::rule::{RuleSpec, Tail};
 use super::summary_preset::{
     last_call_cost, leading_systems, push_if, push_summary, unchanged, whole_cost,
 };
-use super::turns::{message_starts, turn_end};
+use super::turns::{opens_message, turn_end};
 use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
@@ -74,27 +74,27 @@ impl PiCompact {
     /// `findCutPoint` over records `start..end`: the first record kept.
     fn cut_point(&self, view: &View, start: usize, end: usize) -> usize {
         let kinds = view.kinds;
-        let messages = message_starts(kinds, start, end, true);
+        let opens = |i: usize| i == start || opens_message(kinds, i, true);
+        // A user message or an agent call's output, never a tool result.
         let valid = |i: usize| {
-            matches!(
-                kinds[i],
-                Kind::User | Kind::Summary | Kind::Assistant | Kind::ToolCall
-            )
+            opens(i)
+                && matches!(
+                    kinds[i],
+                    Kind::User | Kind::Summary | Kind::Assistant | Kind::ToolCall
+                )
         };
-        let cut_points: Vec<usize> = messages.iter().copied().filter(|&m| valid(m)).collect();
-        let Some(&first) = cut_points.first() else {
+        let Some(first) = (start..end).find(|&i| valid(i)) else {
             return start;
         };
+        // Back from the newest record, message by message (a gap inside a message counts).
         let mut sum = 0;
-        for (k, &m) in messages.iter().enumerate().rev() {
-            let next = messages.get(k + 1).copied().unwrap_or(end);
-            sum += view.span_cost(m..next);
-            if sum >= self.keep_recent_tokens {
-                return cut_points
-                    .iter()
-                    .copied()
-                    .find(|&c| c >= m)
-                    .unwrap_or(first);
+        for i in (start..end).rev() {
+            sum += view.costs[i];
+            if i + 1 < end && !opens(i + 1) {
+                sum += view.separator;
+            }
+            if opens(i) && sum >= self.keep_recent_tokens {
+                return (i..end).find(|&c| valid(c)).unwrap_or(first);
             }
         }
         first
@@ -123,13 +123,12 @@ impl PiCompact {
         for i in 0..from {
             out.push(Item::Verbatim(i), view.costs[i], view.separator);
         }
-        let carried = |i: usize| (i >= boundary || Some(i) == previous) && !is_stand_in(view, i);
-        let read: Vec<u64> = (from..cut)
-            .filter(|&i| i >= boundary || Some(i) == previous)
-            .map(|i| view.costs[i])
-            .collect();
-        let replaced =
-            read.iter().sum::<u64>() + view.separator * (read.len() as u64).saturating_sub(1);
+        let summarised = |i: usize| i >= boundary || Some(i) == previous;
+        let carried = |i: usize| summarised(i) && !is_stand_in(view, i);
+        let (sum, count) = (from..cut)
+            .filter(|&i| summarised(i))
+            .fold((0, 0u64), |(s, c), i| (s + view.costs[i], c + 1));
+        let replaced = sum + view.separator * count.saturating_sub(1);
         let budget = self.summary.size.cost(replaced);
         push_summary(
             &self.summary,

@@ -18,7 +18,7 @@
 //! session was idle) cannot be read back here and is skipped.
 
 use super::preset::is_stand_in;
-use super::View;
+use super::{Context, Item, View};
 use crate::history::Kind;
 
 /// `POST_COMPACT_MAX_FILES_TO_RESTORE`, `POST_COMPACT_MAX_TOKENS_PER_FILE`,
@@ -47,10 +47,13 @@ impl Default for Reattach {
     }
 }
 
-/// The `file_path` a `Read` call's input names.
-fn path_of(input: &str) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(input).ok()?;
-    Some(value.get("file_path")?.as_str()?.to_string())
+/// The `file_path` a `Read` call's input names (the importer writes the input as compact
+/// JSON; a path holding an escaped quote is cut there, which only merges or splits names).
+fn path_of(input: &str) -> Option<&str> {
+    let key = "\"file_path\"";
+    let rest = input[input.find(key)? + key.len()..].trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    Some(&rest[..rest.find('"')?])
 }
 
 fn is_read(view: &View, i: usize, kind: Kind) -> bool {
@@ -58,35 +61,39 @@ fn is_read(view: &View, i: usize, kind: Kind) -> bool {
 }
 
 impl Reattach {
-    /// The read records of `range` that come back after the summary, newest read first;
-    /// `gone(i)` says a record's content is no longer there to read back.
-    pub fn choose(
+    /// Appends to `out` the read records of `range` that come back after the summary, newest
+    /// read first; `gone(i)` says a record's content is no longer there to read back. The
+    /// files seen are kept in `out.order` (their call, or their result when no call names
+    /// them), so nothing is allocated once it has grown.
+    pub fn push(
         &self,
         view: &View,
         range: std::ops::Range<usize>,
         gone: impl Fn(usize) -> bool,
-    ) -> Vec<usize> {
-        let calls: Vec<usize> = range
+        out: &mut Context,
+    ) {
+        let mut seen = std::mem::take(&mut out.order);
+        seen.clear();
+        let name = |i: usize| match view.kinds[i] {
+            Kind::ToolCall => path_of(view.texts.get(i)),
+            _ => None,
+        };
+        // Calls pair with results by rank from the newest: one cursor walks the calls back.
+        let mut calls = range
             .clone()
-            .filter(|&i| is_read(view, i, Kind::ToolCall))
-            .collect();
-        let results: Vec<usize> = range
-            .filter(|&i| is_read(view, i, Kind::ToolResult))
-            .collect();
-        let mut seen: Vec<String> = Vec::new();
-        let (mut chosen, mut used) = (Vec::new(), 0u64);
-        for (rank, &r) in results.iter().rev().enumerate() {
+            .rev()
+            .filter(|&i| is_read(view, i, Kind::ToolCall));
+        let mut used = 0u64;
+        for r in range.rev().filter(|&r| is_read(view, r, Kind::ToolResult)) {
             if seen.len() == self.files {
                 break;
             }
-            let call = calls.len().checked_sub(rank + 1).map(|c| calls[c]);
-            let name = call
-                .and_then(|c| path_of(view.texts.get(c)))
-                .unwrap_or_else(|| format!("#{r}"));
-            if seen.contains(&name) {
+            let call = calls.next();
+            let file = call.filter(|&c| name(c).is_some()).unwrap_or(r);
+            if name(file).is_some() && seen.iter().any(|&s| name(s) == name(file)) {
                 continue;
             }
-            seen.push(name);
+            seen.push(file);
             let cost = view.costs[r];
             if gone(r)
                 || is_stand_in(view, r)
@@ -96,8 +103,24 @@ impl Reattach {
                 continue;
             }
             used += cost;
-            chosen.push(r);
+            out.push(Item::Verbatim(r), cost, view.separator);
         }
-        chosen
+        out.order = seen;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_of;
+
+    #[test]
+    fn a_read_call_names_its_file() {
+        assert_eq!(
+            path_of(r#"{"file_path":"/src/a.rs","limit":20}"#),
+            Some("/src/a.rs")
+        );
+        assert_eq!(path_of(r#"{"file_path": "/b"}"#), Some("/b"));
+        assert_eq!(path_of(r#"{"pattern":"x"}"#), None);
+        assert_eq!(path_of(r#"{"file_path":3}"#), None);
     }
 }

@@ -20,10 +20,13 @@ pub fn opens_message(kinds: &[Kind], i: usize, results_apart: bool) -> bool {
 
 /// The records `from..to` as messages: the index each one starts at, oldest first; `from`
 /// always starts one (whatever it is, it opens what the view holds).
-pub fn message_starts(kinds: &[Kind], from: usize, to: usize, results_apart: bool) -> Vec<usize> {
-    (from..to)
-        .filter(|&i| i == from || opens_message(kinds, i, results_apart))
-        .collect()
+pub fn message_starts(
+    kinds: &[Kind],
+    from: usize,
+    to: usize,
+    results_apart: bool,
+) -> impl DoubleEndedIterator<Item = usize> + '_ {
+    (from..to).filter(move |&i| i == from || opens_message(kinds, i, results_apart))
 }
 
 /// Where the user spoke after the agent's last call: the first `user` record after that call's
@@ -45,10 +48,11 @@ mod tests {
     fn messages_fold_or_separate_tool_results() {
         // U A C T T A T U: the call A C is one message; its results join it unless apart.
         let kinds = [U, A, C, T, T, A, T, U];
-        assert_eq!(message_starts(&kinds, 0, 8, false), [0, 1, 5, 7]);
-        assert_eq!(message_starts(&kinds, 0, 8, true), [0, 1, 3, 4, 5, 6, 7]);
+        let starts = |from, apart| message_starts(&kinds, from, 8, apart).collect::<Vec<_>>();
+        assert_eq!(starts(0, false), [0, 1, 5, 7]);
+        assert_eq!(starts(0, true), [0, 1, 3, 4, 5, 6, 7]);
         // A range that starts inside a message starts one there.
-        assert_eq!(message_starts(&kinds, 2, 8, false), [2, 5, 7]);
+        assert_eq!(starts(2, false), [2, 5, 7]);
     }
 
     #[test]

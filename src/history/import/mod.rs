@@ -80,9 +80,9 @@ macro_rules! transcript_formats {
 transcript_formats! {
     "mini-swe-agent" => MiniSweAgent(mini_swe_agent::MiniSweAgent),
     "claude-code" => ClaudeCode(claude_code::ClaudeCode),
-    "claude-code-thinking" => ClaudeCodeThinking(claude_code_thinking::ClaudeCodeThinking),
     "swe-agent" => SweAgent(swe_agent::SweAgent),
     "openai-chat" => OpenaiChat(openai_chat::OpenaiChat),
+    "claude-code-thinking" => ClaudeCodeThinking(claude_code_thinking::ClaudeCodeThinking),
 }
 
 impl Format {
