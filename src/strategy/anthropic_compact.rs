@@ -30,8 +30,8 @@
 
 use super::claude_code_compact::{SUMMARY_MAX, SUMMARY_RATIO};
 use super::rule::{RuleSpec, Tail};
-use super::summary_preset::{fits, leading_systems, push_if, reached, summarise_span, unchanged};
-use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
+use super::summary_preset::{push_if, summarise_after_systems};
+use super::{spec, Context, Head, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -83,16 +83,8 @@ impl RuleSpec for AnthropicCompact {
         stream: u64,
         out: &mut Context,
     ) -> Outcome {
-        let n = view.len();
-        let systems = leading_systems(view.kinds);
-        if !reached(When::Tokens(self.trigger), &view, capacity, out) || systems == n {
-            return unchanged(&view, capacity, out);
-        }
-        for i in 0..systems {
-            out.push(Item::Verbatim(i), view.costs[i], view.separator);
-        }
-        summarise_span(&self.summary, &view, (systems, n), stream, out);
-        fits(out, capacity)
+        let when = When::Tokens(self.trigger);
+        summarise_after_systems(when, &self.summary, &view, capacity, stream, out)
     }
 
     fn when(&self) -> Option<When> {

@@ -47,7 +47,7 @@ use super::claude_code_compact::{
 use super::preset::{fits, is_stand_in, stand_in_cost};
 use super::reattach::{Reattach, FILES, FILES_BUDGET, FILE_TOKENS};
 use super::rule::{RuleSpec, Tail};
-use super::summary_preset::{leading_systems, push_if, push_summary, unchanged};
+use super::summary_preset::{leading_systems, push_if, push_marked, push_summary, unchanged};
 use super::{spec, threshold, Context, Head, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
@@ -175,15 +175,7 @@ impl ClaudeCodeTiers {
         if !idle {
             return unchanged(view, capacity, out);
         }
-        for i in 0..n {
-            let item = if cleared[i] {
-                Item::Placeholder(i)
-            } else {
-                Item::Verbatim(i)
-            };
-            out.push(item, cost(i), view.separator);
-        }
-        fits(out, capacity)
+        push_marked(view, cleared, cleared_cost, capacity, out)
     }
 
     /// The full compaction of the view, the records of `cleared` already cleared: the system

@@ -35,10 +35,8 @@
 //! - **The summary call**: the whole conversation plus the summary request, with the agent's
 //!   cache (the default [`SummaryCall::WholeContext`](super::SummaryCall)).
 
-use super::summary_preset::{
-    fits, leading_systems, push_if, reached, share, summarise_span, unchanged,
-};
-use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
+use super::summary_preset::{push_if, share, summarise_after_systems};
+use super::{spec, Context, Head, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -92,20 +90,11 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
         stream: u64,
         out: &mut Context,
     ) -> Outcome {
-        let n = view.len();
-        let systems = leading_systems(view.kinds);
         if undefined_on(self.trigger, capacity + out.head_cost) {
             // The harness is undefined on this window (see the module documentation).
             return Outcome::Infeasible;
         }
-        if !reached(self.trigger, &view, capacity, out) || systems == n {
-            return unchanged(&view, capacity, out);
-        }
-        for i in 0..systems {
-            out.push(Item::Verbatim(i), view.costs[i], view.separator);
-        }
-        summarise_span(&self.summary, &view, (systems, n), stream, out);
-        fits(out, capacity)
+        summarise_after_systems(self.trigger, &self.summary, &view, capacity, stream, out)
     }
 
     fn when(&self) -> Option<When> {

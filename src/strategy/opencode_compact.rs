@@ -55,7 +55,9 @@
 
 use super::preset::{at_least, fits, is_stand_in, stand_in_cost};
 use super::rule::{RuleSpec, Tail};
-use super::summary_preset::{last_call_cost, leading_systems, push_if, push_summary, unchanged};
+use super::summary_preset::{
+    last_call_cost, leading_systems, push_if, push_marked, push_summary, unchanged,
+};
 use super::turns::{message_starts, turn_end};
 use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
@@ -329,15 +331,7 @@ impl RuleSpec for OpenCodeCompact {
             self.summarise(&view, (capacity, usable), &pruned, stream, out)
         } else if did_prune {
             let cleared = view.model.cost(CLEARED);
-            for (i, &p) in pruned[..view.len()].iter().enumerate() {
-                let (item, cost) = if p {
-                    (Item::Placeholder(i), cleared)
-                } else {
-                    (Item::Verbatim(i), view.costs[i])
-                };
-                out.push(item, cost, view.separator);
-            }
-            fits(out, capacity)
+            push_marked(&view, &pruned[..view.len()], cleared, capacity, out)
         } else {
             unchanged(&view, capacity, out)
         };
