@@ -257,8 +257,8 @@ impl OpenCodeCompact {
             stream,
             out,
         );
-        for i in end..n {
-            let item = if pruned[i] {
+        for (i, &p) in pruned.iter().enumerate().take(n).skip(end) {
+            let item = if p {
                 Item::Placeholder(i)
             } else {
                 Item::Verbatim(i)

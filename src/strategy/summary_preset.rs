@@ -130,8 +130,8 @@ pub fn push_marked(
     capacity: u64,
     out: &mut Context,
 ) -> Outcome {
-    for i in 0..view.len() {
-        let (item, cost) = if marked[i] {
+    for (i, &m) in marked.iter().enumerate().take(view.len()) {
+        let (item, cost) = if m {
             (
                 Item::Placeholder(i),
                 super::preset::stand_in_cost(view, i, || stand),
