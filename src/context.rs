@@ -68,6 +68,13 @@ pub struct Context {
     /// session bills those calls though the context is left as it was. Set by the rule, reset
     /// by [`Context::clear`].
     pub rejected_call: Option<(u64, u64)>,
+    /// How many entries at the front of the view the session's latest compaction left (the
+    /// entries after them were appended since): 0 in a cell and before a session's first
+    /// compaction. Harnesses that treat what their last compaction kept apart from what came
+    /// after it read it (pi summarises only what came after; OpenCode's continuation message
+    /// starts a turn there). Set by the session before a compaction, not reset by
+    /// [`Context::clear`]; it counts from the start of the whole view, head included.
+    pub left_by_compaction: usize,
 }
 
 impl Context {

@@ -46,6 +46,20 @@ impl<'a> Texts<'a> {
         }
     }
 
+    /// When entry `i` was written, if it is a record whose transcript says (a stand-in or a
+    /// summary of the session has no time): what a rule keyed to idle time reads.
+    pub fn time(&self, i: usize) -> Option<crate::history::Time> {
+        match *self {
+            Texts::Records(r) => r[i].time,
+            Texts::Entries {
+                records, entries, ..
+            } => match entries[i] {
+                TextRef::Record(r) => records[r as usize].time,
+                TextRef::Summary(_) | TextRef::Stand => None,
+            },
+        }
+    }
+
     /// Whether entry `i` is a record of the history (not a stand-in or a summary of the session).
     pub fn is_record(&self, i: usize) -> bool {
         match *self {

@@ -88,6 +88,11 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
         "gemini_cli_compress(tool_budget=100, truncate_chars=50)",
         "complexity_trap_summary(n=4, m=2)",
         "complexity_trap_hybrid(n=4, m=2, last_n=3)",
+        "claude_code(threshold=0.5)",
+        "anthropic_compact",
+        "anthropic_clear_thinking",
+        "opencode_compact(max_output=10, reserved=10, prune=true)",
+        "pi_compact(reserve_tokens=10, keep_recent_tokens=50)",
         // No record here is a recorded summary: the transcript never compacted.
         "recorded_compaction",
     ];

@@ -17,5 +17,6 @@ pub use costed::{
     capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,
 };
 pub use load::{load_jsonl, parse_jsonl, write_jsonl};
+pub use record::THINKING_TOOL;
 pub use record::{starts_call, History, Kind, Record};
 pub use time::Time;

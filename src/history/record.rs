@@ -67,6 +67,11 @@ impl FromStr for Kind {
     }
 }
 
+/// The tool name that marks a model's thinking block kept as a record of its own: a
+/// `tool_call` record of this tool (the `claude-code-thinking` transcript format writes them),
+/// part of its call's output, which rules on thinking blocks recognise.
+pub const THINKING_TOOL: &str = "thinking";
+
 /// One record: an instruction, a thought, a tool call, a tool result, ...
 ///
 /// `required` is the ground truth used only for scoring; strategies never see it (they see

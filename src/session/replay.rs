@@ -194,6 +194,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         needs: NeedTally::default(),
         text_summaries: compactor.summariser().is_some_and(|x| x.writes_text()),
         now: None,
+        left_by_compaction: 0,
     };
     let kinds = &history.kinds;
     let mut r = 0;
@@ -284,6 +285,9 @@ struct Replay<'a, C: ?Sized> {
     text_summaries: bool,
     /// The time of the coming agent call, if the history has one (what the cache's TTL reads).
     now: Option<crate::history::Time>,
+    /// The entries the latest compaction that changed the context left before the ones
+    /// appended since ([`Context::left_by_compaction`]).
+    left_by_compaction: usize,
 }
 
 impl<C: Compactor + ?Sized> Replay<'_, C> {
@@ -570,6 +574,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             };
             let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
             s.ctx.compression_failed_before = self.compression_failed;
+            s.ctx.left_by_compaction = self.left_by_compaction;
             self.compactor
                 .compact(view, capacity, keep_recent, strategy_stream, &mut s.ctx)
         };
@@ -629,6 +634,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 self.compacted = false;
                 return;
             }
+            self.left_by_compaction = self.s.ctx.items.len();
             self.trigger.reset_usage();
             self.last_call_usage = self.context_cost();
             let usage_counter = self.compactor.when().is_none()

@@ -26,7 +26,8 @@
 //! - **Not modelled**: the re-injected attachments (CLAUDE.md is part of the system records
 //!   here; re-read files would be fresh reads, not records of the history), microcompact and the
 //!   circuit breaker after 3 failures. The summary is one model call with the whole context as
-//!   input and the summary as output.
+//!   input and the summary as output. The `claude_code` preset adds the time-based clearing of
+//!   tool results and the re-attached files to this compaction.
 //! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default
 //!   `simulated`). The default size is what real Claude Code summaries are: [`SUMMARY_RATIO`] of
 //!   what they replaced (the compaction summaries of the shared Claude Code sessions), capped at
@@ -34,10 +35,8 @@
 //! - **The summary call**: the whole conversation plus the summary request, with the agent's
 //!   cache (the default [`SummaryCall::WholeContext`](super::SummaryCall)).
 
-use super::summary_preset::{
-    fits, leading_systems, push_if, reached, share, summarise_span, unchanged,
-};
-use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
+use super::summary_preset::{push_if, share, summarise_after_systems};
+use super::{spec, Context, Head, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -69,49 +68,16 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
     const DEFAULT_HEAD: Head = Head::First(0);
 
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
-        let tokens = p.u64("trigger_tokens")?;
-        let share = share(p, "threshold")?;
-        let output_reserve = p.u64("output_reserve")?;
-        let buffer = p.u64("buffer")?;
-        let formula = output_reserve.is_some() || buffer.is_some();
-        let trigger = match (tokens, share, formula) {
-            (Some(n), None, false) => When::Tokens(n),
-            (None, Some(f), false) => When::Share(f),
-            (None, None, _) => When::Below(
-                output_reserve.unwrap_or(DEFAULT_OUTPUT_RESERVE) + buffer.unwrap_or(DEFAULT_BUFFER),
-            ),
-            _ => {
-                return Err(format!(
-                    "strategy `{}`: give one trigger: `threshold` (a share of the window), \
-                     `trigger_tokens` (a count) or `output_reserve`/`buffer` (the window less them)",
-                    p.strategy()
-                )
-                .into())
-            }
-        };
+        let (trigger, output_reserve) = parse_trigger(p)?;
         Ok(ClaudeCodeCompact {
             trigger,
-            output_reserve: output_reserve.unwrap_or(DEFAULT_OUTPUT_RESERVE),
+            output_reserve,
             summary: SummaryRule::from_params_or(p, SUMMARY_RATIO, SUMMARY_MAX)?,
         })
     }
 
     fn push_params(&self, params: &mut Vec<String>) {
-        match self.trigger {
-            When::Share(f) => params.push(format!("threshold={f}")),
-            When::Tokens(n) => params.push(format!("trigger_tokens={n}")),
-            When::Below(reserve) => {
-                push_if(
-                    params,
-                    "output_reserve",
-                    self.output_reserve,
-                    DEFAULT_OUTPUT_RESERVE,
-                );
-                let buffer = reserve - self.output_reserve;
-                push_if(params, "buffer", buffer, DEFAULT_BUFFER);
-            }
-            _ => {}
-        }
+        push_trigger(params, self.trigger, self.output_reserve);
         self.summary
             .push_params_or(params, SUMMARY_RATIO, SUMMARY_MAX);
     }
@@ -124,22 +90,11 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
         stream: u64,
         out: &mut Context,
     ) -> Outcome {
-        let n = view.len();
-        let systems = leading_systems(view.kinds);
-        if let When::Below(reserve) = self.trigger {
-            if capacity + out.head_cost <= reserve {
-                // The harness is undefined on this window (see the module documentation).
-                return Outcome::Infeasible;
-            }
+        if undefined_on(self.trigger, capacity + out.head_cost) {
+            // The harness is undefined on this window (see the module documentation).
+            return Outcome::Infeasible;
         }
-        if !reached(self.trigger, &view, capacity, out) || systems == n {
-            return unchanged(&view, capacity, out);
-        }
-        for i in 0..systems {
-            out.push(Item::Verbatim(i), view.costs[i], view.separator);
-        }
-        summarise_span(&self.summary, &view, (systems, n), stream, out);
-        fits(out, capacity)
+        summarise_after_systems(self.trigger, &self.summary, &view, capacity, stream, out)
     }
 
     fn when(&self) -> Option<When> {
@@ -147,18 +102,74 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
     }
 
     fn check_window(&self, window: u64) -> Result<(), String> {
-        match self.trigger {
-            When::Below(reserve) if window <= reserve => Err(format!(
-                "Claude Code's auto-compact threshold, the window less {reserve} (the output \
-                 reserved for the summary and the auto-compact buffer), is not positive on a \
-                 window of {window}: the smallest window it is defined on is {}",
-                reserve + 1
-            )),
-            _ => Ok(()),
-        }
+        check_trigger_window(self.trigger, window)
     }
 
     fn summariser(&self) -> Option<&Summariser> {
         Some(&self.summary.summariser)
+    }
+}
+
+/// Reads Claude Code's auto-compact trigger: `threshold` (a share of the window),
+/// `trigger_tokens` (a count) or `output_reserve`/`buffer` (the window less them, the default);
+/// with the output reserve, to write the label back.
+pub(super) fn parse_trigger(p: &mut spec::Params) -> Result<(When, u64), ParseError> {
+    let tokens = p.u64("trigger_tokens")?;
+    let share = share(p, "threshold")?;
+    let output_reserve = p.u64("output_reserve")?;
+    let buffer = p.u64("buffer")?;
+    let formula = output_reserve.is_some() || buffer.is_some();
+    let trigger = match (tokens, share, formula) {
+        (Some(n), None, false) => When::Tokens(n),
+        (None, Some(f), false) => When::Share(f),
+        (None, None, _) => When::Below(
+            output_reserve.unwrap_or(DEFAULT_OUTPUT_RESERVE) + buffer.unwrap_or(DEFAULT_BUFFER),
+        ),
+        _ => {
+            return Err(format!(
+                "strategy `{}`: give one trigger: `threshold` (a share of the window), \
+                 `trigger_tokens` (a count) or `output_reserve`/`buffer` (the window less them)",
+                p.strategy()
+            )
+            .into())
+        }
+    };
+    Ok((trigger, output_reserve.unwrap_or(DEFAULT_OUTPUT_RESERVE)))
+}
+
+/// Writes back the trigger [`parse_trigger`] read, as the parameters that differ from the
+/// defaults.
+pub(super) fn push_trigger(params: &mut Vec<String>, trigger: When, output_reserve: u64) {
+    match trigger {
+        When::Share(f) => params.push(format!("threshold={f}")),
+        When::Tokens(n) => params.push(format!("trigger_tokens={n}")),
+        When::Below(reserve) => {
+            push_if(
+                params,
+                "output_reserve",
+                output_reserve,
+                DEFAULT_OUTPUT_RESERVE,
+            );
+            push_if(params, "buffer", reserve - output_reserve, DEFAULT_BUFFER);
+        }
+        _ => {}
+    }
+}
+
+/// Whether the trigger is undefined on a window of `window` units (the reserves take it all).
+pub(super) fn undefined_on(trigger: When, window: u64) -> bool {
+    matches!(trigger, When::Below(reserve) if window <= reserve)
+}
+
+/// Why Claude Code's trigger is undefined on a window of `window` units, if it is.
+pub(super) fn check_trigger_window(trigger: When, window: u64) -> Result<(), String> {
+    match trigger {
+        When::Below(reserve) if window <= reserve => Err(format!(
+            "Claude Code's auto-compact threshold, the window less {reserve} (the output \
+             reserved for the summary and the auto-compact buffer), is not positive on a \
+             window of {window}: the smallest window it is defined on is {}",
+            reserve + 1
+        )),
+        _ => Ok(()),
     }
 }

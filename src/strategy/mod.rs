@@ -17,7 +17,10 @@
 //! chosen where the field is silent are documented in each file.
 
 mod amortized;
+mod anthropic_clear_thinking;
 mod anthropic_clear_tool_uses;
+mod anthropic_compact;
+mod claude_code;
 mod claude_code_compact;
 mod clear_tool_uses;
 mod codex_compact;
@@ -27,14 +30,17 @@ mod gemini_cli_compress;
 mod head;
 mod last_n_observations;
 mod mask;
+mod opencode_compact;
 mod openhands_amortized;
 mod openhands_llm_summarizing;
 mod openhands_observation_masking;
 mod openhands_recent;
 mod oracle;
+mod pi_compact;
 mod pinned;
 mod preset;
 mod raw;
+mod reattach;
 mod recent;
 mod recorded_compaction;
 mod required;
@@ -43,6 +49,7 @@ mod summary;
 mod summary_call;
 mod summary_preset;
 mod swe_agent_last_n;
+mod turns;
 mod when;
 mod window;
 
@@ -220,6 +227,11 @@ strategies! {
     OpenHandsRecent: openhands_recent::OpenHandsRecent,
     OpenHandsAmortized: openhands_amortized::OpenHandsAmortized,
     AnthropicClearToolUses: anthropic_clear_tool_uses::AnthropicClearToolUses,
+    ClaudeCodeTiers: claude_code::ClaudeCodeTiers,
+    AnthropicCompact: anthropic_compact::AnthropicCompact,
+    AnthropicClearThinking: anthropic_clear_thinking::AnthropicClearThinking,
+    OpenCodeCompact: opencode_compact::OpenCodeCompact,
+    PiCompact: pi_compact::PiCompact,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.

@@ -98,6 +98,52 @@ pub fn push_summary(
     out.push(Item::Summary { first, end, cost }, cost, view.separator);
 }
 
+/// What a harness that keeps only its system prompt leaves once `when` is reached (Claude
+/// Code, Anthropic's server-side compaction): the leading `system` records, then one summary of
+/// everything after them; the context unchanged before, or when it holds nothing else.
+pub fn summarise_after_systems(
+    when: When,
+    summary: &SummaryRule,
+    view: &View,
+    capacity: u64,
+    stream: u64,
+    out: &mut Context,
+) -> Outcome {
+    let n = view.len();
+    let systems = leading_systems(view.kinds);
+    if !reached(when, view, capacity, out) || systems == n {
+        return unchanged(view, capacity, out);
+    }
+    for i in 0..systems {
+        out.push(Item::Verbatim(i), view.costs[i], view.separator);
+    }
+    summarise_span(summary, view, (systems, n), stream, out);
+    fits(out, capacity)
+}
+
+/// Every record of the view in order, those `marked` replaced by a stand-in costing `stand`
+/// (a record that is a stand-in already keeps its cost): a clearing that drops nothing.
+pub fn push_marked(
+    view: &View,
+    marked: &[bool],
+    stand: u64,
+    capacity: u64,
+    out: &mut Context,
+) -> Outcome {
+    for (i, &m) in marked.iter().enumerate().take(view.len()) {
+        let (item, cost) = if m {
+            (
+                Item::Placeholder(i),
+                super::preset::stand_in_cost(view, i, || stand),
+            )
+        } else {
+            (Item::Verbatim(i), view.costs[i])
+        };
+        out.push(item, cost, view.separator);
+    }
+    fits(out, capacity)
+}
+
 /// Pushes one summary of records `first..end`, sized by their joined cost.
 pub fn summarise_span(
     summary: &SummaryRule,

@@ -20,6 +20,8 @@ mod estimate;
 mod facts;
 mod flags_file;
 mod fuzz;
+mod goldens_claude_anthropic;
+mod goldens_opencode_pi;
 mod harness_goldens;
 mod help;
 mod hostile;

@@ -157,14 +157,20 @@ fn the_system_prompt_and_the_task_survive_every_strategy_on_the_shared_runs() {
     // windows small enough that most runs compact several times.
     // The oracle keeps no head: it is the bound over every choice within the capacity, and a
     // long task can be what it must leave out.
+    // Anthropic's server-side compaction takes no threshold under 50 000 input tokens, beyond
+    // these windows: it is refused on them.
     let strategies: Vec<String> = ctxlab::strategy::NAMES
         .iter()
-        .filter(|&&n| n != "oracle")
+        .filter(|&&n| n != "oracle" && n != "anthropic_compact")
         .map(|&n| match n {
             "recent" | "required" => format!("\"{n}(keep_first=task)\""),
             // Claude Code's own threshold is undefined below a 33 001 window: its share on a
             // 200k window instead.
-            "claude_code_compact" => format!("\"{n}(threshold=0.835)\""),
+            "claude_code_compact" | "claude_code" => format!("\"{n}(threshold=0.835)\""),
+            // OpenCode's and pi's reserves are undefined on these windows too: a model of a
+            // 2 000-token output limit, a reserve of 2 000.
+            "opencode_compact" => format!("\"{n}(max_output=2000)\""),
+            "pi_compact" => format!("\"{n}(reserve_tokens=2000)\""),
             n => format!("\"{n}\""),
         })
         .collect();
@@ -207,9 +213,16 @@ formats = ["csv"]
     }
     // Claude Code's compaction replaces everything but the system prompt with its summary, the
     // task included (its summary prompt asks for every user message): the source says so, so
-    // there the task survives only in the summary.
-    let expected: std::collections::BTreeSet<String> =
-        ["claude_code_compact(threshold=0.835)".to_string()].into();
+    // there the task survives only in the summary. OpenCode and pi summarise everything before
+    // their kept tail, the task of a one-prompt run included, as their sources do.
+    let expected: std::collections::BTreeSet<String> = [
+        "claude_code_compact(threshold=0.835)",
+        "claude_code(threshold=0.835)",
+        "opencode_compact(max_output=2000)",
+        "pi_compact(reserve_tokens=2000)",
+    ]
+    .map(String::from)
+    .into();
     assert_eq!(lost, expected, "the head was lost under {lost:?}");
     assert_eq!(sessions, 40 * 2 * strategies.len());
     assert!(

@@ -142,6 +142,41 @@ const CASES: &[(&str, &str)] = &[
         "anthropic_clear_tool_uses(clear_tool_inputs=true, keep=5, exclude_tools=[web_search, bash], trigger=30000, clear_at_least=5000)",
         "anthropic_clear_tool_uses(trigger=30000, keep=5, clear_at_least=5000, exclude_tools=[bash,web_search], clear_tool_inputs=true)",
     ),
+    ("claude_code", "claude_code"),
+    (
+        "claude_code(idle_minutes=60, idle_keep=5, files=5, file_tokens=5000, files_budget=50000, idle_clear=true)",
+        "claude_code",
+    ),
+    (
+        "claude_code(idle_tools=[Read, Bash, Read], idle_minutes=5, threshold=0.8)",
+        "claude_code(threshold=0.8, idle_minutes=5, idle_tools=[Bash,Read])",
+    ),
+    ("claude_code(idle_clear=false, files=0)", "claude_code(idle_clear=false, files=0)"),
+    ("anthropic_compact", "anthropic_compact"),
+    ("anthropic_compact(trigger=150000)", "anthropic_compact"),
+    (
+        "anthropic_compact(summary_ratio=0.1, trigger=60000)",
+        "anthropic_compact(trigger=60000, summary_ratio=0.1)",
+    ),
+    ("anthropic_clear_thinking", "anthropic_clear_thinking"),
+    ("anthropic_clear_thinking(keep=1)", "anthropic_clear_thinking"),
+    ("anthropic_clear_thinking(keep=3)", "anthropic_clear_thinking(keep=3)"),
+    ("opencode_compact", "opencode_compact"),
+    ("opencode_compact(max_output=32000, prune=false, summary_max=32000)", "opencode_compact"),
+    (
+        "opencode_compact(prune=true, max_output=8192, tail_turns=2)",
+        "opencode_compact(max_output=8192, tail_turns=2, prune=true)",
+    ),
+    (
+        "opencode_compact(preserve_recent_tokens=100, reserved=12000)",
+        "opencode_compact(reserved=12000, preserve_recent_tokens=100)",
+    ),
+    ("pi_compact", "pi_compact"),
+    ("pi_compact(reserve_tokens=16384, keep_recent_tokens=20000, summary_max=13107)", "pi_compact"),
+    (
+        "pi_compact(keep_recent_tokens=25, reserve_tokens=10000)",
+        "pi_compact(reserve_tokens=10000, keep_recent_tokens=25)",
+    ),
 ];
 
 #[test]
@@ -279,6 +314,14 @@ fn bad_specs_fail_with_a_clear_message() {
         ("anthropic_clear_tool_uses(trigger=-5)", "strategy `anthropic_clear_tool_uses`: parameter `trigger` expects a whole number ≥ 0, found `-5`"),
         ("anthropic_clear_tool_uses(clear_tool_inputs=[bash])", "parameter `clear_tool_inputs` expects true or false, found `[bash]`"),
         ("anthropic_clear_tool_uses(clear_inputs=true)", "unknown parameter `clear_inputs` (known: keep_recent, keep_first, trigger, exclude_tools, keep, clear_at_least, clear_tool_inputs)"),
+        ("anthropic_compact(trigger=10)", "parameter `trigger` expects a whole number of input tokens ≥ 50000 (the API's minimum), found `10`"),
+        ("anthropic_clear_thinking(keep=0)", "parameter `keep` expects a whole number ≥ 1 assistant turns, found `0`"),
+        ("claude_code(threshold=0.8, trigger_tokens=5)", "strategy `claude_code`: give one trigger"),
+        ("claude_code(idle_keep=0)", "parameter `idle_keep` expects a whole number ≥ 1 tool results"),
+        ("claude_code(idle_clear=yes)", "parameter `idle_clear` expects true or false"),
+        ("opencode_compact(max_output=0)", "parameter `max_output` expects a whole number ≥ 1 tokens, found `0`"),
+        ("opencode_compact(prune=1)", "parameter `prune` expects true or false, found `1`"),
+        ("pi_compact(reserve=100)", "strategy `pi_compact`: unknown parameter `reserve` (known: keep_recent, keep_first, reserve_tokens, keep_recent_tokens"),
     ];
     for (spec, needle) in cases {
         let err = Strategy::parse(spec).expect_err(spec);

@@ -30,7 +30,12 @@
 //!
 //! Thinking blocks are left out because the API strips them from earlier turns: they do not
 //! occupy the context of later calls (a line holding only thinking gives no record, but its
-//! response is still a call).
+//! response is still a call). The `claude-code-thinking` format ([`super::claude_code_thinking`])
+//! reads the same files keeping them ([`Thinking::Keep`]): each `thinking` block (its text) or
+//! `redacted_thinking` block (its `data`) becomes a `tool_call` record of the tool
+//! [`THINKING_TOOL`](crate::history::THINKING_TOOL), held until the response's last line so it
+//! joins that response's call as output and starts no call of its own (a response of thinking
+//! alone is a call of its own).
 //!
 //! Each record keeps its line's `timestamp`, but for caveats (`isMeta: true`), which carry the
 //! time of the local command they introduce, written after the response before them. No other
@@ -137,6 +142,34 @@ impl ClaudeUsage {
 const EXPECTED: &str = "a Claude Code event: a JSON object with `type` and, for `user` and \
     `assistant` lines, a `message` with `content`";
 
+/// Whether thinking blocks become records (the `claude-code-thinking` format) or are left out
+/// (`claude-code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Thinking {
+    Drop,
+    Keep,
+}
+
+/// Thinking records held until their response's last line: the response's id, and each
+/// record with its line's time.
+#[derive(Default)]
+struct HeldThinking {
+    response: Option<String>,
+    records: Vec<(Pending, Option<Time>)>,
+}
+
+impl HeldThinking {
+    /// Adds the held records to the run (their response is over).
+    fn flush(&mut self, run: &mut RunBuilder, tally: &mut Tally) {
+        for (p, time) in self.records.drain(..) {
+            run.at(time);
+            tally.record("assistant", p.kind);
+            run.push_flagged(p.kind, p.tool.as_deref(), p.text, p.failed);
+        }
+        self.response = None;
+    }
+}
+
 /// A record of one line, checked before any is added so a bad line leaves nothing behind.
 struct Pending {
     kind: Kind,
@@ -151,6 +184,18 @@ pub fn parse(
     problems: &mut Problems,
     tally: &mut Tally,
 ) -> Result<Run, InputError> {
+    parse_with(path, text, problems, tally, Thinking::Drop)
+}
+
+/// [`parse`], keeping the thinking blocks as records or not.
+pub(crate) fn parse_with(
+    path: &Path,
+    text: &str,
+    problems: &mut Problems,
+    tally: &mut Tally,
+    thinking: Thinking,
+) -> Result<Run, InputError> {
+    let mut held = HeldThinking::default();
     let mut run = RunBuilder::new(run_name(path));
     if continues_elsewhere(text) {
         run.continues_elsewhere();
@@ -212,6 +257,11 @@ pub fn parse(
             )?;
             continue;
         };
+        if !held.records.is_empty()
+            && (kind != "assistant" || message.id.is_none() || message.id != held.response)
+        {
+            held.flush(&mut run, tally);
+        }
         let time = match line.timestamp.as_deref().map(Time::parse).transpose() {
             // A caveat (`isMeta`) carries the time of the local command it introduces, which
             // Claude Code writes after the response before it (seconds to hours later): its
@@ -241,8 +291,10 @@ pub fn parse(
                 continue;
             }
         }
+        let mut thought = Vec::new();
+        let keep_thinking = (thinking == Thinking::Keep).then_some(&mut thought);
         let pending = if kind == "assistant" {
-            assistant_records(message, &mut tools)
+            assistant_records(message, &mut tools, keep_thinking)
         } else {
             user_records(&line, message, &tools)
         };
@@ -308,7 +360,13 @@ pub fn parse(
         if line.is_compact_summary == Some(true) {
             run.restart_context();
         }
-        if pending.is_empty() {
+        if !thought.is_empty() {
+            held.response = message.id.clone();
+            held.records.extend(thought.into_iter().map(|p| (p, time)));
+            if pending.is_empty() {
+                tally.gave_records(kind);
+            }
+        } else if pending.is_empty() {
             let reason = if kind == "assistant" {
                 "no record (thinking only, or empty)"
             } else {
@@ -324,12 +382,15 @@ pub fn parse(
             run.push_flagged(p.kind, p.tool.as_deref(), p.text, p.failed);
         }
     }
+    held.flush(&mut run, tally);
     run.finish(path)
 }
 
+/// The records of an assistant line; its thinking blocks go to `thinking` when given.
 fn assistant_records(
     message: &ClaudeMessage,
     tools: &mut ToolIds,
+    mut thinking: Option<&mut Vec<Pending>>,
 ) -> Result<Vec<Pending>, ParseError> {
     let mut out = Vec::new();
     let blocks = match &message.content {
@@ -350,7 +411,11 @@ fn assistant_records(
     for block in blocks {
         match block_type(block)? {
             "text" => push_text(&mut out, Kind::Assistant, str_field(block, "text")?),
-            "thinking" | "redacted_thinking" => {}
+            "thinking" | "redacted_thinking" => {
+                if let Some(held) = thinking.as_deref_mut() {
+                    push_thinking(held, block)?;
+                }
+            }
             "tool_use" => {
                 let id = str_field(block, "id")?;
                 let name = str_field(block, "name")?;
@@ -417,6 +482,25 @@ fn user_records(
         }
     }
     Ok(out)
+}
+
+/// A thinking block as a record of the thinking tool: its text, or a redacted block's `data`
+/// (what is sent back to the model); an empty one carries nothing and gives none.
+fn push_thinking(out: &mut Vec<Pending>, block: &Value) -> Result<(), ParseError> {
+    let field = match block_type(block)? {
+        "thinking" => "thinking",
+        _ => "data",
+    };
+    let text = str_field(block, field)?;
+    if !text.is_empty() {
+        out.push(Pending {
+            kind: Kind::ToolCall,
+            tool: Some(crate::history::THINKING_TOOL.to_string()),
+            text: text.to_string(),
+            failed: false,
+        });
+    }
+    Ok(())
 }
 
 fn push_text(out: &mut Vec<Pending>, kind: Kind, text: &str) {

@@ -84,6 +84,7 @@ transcript_formats! {
     "claude-code" => ClaudeCode(claude_code::ClaudeCode),
     "swe-agent" => SweAgent(swe_agent::SweAgent),
     "openai-chat" => OpenaiChat(openai_chat::OpenaiChat),
+    "claude-code-thinking" => ClaudeCodeThinking(claude_code_thinking::ClaudeCodeThinking),
 }
 
 impl Format {

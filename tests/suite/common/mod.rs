@@ -63,4 +63,5 @@ pub fn assert_fails_with(o: &Output, needles: &[&str]) {
         assert!(err.contains(n), "stderr lacks {n:?}:\n{err}");
     }
 }
+pub mod records;
 pub mod summary_fixture;
