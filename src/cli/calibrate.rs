@@ -239,7 +239,11 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
     if let Some((given, verb)) = super::args::given_flags(&other_mode) {
         bail!("{given} {verb} nothing with --rereads (every record counts as required there, and re-reads are compared as files, not billed)");
     }
-    let runs = read_all(&a.files, a.format.unwrap_or(Format::ClaudeCode), a.skip_bad)?;
+    let runs = read_all(
+        &a.files,
+        a.format.unwrap_or(Format::ClaudeCode),
+        BadFiles::skip_if(a.skip_bad),
+    )?;
     let mut measured = Vec::new();
     let mut without = Vec::new();
     for run in &runs {

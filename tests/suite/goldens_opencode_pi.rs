@@ -353,7 +353,7 @@ fn pi_drops_what_its_previous_compaction_kept() {
     // 2 520 + 10 × 3 + 3 gaps; then 1 367 + 30 000 + 10 + 2 gaps.
     assert_eq!(after, [2_553, 31_379]);
     assert_eq!(m.final_context, 31_390);
-    assert_eq!((m.required_total, m.required_any), (1, 0.0));
+    assert_eq!((m.required_total, m.required_any), (1, Some(0.0)));
 }
 
 /// pi's reserve: a window of at most `reserve_tokens` (16 384) is refused naming the smallest

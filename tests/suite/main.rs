@@ -7,6 +7,7 @@ mod article12;
 mod batches;
 mod cache_time;
 mod caches;
+mod calibrate_rereads;
 mod calibrate_summaries;
 mod charts;
 mod claude_code_versions;
