@@ -23,6 +23,7 @@ mod clear_tool_uses;
 mod codex_compact;
 mod complexity_trap_hybrid;
 mod complexity_trap_summary;
+pub mod external;
 mod gemini_cli_compress;
 mod head;
 mod last_n_observations;
@@ -220,6 +221,7 @@ strategies! {
     OpenHandsRecent: openhands_recent::OpenHandsRecent,
     OpenHandsAmortized: openhands_amortized::OpenHandsAmortized,
     AnthropicClearToolUses: anthropic_clear_tool_uses::AnthropicClearToolUses,
+    External: external::External,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.

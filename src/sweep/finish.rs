@@ -28,6 +28,8 @@ pub(crate) struct Finish<'a, G: SweepGrid> {
     pub fault: Option<&'a Fault>,
     /// The flagger's confusion matrix, for the manifest.
     pub flagger: Option<crate::flags::Confusion>,
+    /// The external strategies' programs, for the manifest.
+    pub programs: &'a [crate::strategy::external::ProgramFile],
 }
 
 impl<G: SweepGrid> Finish<'_, G> {
@@ -104,6 +106,7 @@ impl<G: SweepGrid> Finish<'_, G> {
             version: env!("CARGO_PKG_VERSION").to_string(),
             wall_seconds: wall.as_secs_f64(),
             flagger: self.flagger.clone(),
+            programs: self.programs.to_vec(),
         };
         // The report stage reads the staged tables and this draft; the manifest is rewritten
         // with the files it drew.

@@ -48,6 +48,10 @@ pub struct Manifest {
     /// flag rules); absent when the flags start from the truth.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flagger: Option<crate::flags::Confusion>,
+    /// The programs of the external strategies: each command, the program file it names and
+    /// that file's SHA-256 when the run started (absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<crate::strategy::external::ProgramFile>,
 }
 
 /// The axes of the grid. The cell axes are empty for a session sweep and the session axes
