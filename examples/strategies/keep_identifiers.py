@@ -24,8 +24,18 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_./-]*[A-Za-z0-9_]")
 NAMES = re.compile(r"[0-9_./]")
 
 
+# The identifiers of each text seen, so the texts of one history, asked again at every budget,
+# are read once: a cache of what the text alone decides keeps the answers the request's.
+SEEN = {}
+
+
 def identifiers(text):
-    return {w for w in WORD.findall(text) if NAMES.search(w)}
+    found = SEEN.get(text)
+    if found is None:
+        if len(SEEN) > 50_000:
+            SEEN.clear()
+        found = SEEN[text] = frozenset(w for w in WORD.findall(text) if NAMES.search(w))
+    return found
 
 
 def joined(cost, count, separator):
@@ -44,7 +54,7 @@ def keep_identifiers(request):
     if joined(size, count, separator) > capacity:
         return {"infeasible": True}
     # Scores, newest first: what a record shares with the task and the records after it.
-    seen = identifiers(request.get("task", ""))
+    seen = set(identifiers(request.get("task", "")))
     scores = [0] * n
     for i in reversed(range(n)):
         own = identifiers(records[i].get("text", ""))

@@ -52,7 +52,9 @@ pub fn run(a: TableArgs) -> Result<()> {
         crate::cells::table_rows(&costed, &strategies, &budgets, a.seed)
     });
     if let Some(f) = failed {
-        return Err(anyhow::anyhow!(f.message_at(&format!("history {:?}", costed.name))));
+        return Err(anyhow::anyhow!(
+            f.message_at(&format!("history {:?}", costed.name))
+        ));
     }
     let out = match a.format {
         TableFormat::Text => table::to_text(&costed, &rows),

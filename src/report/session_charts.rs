@@ -446,6 +446,7 @@ mod tests {
             flagger: None,
             version: String::new(),
             wall_seconds: 0.0,
+            programs: Vec::new(),
         }
     }
 

@@ -43,7 +43,13 @@ impl FirstFailure {
 
 /// The message of `failure` in the cells `rows` of history `name` (index `index`): the
 /// `failure.call`-th cell of an external strategy among them.
-pub fn cell_failure(grid: &Grid, index: usize, name: &str, rows: &[CellRow], f: &Failure) -> String {
+pub fn cell_failure(
+    grid: &Grid,
+    index: usize,
+    name: &str,
+    rows: &[CellRow],
+    f: &Failure,
+) -> String {
     let history = format!("history {index} {name:?}");
     let cell = rows
         .iter()

@@ -106,8 +106,7 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     }
     /// The message of an external program's failure in `rows`, the rows of the evaluation of
     /// history `index` (`name`) it happened in: which cell or session it was.
-    fn failure_message(&self, index: usize, name: &str, rows: &[Self::Row], f: &Failure)
-        -> String;
+    fn failure_message(&self, index: usize, name: &str, rows: &[Self::Row], f: &Failure) -> String;
     fn rows_table() -> Table<Self, Self::Row>;
     fn summary_table(rows: &Table<Self, Self::Row>) -> Table<Self, GroupRow>;
     fn pairs_table() -> Table<Self, PairRow>;
@@ -195,7 +194,13 @@ impl SweepGrid for SessionGrid {
     ) {
         sessions::evaluate_replicates(self, index, history, replicates, scratch, out)
     }
-    fn failure_message(&self, index: usize, name: &str, rows: &[SessionRow], f: &Failure) -> String {
+    fn failure_message(
+        &self,
+        index: usize,
+        name: &str,
+        rows: &[SessionRow],
+        f: &Failure,
+    ) -> String {
         super::external::session_failure(self, index, name, rows, f)
     }
     fn rows_table() -> Table<Self, SessionRow> {

@@ -15,6 +15,7 @@ mod cli_session;
 mod cli_table;
 mod cost_ratio;
 mod estimate;
+mod external;
 mod facts;
 mod flags_file;
 mod fuzz;

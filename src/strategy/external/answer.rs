@@ -146,7 +146,11 @@ fn fill(items: &[AnswerItem], view: &View, out: &mut Context) -> Result<(), Stri
             }
             Ok(id as usize)
         };
-        let kinds = [item.keep.is_some(), item.placeholder.is_some(), item.summary.is_some()];
+        let kinds = [
+            item.keep.is_some(),
+            item.placeholder.is_some(),
+            item.summary.is_some(),
+        ];
         if kinds.iter().filter(|&&k| k).count() != 1 {
             return Err(format!(
                 "item {k} must have exactly one of `keep`, `placeholder` or `summary`"
@@ -174,7 +178,9 @@ fn fill(items: &[AnswerItem], view: &View, out: &mut Context) -> Result<(), Stri
                 ));
             }
             let (Some(&lo), Some(&hi)) = (ids.first(), ids.last()) else {
-                return Err(format!("item {k}: a summary stands for at least one {what}"));
+                return Err(format!(
+                    "item {k}: a summary stands for at least one {what}"
+                ));
             };
             let first = at(lo)?;
             at(hi)?;

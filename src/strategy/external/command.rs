@@ -131,7 +131,10 @@ mod tests {
         assert_eq!(cmd.words.len(), 3);
         assert_eq!(cmd.program_file(), Some(script.clone()));
         // No script: the first word, found on PATH (sh is on every machine that runs this).
-        let sh = CommandLine::parse("sh -c true").unwrap().program_file().unwrap();
+        let sh = CommandLine::parse("sh -c true")
+            .unwrap()
+            .program_file()
+            .unwrap();
         assert!(sh.ends_with("sh"), "{}", sh.display());
         let missing = CommandLine::parse("./no-such-program --x").unwrap();
         assert_eq!(missing.program_file(), None);

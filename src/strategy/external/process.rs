@@ -176,9 +176,7 @@ impl Program {
                 MAX_ANSWER_BYTES >> 20
             ))),
             Ok(Event::ReadFailed(e)) => Err(trouble(format!("cannot read its answer: {e}"))),
-            Ok(Event::WriteFailed) => {
-                Err(trouble(self.ended("before reading the whole request")))
-            }
+            Ok(Event::WriteFailed) => Err(trouble(self.ended("before reading the whole request"))),
             Ok(Event::End) | Err(RecvTimeoutError::Disconnected) => {
                 Err(trouble(self.ended("without answering")))
             }
@@ -320,8 +318,10 @@ mod tests {
         // `cat` answers each request with the request itself.
         let cat = CommandLine::parse("cat").unwrap();
         let limit = Duration::from_secs(10);
-        let (n, first, line) =
-            exchange(&cat, limit, |n, b| b.extend(format!("{{\"n\":{n}}}").bytes())).unwrap();
+        let (n, first, line) = exchange(&cat, limit, |n, b| {
+            b.extend(format!("{{\"n\":{n}}}").bytes())
+        })
+        .unwrap();
         assert_eq!((n, first, line.as_str()), (1, true, "{\"n\":1}"));
         let (n, first, _) = exchange(&cat, limit, |_, b| b.extend(b"x")).unwrap();
         assert_eq!((n, first), (2, false));

@@ -44,9 +44,12 @@ struct StrategyPart<'a> {
 #[derive(Serialize)]
 struct Entry<'a> {
     id: usize,
-    /// `record`, `placeholder` (a stand-in an earlier compaction left) or `summary`.
-    entry: &'static str,
-    /// The record's position in the history, for a record.
+    /// In a session: `record`, `placeholder` (a stand-in an earlier compaction left) or
+    /// `summary`; absent in a cell, where every entry is a record and its id is its position
+    /// (fewer keys per record: parsing the records is most of a simple program's time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    entry: Option<&'static str>,
+    /// In a session, a record's position in the history.
     #[serde(skip_serializing_if = "Option::is_none")]
     record: Option<u32>,
     kind: &'static str,
@@ -78,11 +81,11 @@ impl Asked<'_> {
         let records = (0..view.len())
             .map(|i| {
                 let (entry, record) = match view.texts {
-                    Texts::Records(_) => ("record", Some(i as u32)),
+                    Texts::Records(_) => (None, None),
                     Texts::Entries { entries, .. } => match entries[i] {
-                        TextRef::Record(r) => ("record", Some(r)),
-                        TextRef::Summary(_) => ("summary", None),
-                        TextRef::Stand => ("placeholder", None),
+                        TextRef::Record(r) => (Some("record"), Some(r)),
+                        TextRef::Summary(_) => (Some("summary"), None),
+                        TextRef::Stand => (Some("placeholder"), None),
                     },
                 };
                 Entry {
@@ -95,7 +98,7 @@ impl Asked<'_> {
                     chars: view.chars[i],
                     mask_cost: view.mask_costs[i],
                     flag: view.flags[i],
-                    text: (texts && entry != "placeholder").then(|| view.texts.get(i)),
+                    text: (texts && entry != Some("placeholder")).then(|| view.texts.get(i)),
                 }
             })
             .collect();
