@@ -207,7 +207,7 @@ impl RuleSpec for External {
     }
 }
 
-/// A text value as a spec writes it: bare when it is a plain word, quoted otherwise.
+/// A text value in quotes, as a spec writes one that holds spaces.
 fn quoted(text: &str) -> String {
     format!("\"{text}\"")
 }

@@ -360,10 +360,14 @@ fn session_metrics(dir: &Path, strategy: &str) -> Vec<(String, String)> {
             "metrics",
         ],
     );
-    let mut lines = out.lines();
-    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    let values: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    header.into_iter().zip(values).collect()
+    let mut reader = csv::Reader::from_reader(out.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let values = reader.records().next().unwrap().unwrap();
+    header
+        .iter()
+        .zip(values.iter())
+        .map(|(h, v)| (h.to_string(), v.to_string()))
+        .collect()
 }
 
 #[test]

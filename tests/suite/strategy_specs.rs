@@ -142,6 +142,10 @@ const CASES: &[(&str, &str)] = &[
         "anthropic_clear_tool_uses(clear_tool_inputs=true, keep=5, exclude_tools=[web_search, bash], trigger=30000, clear_at_least=5000)",
         "anthropic_clear_tool_uses(trigger=30000, keep=5, clear_at_least=5000, exclude_tools=[bash,web_search], clear_tool_inputs=true)",
     ),
+    (
+        "external(zeta=2.5, cmd=\"python3  rule.py\", keep_recent=2, name=ids, time_limit=5, mode=fast)",
+        "external(keep_recent=2, cmd=\"python3 rule.py\", name=ids, time_limit=5, mode=fast, zeta=2.5)",
+    ),
 ];
 
 #[test]

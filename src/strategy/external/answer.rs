@@ -12,7 +12,9 @@ use serde::Deserialize;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Answer {
-    protocol: Option<u64>,
+    /// Checked before the answer is read (see [`read`]).
+    #[serde(rename = "protocol")]
+    _protocol: Option<serde_json::Value>,
     request: u64,
     #[serde(default)]
     infeasible: bool,
@@ -56,25 +58,32 @@ pub fn read(
     capacity: u64,
     out: &mut Context,
 ) -> Result<(Outcome, Option<SummaryCall>), String> {
-    let answer: Answer = crate::strict_json::from_str(line).map_err(|e| {
+    let not_an_answer = |why: &dyn std::fmt::Display| {
         format!(
-            "its answer is not a JSON answer object ({e}); it began: {}",
+            "its answer is not a JSON answer object ({why}); it began: {}",
             crate::quote::cut(line, crate::quote::QUOTE_CHARS)
         )
-    })?;
-    match answer.protocol {
+    };
+    // The version first, so an answer of a later protocol is refused as one, whatever fields
+    // it holds.
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|e| not_an_answer(&e))?;
+    if !value.is_object() {
+        return Err(not_an_answer(&"it is not an object"));
+    }
+    match value.get("protocol") {
         None if first => {
             return Err(format!(
                 "its first answer must say which protocol it speaks (\"protocol\": {PROTOCOL})"
             ))
         }
-        Some(v) if v != u64::from(PROTOCOL) => {
+        Some(v) if v.as_u64() != Some(u64::from(PROTOCOL)) => {
             return Err(format!(
                 "it speaks protocol {v}; this ctxlab speaks protocol {PROTOCOL}"
             ))
         }
         _ => {}
     }
+    let answer: Answer = crate::strict_json::from_str(line).map_err(|e| not_an_answer(&e))?;
     if answer.request != number {
         return Err(format!(
             "it answers request {} where request {number} was asked",
@@ -238,6 +247,172 @@ fn write_summary_text(text: &str, (first, end): (usize, usize), view: &View, out
                 .facts
                 .carried_by(i)
                 .any(|f| out.summary_facts.binary_search(&f).is_ok());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::{CostedHistory, History, Kind, Record};
+    use crate::CostModel;
+
+    /// Four records costed in chars (separator 1): 10, 12, 14, 16; record 1 introduces the fact
+    /// `parse_config`, record 2 `app.py`.
+    fn four() -> CostedHistory {
+        let texts = [
+            "fix it now",
+            "parse_config",
+            "see app.py now",
+            "nothing at all..",
+        ];
+        let records = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Record::new(i as u64, *t).kind(Kind::ToolResult))
+            .collect();
+        CostedHistory::new(&History::new("h", records), CostModel::Chars)
+    }
+
+    fn answer(line: &str, first: bool, capacity: u64) -> (Result<Outcome, String>, Context) {
+        let h = four();
+        let flags = vec![false; 4];
+        let view = View::new(&h, &flags);
+        let mut out = Context::default();
+        out.clear(4);
+        let got = read(line, first, 1, &view, capacity, &mut out).map(|(o, _)| o);
+        (got, out)
+    }
+
+    fn refusal(line: &str) -> String {
+        answer(line, true, 100).0.unwrap_err()
+    }
+
+    #[test]
+    fn a_context_with_a_placeholder_and_a_text_summary_is_read_and_costed() {
+        // Summary of 0–1 as the text "parse_config" (12), a placeholder "[x]" (3) for 2, record
+        // 3 (16): 12 + 1 + 3 + 1 + 16 = 33.
+        let (got, out) = answer(
+            r#"{"protocol":1,"request":1,"context":[{"summary":[0,1],"text":"parse_config"},{"placeholder":2,"text":"[x]"},{"keep":3}],"cost":33}"#,
+            true,
+            33,
+        );
+        assert_eq!(got, Ok(Outcome::Feasible));
+        assert_eq!(
+            out.items,
+            [
+                Item::Summary {
+                    first: 0,
+                    end: 2,
+                    cost: 12
+                },
+                Item::Placeholder(2),
+                Item::Verbatim(3)
+            ]
+        );
+        assert_eq!((out.cost, &out.placeholder_costs[..]), (33, &[3][..]));
+        assert!(out.summary_from_text);
+        assert_eq!(out.summary_text, "parse_config");
+        // The text holds record 1's fact, not record 0's (it has none).
+        assert_eq!(&out.summary_kept[..2], &[false, true]);
+        // One unit over: refused.
+        let (over, _) = answer(
+            r#"{"request":1,"context":[{"summary":[0,1],"text":"parse_config"},{"placeholder":2,"text":"[x]"},{"keep":3}],"cost":33}"#,
+            false,
+            32,
+        );
+        assert_eq!(
+            over.unwrap_err(),
+            "its context costs 33, over the capacity 32"
+        );
+        let (infeasible, out) = answer(r#"{"request":1,"infeasible":true}"#, false, 5);
+        assert_eq!((infeasible, out.items.len()), (Ok(Outcome::Infeasible), 0));
+    }
+
+    #[test]
+    fn each_wrong_answer_is_refused_with_what_was_wrong() {
+        let cases = [
+            (
+                r#"{"request":1,"context":[],"cost":0}"#,
+                "its first answer must say which protocol it speaks (\"protocol\": 1)",
+            ),
+            (
+                r#"{"protocol":2,"request":1,"context":[],"cost":0,"budget_left":3}"#,
+                "it speaks protocol 2; this ctxlab speaks protocol 1",
+            ),
+            (
+                r#"{"protocol":1,"request":7,"context":[],"cost":0}"#,
+                "it answers request 7 where request 1 was asked",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"keep":4}],"cost":0}"#,
+                "item 0 names record 4, but the history has 4 records",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"keep":2},{"keep":2}],"cost":29}"#,
+                "item 1 names record 2 after record 2: items follow the order of the context, each record once",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"keep":0,"cost":3}],"cost":3}"#,
+                "item 0 keeps record 0 as it is: `cost` and `text` are for placeholders and summaries",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"keep":0,"placeholder":1}],"cost":3}"#,
+                "item 0 must have exactly one of `keep`, `placeholder` or `summary`",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"placeholder":0}],"cost":3}"#,
+                "item 0 needs its `text` or its `cost`",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"placeholder":0,"text":"[x]","cost":4}],"cost":4}"#,
+                "item 0 gives cost 4, but its text costs 3 under the cost model `chars`",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"summary":[0,2],"cost":4}],"cost":4}"#,
+                "item 0: a summary stands for consecutive records in order, found [0, 2]",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"summary":[0],"cost":4},{"summary":[1],"cost":4}],"cost":9}"#,
+                "item 1 is a second summary: protocol 1 takes one summary per answer (ctxlab scores one summary text per context)",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[{"keep":0}],"cost":11}"#,
+                "it claims its context costs 11, but its 1 items cost 10 (separators of 1 between them included)",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"infeasible":true,"cost":0}"#,
+                "an infeasible answer has no `context` and no `cost`",
+            ),
+            (
+                r#"{"protocol":1,"request":1}"#,
+                "the answer has no `context` (the items kept) and does not say `\"infeasible\": true`",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"context":[]}"#,
+                "the answer does not claim its context's `cost`",
+            ),
+        ];
+        for (line, why) in cases {
+            assert_eq!(refusal(line), why, "{line}");
+        }
+        for (line, starts) in [
+            (
+                r#"[1,2]"#,
+                "its answer is not a JSON answer object (it is not an object)",
+            ),
+            (
+                r#"{"protocol":1,"#,
+                "its answer is not a JSON answer object (EOF while parsing",
+            ),
+            (
+                r#"{"protocol":1,"request":1,"kept":[]}"#,
+                "its answer is not a JSON answer object (unknown field `kept`",
+            ),
+        ] {
+            let why = refusal(line);
+            assert!(why.starts_with(starts), "{why}");
+            assert!(why.ends_with(&format!("; it began: {line}")), "{why}");
         }
     }
 }

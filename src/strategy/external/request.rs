@@ -19,7 +19,7 @@ pub struct Asked<'a> {
 }
 
 #[derive(Serialize)]
-struct Request<'a> {
+struct ProgramRequest<'a> {
     protocol: u32,
     request: u64,
     /// `cell`: the whole history at the end; `session`: the context at a compaction.
@@ -32,7 +32,7 @@ struct Request<'a> {
     cost_model: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     task: Option<&'a str>,
-    records: Vec<Entry<'a>>,
+    records: Vec<ContextEntry<'a>>,
 }
 
 #[derive(Serialize)]
@@ -42,7 +42,7 @@ struct StrategyPart<'a> {
 }
 
 #[derive(Serialize)]
-struct Entry<'a> {
+struct ContextEntry<'a> {
     id: usize,
     /// In a session: `record`, `placeholder` (a stand-in an earlier compaction left) or
     /// `summary`; absent in a cell, where every entry is a record and its id is its position
@@ -88,7 +88,7 @@ impl Asked<'_> {
                         TextRef::Stand => (Some("placeholder"), None),
                     },
                 };
-                Entry {
+                ContextEntry {
                     id: i,
                     entry,
                     record,
@@ -102,7 +102,7 @@ impl Asked<'_> {
                 }
             })
             .collect();
-        let request = Request {
+        let request = ProgramRequest {
             protocol: PROTOCOL,
             request: number,
             mode: if session { "session" } else { "cell" },
