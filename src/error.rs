@@ -132,6 +132,11 @@ pub enum Error {
     /// A model endpoint gave no answer: absent, unreachable, an error status, a timeout.
     #[error("{url}: {message}")]
     Endpoint { url: String, message: String },
+    /// An external strategy's program failed to start, crashed, hung, or gave an answer that
+    /// is refused: the message names the cell, the request and what was wrong, then the end
+    /// of the program's standard error.
+    #[error("{0}")]
+    External(String),
 }
 
 /// The library's result type.

@@ -280,6 +280,19 @@ impl Params<'_> {
         }
     }
 
+    /// Every parameter not asked for so far, in the order written, taken as read: what a
+    /// strategy that passes its own parameters on (an external program's) hands over.
+    pub fn rest(&mut self) -> Vec<(String, SpecValue)> {
+        let mut rest = Vec::new();
+        for (i, (key, value)) in self.spec.params.iter().enumerate() {
+            if !self.used[i] {
+                self.used[i] = true;
+                rest.push((key.clone(), value.clone()));
+            }
+        }
+        rest
+    }
+
     /// Fails on any parameter that was never asked for.
     pub fn finish(self) -> Result<(), ParseError> {
         for (i, (key, _)) in self.spec.params.iter().enumerate() {

@@ -98,8 +98,9 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
     ];
     // The summarisers that read text (`extractive`, `llm`) allocate by design: they tokenise
     // and rank the text they replace. Every spec above uses the simulated one.
-    // Every strategy of the catalogue is here.
-    for name in ctxlab::strategy::NAMES {
+    // Every strategy of the catalogue is here, but `external`: it writes each request and reads
+    // each answer of a program, so it allocates by design (and its time is the program's).
+    for name in ctxlab::strategy::NAMES.iter().filter(|n| **n != "external") {
         assert!(
             specs.iter().any(|s| s.starts_with(name)),
             "{name} is not checked"

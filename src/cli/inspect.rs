@@ -94,14 +94,19 @@ pub fn run(a: InspectArgs) -> Result<()> {
             std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
         }
     };
-    let evaluated = crate::cells::inspect_cell(
-        &costed,
-        &strategy,
-        cell.budget_percent,
-        cell.noise.clone(),
-        cell.seed,
-        cell.replicate,
-    );
+    let (evaluated, failed) = crate::strategy::external::watch(|| {
+        crate::cells::inspect_cell(
+            &costed,
+            &strategy,
+            cell.budget_percent,
+            cell.noise.clone(),
+            cell.seed,
+            cell.replicate,
+        )
+    });
+    if let Some(f) = failed {
+        return Err(anyhow!(f.message_at(&format!("history {:?}", costed.name))));
+    }
     crate::say!(
         "{}",
         render(

@@ -334,15 +334,21 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
     let seed = a.seed.unwrap_or(0);
     let flags = model.flags(Records::of(&costed), seed, 0, 0);
     let mut trace = Trace::default();
-    let metrics = session::simulate_with(
-        &costed,
-        &flags,
-        &strategy,
-        &cfg,
-        rng::key(&[seed]),
-        &mut SessionScratch::default(),
-        Some(&mut trace),
-    );
+    let (metrics, failed) = crate::strategy::external::watch(|| {
+        session::simulate_with(
+            &costed,
+            &flags,
+            &strategy,
+            &cfg,
+            rng::key(&[seed]),
+            &mut SessionScratch::default(),
+            Some(&mut trace),
+        )
+    });
+    if let Some(f) = failed {
+        let place = format!("history {:?}, compaction {}", costed.name, f.call);
+        bail!("{}", f.message_at(&place));
+    }
     let label = strategy.label();
     let cost_model = costed.model.to_string();
     let text = match a.format {

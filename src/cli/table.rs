@@ -48,7 +48,14 @@ pub fn run(a: TableArgs) -> Result<()> {
     let histories = load_jsonl(&a.history)?;
     let history = args::choose_history(&a.history, &histories, a.history_name.as_deref())?;
     let costed = CostedHistory::new(history, a.cost);
-    let rows = crate::cells::table_rows(&costed, &strategies, &budgets, a.seed);
+    let (rows, failed) = crate::strategy::external::watch(|| {
+        crate::cells::table_rows(&costed, &strategies, &budgets, a.seed)
+    });
+    if let Some(f) = failed {
+        return Err(anyhow::anyhow!(
+            f.message_at(&format!("history {:?}", costed.name))
+        ));
+    }
     let out = match a.format {
         TableFormat::Text => table::to_text(&costed, &rows),
         TableFormat::Csv => table::to_csv(&rows),

@@ -17,6 +17,7 @@
 //!      command of [`READ_ONLY_COMMANDS`] (`sed` without `-i`, `find` without `-delete` or
 //!      `-exec`, `git` with a reading subcommand of [`READ_ONLY_GIT`]) with no output
 //!      redirection (`>`, `>>`, `tee`), at least one of them not `cd` or `echo`.
+//!
 //!    Any other call (a test run, a build, an edit, a script) may have changed something, so
 //!    its output is not a read: running it again is not the same call.
 //! 3. A file view (a result showing a named file's text) is lost when a later call of the
@@ -208,9 +209,7 @@ pub fn viewed_file(records: &[Record], i: usize) -> Option<String> {
         CallText::Json(args) => {
             let tool = call.tool.as_deref().unwrap_or("");
             let command = args.get("command").and_then(|c| c.as_str());
-            if tool == "Read" || tool == "NotebookRead" {
-                json_path(&args)
-            } else if command == Some("view") {
+            if tool == "Read" || tool == "NotebookRead" || command == Some("view") {
                 json_path(&args)
             } else {
                 command.and_then(shell_viewed_file)

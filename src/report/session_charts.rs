@@ -447,6 +447,7 @@ mod tests {
             left_out: Vec::new(),
             version: String::new(),
             wall_seconds: 0.0,
+            programs: Vec::new(),
         }
     }
 

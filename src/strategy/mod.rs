@@ -26,6 +26,7 @@ mod clear_tool_uses;
 mod codex_compact;
 mod complexity_trap_hybrid;
 mod complexity_trap_summary;
+pub mod external;
 mod gemini_cli_compress;
 mod head;
 mod last_n_observations;
@@ -232,6 +233,7 @@ strategies! {
     AnthropicClearThinking: anthropic_clear_thinking::AnthropicClearThinking,
     OpenCodeCompact: opencode_compact::OpenCodeCompact,
     PiCompact: pi_compact::PiCompact,
+    External: external::External,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.

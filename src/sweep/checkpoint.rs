@@ -5,6 +5,7 @@ use super::options::CellsOutput;
 use crate::error::{Error, Result};
 use crate::refuse;
 use crate::stats::Summary;
+use crate::strategy::external::{resume_refusal, ProgramFile};
 use crate::tables::formats::Formats;
 use crate::tables::manifest::SweepKind;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,9 @@ pub(crate) struct RunKey {
     pub(crate) shard: Option<(usize, usize)>,
     pub(crate) histories: usize,
     pub(crate) chunks_total: usize,
+    /// The external strategies' programs (absent from checkpoints written before them).
+    #[serde(default)]
+    pub(crate) programs: Vec<ProgramFile>,
 }
 
 impl RunKey {
@@ -115,6 +119,9 @@ pub struct ShardState {
     /// manifest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<crate::history::batch::LeftOut>,
+    /// The external strategies' programs this shard ran, for the merged manifest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<ProgramFile>,
 }
 
 pub(crate) use super::folder::CHECKPOINT;
@@ -173,6 +180,12 @@ pub(crate) fn check_staging(
             p.key.chunks_total
         ),
         Some(p) => {
+            if let Some(why) = resume_refusal(&p.key.programs, &key.programs) {
+                refuse!(
+                    "{}: cannot resume: {why}; delete that folder to start over",
+                    staging.display()
+                );
+            }
             if let Some((what, was, now)) = key.difference(&p.key) {
                 refuse!(
                     "{}: cannot resume: the unfinished run has another {what} ({was}; this run: {now}); resume with the same settings, or delete that folder to start over",

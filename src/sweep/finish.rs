@@ -30,6 +30,8 @@ pub(crate) struct Finish<'a, G: SweepGrid> {
     pub flagger: Option<crate::flags::Confusion>,
     /// The files left out whole, for the manifest.
     pub left_out: Vec<crate::history::batch::LeftOut>,
+    /// The external strategies' programs, for the manifest.
+    pub programs: &'a [crate::strategy::external::ProgramFile],
 }
 
 impl<G: SweepGrid> Finish<'_, G> {
@@ -107,6 +109,7 @@ impl<G: SweepGrid> Finish<'_, G> {
             wall_seconds: wall.as_secs_f64(),
             flagger: self.flagger.clone(),
             left_out: self.left_out.clone(),
+            programs: self.programs.to_vec(),
         };
         // The report stage reads the staged tables and this draft; the manifest is rewritten
         // with the files it drew.

@@ -8,6 +8,7 @@ use crate::experiment::outer::OuterAxes;
 use crate::experiment::{Experiment, Frame, FrameFile, SessionExperiment};
 use crate::history::CostedHistory;
 use crate::sessions::{self, SessionGrid, SessionRow};
+use crate::strategy::external::Failure;
 use crate::tables::formats::Formats;
 use crate::tables::manifest::{Axes, SweepKind};
 use crate::tables::summary::{GroupRow, Grouping, PairRow};
@@ -103,6 +104,9 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     ) {
         self.evaluate_replicates(index, history, 0..self.replicates(), scratch, out)
     }
+    /// The message of an external program's failure in `rows`, the rows of the evaluation of
+    /// history `index` (`name`) it happened in: which cell or session it was.
+    fn failure_message(&self, index: usize, name: &str, rows: &[Self::Row], f: &Failure) -> String;
     fn rows_table() -> Table<Self, Self::Row>;
     fn summary_table(rows: &Table<Self, Self::Row>) -> Table<Self, GroupRow>;
     fn pairs_table() -> Table<Self, PairRow>;
@@ -143,6 +147,9 @@ impl SweepGrid for Grid {
         out: &mut Vec<CellRow>,
     ) {
         cells::evaluate_replicates(self, index, history, replicates, scratch, out)
+    }
+    fn failure_message(&self, index: usize, name: &str, rows: &[CellRow], f: &Failure) -> String {
+        super::external::cell_failure(self, index, name, rows, f)
     }
     fn rows_table() -> Table<Self, CellRow> {
         crate::tables::cells::table()
@@ -186,6 +193,15 @@ impl SweepGrid for SessionGrid {
         out: &mut Vec<SessionRow>,
     ) {
         sessions::evaluate_replicates(self, index, history, replicates, scratch, out)
+    }
+    fn failure_message(
+        &self,
+        index: usize,
+        name: &str,
+        rows: &[SessionRow],
+        f: &Failure,
+    ) -> String {
+        super::external::session_failure(self, index, name, rows, f)
     }
     fn rows_table() -> Table<Self, SessionRow> {
         crate::tables::sessions::table()

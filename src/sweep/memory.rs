@@ -29,15 +29,25 @@ pub fn tables<E: SweepExperiment>(exp: &E, threads: Option<usize>) -> Result<Tab
         let source = HistorySource::open(exp.source(), exp.flags_file())?;
         let grid = exp.grid(source.len());
         let table = E::Grid::rows_table();
+        let failure = super::external::FirstFailure::default();
         let evaluated = source.evaluate(
             0..source.len(),
             exp.cost(),
             |i, history, scratch: &mut <E::Grid as SweepGrid>::Scratch| {
-                let mut rows = Vec::new();
-                grid.evaluate_history(i, history, scratch, &mut rows);
+                let (rows, failed) = crate::strategy::external::watch(|| {
+                    let mut rows = Vec::new();
+                    grid.evaluate_history(i, history, scratch, &mut rows);
+                    rows
+                });
+                if let Some(f) = failed {
+                    failure.record(i, grid.failure_message(i, &history.name, &rows, &f));
+                }
                 rows
             },
         );
+        if let Some(e) = failure.error() {
+            return Err(e);
+        }
         let mut totals = summary::empty(&table, &grid);
         let mut scratch = totals.partials();
         let mut names = Vec::with_capacity(evaluated.len());

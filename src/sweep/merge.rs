@@ -162,6 +162,14 @@ fn merge_kind<E: SweepExperiment>(
                 shards[0].1.shard.0
             );
         }
+        if s.programs != shards[0].1.programs {
+            refuse!(
+                "{}: shard {}: its external strategies ran other programs than shard {}'s (a program file changed between shards)",
+                path.display(),
+                s.shard.0,
+                shards[0].1.shard.0
+            );
+        }
         verify::numbers(path, s, &grid)?;
         let expected = verify::expected_files(rows_table.stem, s, exp.rows_formats());
         verify::files(dir, path, s, &expected)?;
@@ -182,6 +190,7 @@ fn merge_kind<E: SweepExperiment>(
         fault: opts.fault.as_ref(),
         flagger: shards[0].1.flagger.clone(),
         left_out: shards[0].1.left_out.clone(),
+        programs: &shards[0].1.programs,
     }
     .summary_and_manifest(
         exp,

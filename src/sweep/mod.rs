@@ -4,6 +4,7 @@
 
 mod checkpoint;
 pub mod estimate;
+mod external;
 pub mod fault;
 mod finish;
 pub(crate) mod folder;

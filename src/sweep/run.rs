@@ -10,6 +10,7 @@
 
 use super::checkpoint::{check_staging, prepare_staging, RunKey, CHECKPOINT};
 use super::estimate::{Estimate, EstimateInput};
+use super::external::FirstFailure;
 use super::fault::{self, Fault};
 use super::folder::Folder;
 use super::json_file::write_json;
@@ -20,6 +21,7 @@ use crate::history::source::HistorySource;
 use crate::history::CostedHistory;
 use crate::refuse;
 use crate::stats::{HistoryPartials, Summary};
+use crate::strategy::external::{program_files, watch};
 use crate::tables::formats::TableFormat;
 use crate::tables::manifest::{SweepKind, MANIFEST};
 use crate::tables::summary;
@@ -94,6 +96,9 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     };
     let grid = exp.grid(total);
     check_size(&grid, total, opts.max_cells)?;
+    // The programs of external strategies, hashed before the first cell: a resumed run must
+    // run the same ones, and they must not change while it runs.
+    let programs = program_files(grid.strategy_list())?;
     let rows_table = E::Grid::rows_table();
     let formats = exp.formats();
     let rows_formats = exp.rows_formats();
@@ -137,6 +142,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         shard: opts.shard.map(|s| (s.index, s.count)),
         histories: total,
         chunks_total: plan.chunks(),
+        programs: programs.clone(),
     };
     let shard_index = opts.shard.map(|s| s.index);
     if opts.dry_run {
@@ -209,13 +215,19 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 // merged into the summary here once the chunk is done.
                 let totals = (!finished).then_some(&worker_totals);
                 let keeps = |i: usize| wanted && opts.cells.keeps(i);
+                let failure = FirstFailure::default();
                 let sinks = ChunkSinks {
                     progress,
                     totals,
                     keeps: &keeps,
+                    failure: &failure,
                 };
                 let evaluated =
                     evaluate_chunk(&grid, &source, exp.cost(), &chunk, &mut costed, &sinks);
+                if let Some(e) = failure.error() {
+                    // An external program failed: nothing of this chunk is kept.
+                    return Err(e);
+                }
                 if let Some(totals) = totals {
                     totals.merge_into(&mut checkpoint.summary);
                 }
@@ -272,6 +284,11 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
             };
             Ok((staged, fault))
         })?;
+    if program_files(grid.strategy_list())? != programs {
+        refuse!(
+            "an external strategy's program file changed while the run was going: its rows mix two versions; nothing was published, run again"
+        );
+    }
     // Summaries a model must still write: the rows rest on stand-ins, so nothing is published.
     let missing = crate::summariser::Missing::of(grid.strategy_list());
     if !missing.is_empty() {
@@ -293,6 +310,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 fault,
                 flagger: flagger.clone(),
                 left_out: left_out.clone(),
+                programs: &programs,
             }
             .summary_and_manifest(exp, &summary, wall, None, &mut staged, &[])?;
             let places: Vec<(String, String)> =
@@ -341,6 +359,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 checksums,
                 flagger: flagger.clone(),
                 left_out: left_out.clone(),
+                programs: programs.clone(),
             };
             write_json(&staging.join("state.json"), &state)?;
             folder.publish(
@@ -388,6 +407,9 @@ struct ChunkSinks<'s, 't, G: SweepGrid> {
     /// their totals and the table does not keep (`--cells none`, and all but every 100th with
     /// `--cells sample`) is dropped on its worker.
     keeps: &'s (dyn Fn(usize) -> bool + Sync),
+    /// The first external program's failure: once there is one, the chunk's other histories
+    /// are skipped and the run stops with it.
+    failure: &'s FirstFailure,
 }
 
 /// Summary totals of the whole histories the workers evaluate, one set per worker, merged into
@@ -450,8 +472,19 @@ fn evaluate_chunk<G: SweepGrid>(
             chunk.histories.clone(),
             cost,
             |i, costed, scratch: &mut G::Scratch| {
-                let mut rows = Vec::with_capacity(grid.rows_per_history());
-                grid.evaluate_history(i, costed, scratch, &mut rows);
+                if sinks.failure.happened() {
+                    return Vec::new();
+                }
+                let (rows, failed) = watch(|| {
+                    let mut rows = Vec::with_capacity(grid.rows_per_history());
+                    grid.evaluate_history(i, costed, scratch, &mut rows);
+                    rows
+                });
+                if let Some(f) = failed {
+                    let message = grid.failure_message(i, &costed.name, &rows, &f);
+                    sinks.failure.record(i, message);
+                    return Vec::new();
+                }
                 if let Some(p) = progress {
                     p.advance(rows.len() as u64);
                 }
@@ -491,9 +524,20 @@ fn evaluate_chunk<G: SweepGrid>(
     let pieces: Vec<Vec<G::Row>> = starts
         .into_par_iter()
         .map_init(G::Scratch::default, |scratch, start| {
+            if sinks.failure.happened() {
+                return Vec::new();
+            }
             let end = start.saturating_add(step).min(chunk.replicates.end);
-            let mut out = Vec::with_capacity((end - start) as usize * per_replicate);
-            grid.evaluate_replicates(i, &history, start..end, scratch, &mut out);
+            let (out, failed) = watch(|| {
+                let mut out = Vec::with_capacity((end - start) as usize * per_replicate);
+                grid.evaluate_replicates(i, &history, start..end, scratch, &mut out);
+                out
+            });
+            if let Some(f) = failed {
+                let message = grid.failure_message(i, &history.name, &out, &f);
+                sinks.failure.record(i, message);
+                return Vec::new();
+            }
             if let Some(p) = progress {
                 p.advance(out.len() as u64);
             }
@@ -522,24 +566,36 @@ pub fn missing_summaries<E: SweepExperiment>(
         let source = HistorySource::open(exp.source(), exp.flags_file())?;
         exp.check_histories(&source.recorded())?;
         let grid = exp.grid(source.len());
-        Ok(needed_summaries(&grid, &source, exp.cost()))
+        needed_summaries(&grid, &source, exp.cost())
     })
 }
 
-/// Every history evaluated, nothing kept: what the `llm` summarisers of `grid` still need.
+/// Every history evaluated, nothing kept: what the `llm` summarisers of `grid` still need
+/// (an external strategy that fails stops it, as it stops a run).
 fn needed_summaries<G: SweepGrid>(
     grid: &G,
     source: &HistorySource,
     cost: crate::cost::CostModel,
-) -> crate::summariser::Missing {
+) -> Result<crate::summariser::Missing> {
+    let failure = FirstFailure::default();
     source.evaluate(
         0..source.len(),
         cost,
         |i, costed, scratch: &mut G::Scratch| {
-            grid.evaluate_history(i, costed, scratch, &mut Vec::new());
+            let (rows, failed) = watch(|| {
+                let mut rows = Vec::new();
+                grid.evaluate_history(i, costed, scratch, &mut rows);
+                rows
+            });
+            if let Some(f) = failed {
+                failure.record(i, grid.failure_message(i, &costed.name, &rows, &f));
+            }
         },
     );
-    crate::summariser::Missing::of(grid.strategy_list())
+    if let Some(e) = failure.error() {
+        return Err(e);
+    }
+    Ok(crate::summariser::Missing::of(grid.strategy_list()))
 }
 
 /// What a dry run checks of the `llm` summarisers: the answers the run would read from their
@@ -565,7 +621,7 @@ fn check_llm_answers<E: SweepExperiment>(
     if asking.is_empty() || asking.contains(&true) {
         return Ok(());
     }
-    let missing = needed_summaries(grid, source, exp.cost());
+    let missing = needed_summaries(grid, source, exp.cost())?;
     if missing.is_empty() {
         return Ok(());
     }

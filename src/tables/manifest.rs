@@ -52,6 +52,10 @@ pub struct Manifest {
     /// absent when every file was read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<crate::history::batch::LeftOut>,
+    /// The programs of the external strategies: each command, the program file it names and
+    /// that file's SHA-256 when the run started (absent when there are none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<crate::strategy::external::ProgramFile>,
 }
 
 /// The axes of the grid. The cell axes are empty for a session sweep and the session axes

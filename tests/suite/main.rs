@@ -18,6 +18,7 @@ mod cli_table;
 mod cost_ratio;
 mod coverage;
 mod estimate;
+mod external;
 mod facts;
 mod flags_file;
 mod fuzz;

@@ -156,12 +156,12 @@ fn the_system_prompt_and_the_task_survive_every_strategy_on_the_shared_runs() {
     // so they run with `keep_first=task`) must still hold them at the end of every session, at
     // windows small enough that most runs compact several times.
     // The oracle keeps no head: it is the bound over every choice within the capacity, and a
-    // long task can be what it must leave out.
-    // Anthropic's server-side compaction takes no threshold under 50 000 input tokens, beyond
-    // these windows: it is refused on them.
+    // long task can be what it must leave out. An external strategy is a program of its own
+    // (tests/suite/external.rs). Anthropic's server-side compaction takes no threshold under
+    // 50 000 input tokens, beyond these windows: it is refused on them.
     let strategies: Vec<String> = ctxlab::strategy::NAMES
         .iter()
-        .filter(|&&n| n != "oracle" && n != "anthropic_compact")
+        .filter(|&&n| n != "oracle" && n != "anthropic_compact" && n != "external")
         .map(|&n| match n {
             "recent" | "required" => format!("\"{n}(keep_first=task)\""),
             // Claude Code's own threshold is undefined below a 33 001 window: its share on a

@@ -177,6 +177,10 @@ const CASES: &[(&str, &str)] = &[
         "pi_compact(keep_recent_tokens=25, reserve_tokens=10000)",
         "pi_compact(reserve_tokens=10000, keep_recent_tokens=25)",
     ),
+    (
+        "external(zeta=2.5, cmd=\"python3  rule.py\", keep_recent=2, name=ids, time_limit=5, mode=fast)",
+        "external(keep_recent=2, cmd=\"python3 rule.py\", name=ids, time_limit=5, mode=fast, zeta=2.5)",
+    ),
 ];
 
 #[test]
