@@ -21,6 +21,8 @@ mod anthropic_clear_tool_uses;
 mod claude_code_compact;
 mod clear_tool_uses;
 mod codex_compact;
+mod codex_compact_2026;
+mod codex_window;
 mod complexity_trap_hybrid;
 mod complexity_trap_summary;
 mod gemini_cli_compress;
@@ -31,6 +33,8 @@ mod openhands_amortized;
 mod openhands_llm_summarizing;
 mod openhands_observation_masking;
 mod openhands_recent;
+mod openhands_sdk_cut;
+mod openhands_sdk_summarizing;
 mod oracle;
 mod pinned;
 mod preset;
@@ -134,6 +138,10 @@ macro_rules! strategies {
                 match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_HEAD,)* }
             }
 
+            fn own_head(&self) -> bool {
+                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::OWN_HEAD,)* }
+            }
+
             fn default_keep_recent(&self) -> usize {
                 match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_KEEP_RECENT,)* }
             }
@@ -220,6 +228,8 @@ strategies! {
     OpenHandsRecent: openhands_recent::OpenHandsRecent,
     OpenHandsAmortized: openhands_amortized::OpenHandsAmortized,
     AnthropicClearToolUses: anthropic_clear_tool_uses::AnthropicClearToolUses,
+    OpenHandsSdkSummarizing: openhands_sdk_summarizing::OpenHandsSdkSummarizing,
+    CodexCompact2026: codex_compact_2026::CodexCompact2026,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.
@@ -365,6 +375,8 @@ impl Strategy {
     pub fn head(&self) -> Head {
         match self.rule.tail() {
             Tail::None(_) => Head::First(0),
+            // The rule reads `keep_first` itself.
+            _ if self.rule.own_head() => Head::First(0),
             _ => self.keep_first.unwrap_or_else(|| self.rule.default_head()),
         }
     }

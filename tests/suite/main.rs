@@ -18,6 +18,7 @@ mod estimate;
 mod facts;
 mod flags_file;
 mod fuzz;
+mod goldens_2026;
 mod harness_goldens;
 mod help;
 mod hostile;
