@@ -246,7 +246,8 @@ impl CodexCompact2026 {
                 user_item(i, out);
             }
         }
-        let first = (0..stop).find(|&i| !dropped(&order, i)).unwrap_or(0);
+        // Every item dropped from the request: the summary stands for nothing.
+        let first = (0..stop).find(|&i| !dropped(&order, i)).unwrap_or(stop);
         let cost = self.summary_cost(view, stop, &kept, &order);
         push_summary(
             &self.summary,
