@@ -7,6 +7,7 @@
 //! source lines cited.
 
 mod codex;
+mod invariants;
 mod openhands_sdk;
 
 use ctxlab::context::{Context, Item, Outcome};
