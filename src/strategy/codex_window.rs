@@ -24,7 +24,7 @@
 //!   compacts whatever the scope.
 
 use super::codex_compact::approx_tokens;
-use super::View;
+use super::{floor_threshold, View};
 use crate::history::Kind;
 
 /// Which usage the auto-compact limit is counted against (`AutoCompactTokenLimitScope`).
@@ -92,18 +92,6 @@ pub fn check(view: &View) -> Check {
     }
 }
 
-/// `floor(window × share)`, with products within floating-point noise of a whole number taken
-/// as that number (Codex computes `context_window * 9 / 10` in integers).
-pub fn floor_share(window: u64, share: f64) -> u64 {
-    let x = window as f64 * share;
-    let r = x.round();
-    if (x - r).abs() <= 1e-9 * x.max(1.0) {
-        r as u64
-    } else {
-        x.floor() as u64
-    }
-}
-
 /// The limits of one check: the auto-compact limit (`threshold` of the window, the configured
 /// `limit` if any) and the usable window (`effective_percent` of it).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -117,7 +105,7 @@ pub struct Limits {
 impl Limits {
     /// `token_limit_reached` of `context_window_token_status`.
     pub fn reached(&self, check: &Check, window: u64) -> bool {
-        let context_limit = floor_share(window, self.threshold);
+        let context_limit = floor_threshold(window, self.threshold);
         match self.scope {
             Scope::Total => {
                 let limit = self.limit.map_or(context_limit, |l| l.min(context_limit));

@@ -54,7 +54,7 @@ pub use clear_tool_uses::ClearToolUses;
 pub use head::Head;
 pub use summary::{SummaryRule, SummarySize};
 pub use summary_call::SummaryCall;
-pub use when::{threshold, When};
+pub use when::{floor_threshold, threshold, When};
 
 // What a strategy sees and returns, and its spec syntax, sit below strategies and summarisers
 // alike; the strategies' files name them through this module.
