@@ -4,7 +4,7 @@
 //! `history = initial_context ++ selected user messages ++ [user(SUMMARY_PREFIX + summary)]`.
 //! (The NEW one, @ `e06dd0e5`, leaves the initial context out of a pre-turn replacement and
 //! re-injects it at the next turn, or splices it before the last user message mid-turn; for
-//! OpenAI providers it compacts server-side instead.)
+//! OpenAI providers it compacts server-side instead: `codex_compact_2026` replays it.)
 //!
 //! - **Trigger** (`When::LastCall(threshold)`, default 0.9): `auto_compact_token_limit`
 //!   defaults to `context_window * 9 / 10` (`codex-rs/protocol/src/openai_models.rs` @
