@@ -88,6 +88,10 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
         "gemini_cli_compress(tool_budget=100, truncate_chars=50)",
         "complexity_trap_summary(n=4, m=2)",
         "complexity_trap_hybrid(n=4, m=2, last_n=3)",
+        "openhands_sdk_summarizing(max_size=30)",
+        "openhands_sdk_summarizing(max_size=30, max_input_tokens=none, summary_window=600)",
+        "codex_compact_2026(user_tokens=50)",
+        "codex_compact_2026(threshold=0.5, path=remote)",
         // No record here is a recorded summary: the transcript never compacted.
         "recorded_compaction",
     ];

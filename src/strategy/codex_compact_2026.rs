@@ -158,7 +158,7 @@ impl CodexCompact2026 {
     fn trim_oldest(&self, view: &View, stop: usize, window: u64, out: &mut Context) -> bool {
         let kept = std::mem::take(&mut out.chosen);
         let mut order = std::mem::take(&mut out.order);
-        let prompt = crate::llm::prompts::by_name("codex").map_or(0, |p| view.model.cost(&p));
+        let prompt = crate::llm::prompts::built_in("codex").map_or(0, |p| view.model.cost(p));
         let ok = loop {
             let request = joined(
                 view.separator,
@@ -218,9 +218,8 @@ impl CodexCompact2026 {
         let stop = at.stop;
         let kept = std::mem::take(&mut out.chosen);
         let order = std::mem::take(&mut out.order);
-        let users: Vec<usize> = (0..stop)
-            .filter(|&i| kept[i] || truncated.is_some_and(|(t, _)| t == i))
-            .collect();
+        let is_user = |i: usize| kept[i] || truncated.is_some_and(|(t, _)| t == i);
+        let users = (0..stop).filter(|&i| is_user(i));
         let systems = (0..stop).filter(|&i| view.kinds[i] == Kind::System);
         let user_item = |i: usize, out: &mut Context| match truncated.filter(|&(t, _)| t == i) {
             Some((t, tokens)) => {
@@ -230,19 +229,18 @@ impl CodexCompact2026 {
             None => out.push(Item::Verbatim(i), view.costs[i], sep),
         };
         // Mid-turn the initial context goes before the last user message kept.
-        let split = if at.pre_turn {
-            users.len()
-        } else {
-            users.len().saturating_sub(1)
-        };
-        for &i in &users[..split] {
+        let last = (0..stop)
+            .rev()
+            .find(|&i| is_user(i))
+            .filter(|_| !at.pre_turn);
+        for i in users.filter(|&i| Some(i) != last) {
             user_item(i, out);
         }
         if !at.pre_turn {
             for i in systems.clone() {
                 out.push(Item::Verbatim(i), view.costs[i], sep);
             }
-            for &i in &users[split..] {
+            if let Some(i) = last {
                 user_item(i, out);
             }
         }
