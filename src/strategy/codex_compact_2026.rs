@@ -46,7 +46,7 @@
 //!   messages kept) is left as it is; a cell is taken as the check before a further call.
 
 use super::codex_compact::{approx_tokens, select_user_messages, truncated_cost};
-use super::codex_window::{check, Check, Limits, Scope};
+use super::codex_window::{check, Check, CompactLimits, UsageScope};
 use super::summary_preset::{at_least, fits, joined, push_if, push_summary, share, unchanged};
 use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
@@ -67,7 +67,7 @@ pub enum Path {
 #[derive(Debug, Clone, PartialEq)]
 pub struct CodexCompact2026 {
     pub user_tokens: u64,
-    pub limits: Limits,
+    pub limits: CompactLimits,
     pub path: Path,
     pub summary: SummaryRule,
 }
@@ -275,14 +275,14 @@ impl super::rule::RuleSpec for CodexCompact2026 {
 
     fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
         let scope = match p.choice("scope", &["total", "body_after_prefix"])? {
-            Some(s) if s == "body_after_prefix" => Scope::BodyAfterPrefix,
-            _ => Scope::Total,
+            Some(s) if s == "body_after_prefix" => UsageScope::BodyAfterPrefix,
+            _ => UsageScope::Total,
         };
         let path = match p.choice("path", &["local", "remote"])? {
             Some(s) if s == "remote" => Path::Remote,
             _ => Path::Local,
         };
-        let limit = super::preset::at_least(p, "limit", 1, " tokens")?.map(|v| v as u64);
+        let limit = super::preset::at_least(p, "limit", 1, " (tokens)")?.map(|v| v as u64);
         let effective = at_least(
             p,
             "effective_percent",
@@ -298,7 +298,7 @@ impl super::rule::RuleSpec for CodexCompact2026 {
         }
         Ok(CodexCompact2026 {
             user_tokens: p.u64("user_tokens")?.unwrap_or(DEFAULT_USER_TOKENS),
-            limits: Limits {
+            limits: CompactLimits {
                 scope,
                 threshold: share(p, "threshold")?.unwrap_or(DEFAULT_THRESHOLD),
                 limit,
@@ -320,7 +320,7 @@ impl super::rule::RuleSpec for CodexCompact2026 {
         if let Some(limit) = self.limits.limit {
             params.push(format!("limit={limit}"));
         }
-        if self.limits.scope == Scope::BodyAfterPrefix {
+        if self.limits.scope == UsageScope::BodyAfterPrefix {
             params.push("scope=body_after_prefix".into());
         }
         push_if(

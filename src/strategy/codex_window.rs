@@ -13,10 +13,10 @@
 //!   user turn is recorded, *pre-turn*, the incoming user message not yet in the history nor
 //!   in the usage. A check whose view holds a `user` record after the last agent call is the
 //!   pre-turn one; every other check is mid-turn (a check always precedes a further call).
-//! - **Scope `total`** (the default): compact when the usage reaches the auto-compact limit,
+//! - **UsageScope `total`** (the default): compact when the usage reaches the auto-compact limit,
 //!   `min(model_auto_compact_token_limit, context_window × 9 / 10)`
 //!   (`ModelInfo::auto_compact_token_limit`, the configured limit clamped to the window).
-//! - **Scope `body_after_prefix`** (openai/codex#22870, 2026-05-15): only what was added after the
+//! - **UsageScope `body_after_prefix`** (openai/codex#22870, 2026-05-15): only what was added after the
 //!   window's prefill counts — the usage less the input of the first call of the current
 //!   compaction window (the session's first call, or the first call after the last compaction);
 //!   the limit is the configured one unclamped (else 90 % of the window); and the usage
@@ -29,7 +29,7 @@ use crate::history::Kind;
 
 /// Which usage the auto-compact limit is counted against (`AutoCompactTokenLimitScope`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
+pub enum UsageScope {
     Total,
     BodyAfterPrefix,
 }
@@ -95,23 +95,23 @@ pub fn check(view: &View) -> Check {
 /// The limits of one check: the auto-compact limit (`threshold` of the window, the configured
 /// `limit` if any) and the usable window (`effective_percent` of it).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
-    pub scope: Scope,
+pub struct CompactLimits {
+    pub scope: UsageScope,
     pub threshold: f64,
     pub limit: Option<u64>,
     pub effective_percent: u64,
 }
 
-impl Limits {
+impl CompactLimits {
     /// `token_limit_reached` of `context_window_token_status`.
     pub fn reached(&self, check: &Check, window: u64) -> bool {
         let context_limit = floor_threshold(window, self.threshold);
         match self.scope {
-            Scope::Total => {
+            UsageScope::Total => {
                 let limit = self.limit.map_or(context_limit, |l| l.min(context_limit));
                 check.usage >= limit
             }
-            Scope::BodyAfterPrefix => {
+            UsageScope::BodyAfterPrefix => {
                 let baseline = check.prefill.unwrap_or(check.usage);
                 let scope_tokens = check.usage.saturating_sub(baseline);
                 let full = window * self.effective_percent / 100;

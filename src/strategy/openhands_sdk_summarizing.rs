@@ -71,18 +71,18 @@ pub const PROMPT_TOKENS: u64 = 508;
 
 /// A limit that defaults to the window: `window`, a count, or (where allowed) `none`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Limit {
+pub enum TokenCap {
     Window,
     Tokens(u64),
     Unlimited,
 }
 
-impl Limit {
+impl TokenCap {
     fn of(self, window: u64) -> Option<u64> {
         match self {
-            Limit::Window => Some(window),
-            Limit::Tokens(n) => Some(n),
-            Limit::Unlimited => None,
+            TokenCap::Window => Some(window),
+            TokenCap::Tokens(n) => Some(n),
+            TokenCap::Unlimited => None,
         }
     }
 
@@ -93,19 +93,19 @@ impl Limit {
             "a whole number of tokens or `window`"
         };
         match p.value(key) {
-            None => Ok(Limit::Window),
-            Some(SpecValue::Int(n)) if n >= 0 => Ok(Limit::Tokens(n as u64)),
-            Some(SpecValue::Str(s)) if s == "window" => Ok(Limit::Window),
-            Some(SpecValue::Str(s)) if none && s == "none" => Ok(Limit::Unlimited),
+            None => Ok(TokenCap::Window),
+            Some(SpecValue::Int(n)) if n >= 0 => Ok(TokenCap::Tokens(n as u64)),
+            Some(SpecValue::Str(s)) if s == "window" => Ok(TokenCap::Window),
+            Some(SpecValue::Str(s)) if none && s == "none" => Ok(TokenCap::Unlimited),
             Some(v) => Err(p.bad(key, expected, &v)),
         }
     }
 
     fn push(self, params: &mut Vec<String>, key: &str) {
         match self {
-            Limit::Window => {}
-            Limit::Tokens(n) => params.push(format!("{key}={n}")),
-            Limit::Unlimited => params.push(format!("{key}=none")),
+            TokenCap::Window => {}
+            TokenCap::Tokens(n) => params.push(format!("{key}={n}")),
+            TokenCap::Unlimited => params.push(format!("{key}=none")),
         }
     }
 }
@@ -117,12 +117,12 @@ pub struct OpenHandsSdkSummarizing {
     /// The condenser's own `max_tokens`.
     pub max_tokens: Option<u64>,
     /// The agent model's effective input limit.
-    pub max_input_tokens: Limit,
+    pub max_input_tokens: TokenCap,
     pub minimum_progress: f64,
     pub reset_retries: u32,
     pub reset_scaling: f64,
     /// The summarising model's window.
-    pub summary_window: Limit,
+    pub summary_window: TokenCap,
     /// Whether the agent's actions carry thinking blocks (tool loops are atomic).
     pub thinking_blocks: bool,
     pub summary: SummaryRule,
@@ -155,8 +155,8 @@ impl OpenHandsSdkSummarizing {
         };
         if (max_size / 2) as i64 - keep_first as i64 - 1 <= 0 {
             return Err(format!(
-                "strategy `{}`: keep_first ({keep_first}) must be less than max_size // 2 − 1 \
-                 ({}) to leave room for condensation",
+                "strategy `{}`: `keep_first` ({keep_first}) must be less than max_size // 2 − 1 \
+                 ({}), as the SDK requires to leave room for condensation",
                 p.strategy(),
                 (max_size / 2) as i64 - 1
             )
@@ -261,13 +261,13 @@ impl super::rule::RuleSpec for OpenHandsSdkSummarizing {
             max_size,
             keep_first,
             max_tokens: p.u64("max_tokens")?,
-            max_input_tokens: Limit::parse(p, "max_input_tokens", true)?,
+            max_input_tokens: TokenCap::parse(p, "max_input_tokens", true)?,
             minimum_progress: Self::open_share(p, "minimum_progress")?
                 .unwrap_or(DEFAULT_MINIMUM_PROGRESS),
             reset_retries,
             reset_scaling: Self::open_share(p, "hard_reset_scaling")?
                 .unwrap_or(DEFAULT_RESET_SCALING),
-            summary_window: Limit::parse(p, "summary_window", false)?,
+            summary_window: TokenCap::parse(p, "summary_window", false)?,
             thinking_blocks: p.bool("thinking_blocks")?.unwrap_or(false),
             summary: SummaryRule::from_params(p)?,
         })

@@ -118,11 +118,11 @@ fn sdk_refuses_what_its_validators_refuse() {
         ("openhands_sdk_summarizing(keep_first=-1)", "keep_first"),
         (
             "openhands_sdk_summarizing(max_size=10, keep_first=8)",
-            "keep_first (8) must be less than max_size // 2 − 1 (4)",
+            "`keep_first` (8) must be less than max_size // 2 − 1 (4)",
         ),
         (
             "openhands_sdk_summarizing(max_size=10, keep_first=4)",
-            "keep_first (4) must be less than",
+            "`keep_first` (4) must be less than",
         ),
         (
             "openhands_sdk_summarizing(keep_first=task)",
