@@ -93,6 +93,10 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
         "anthropic_clear_thinking",
         "opencode_compact(max_output=10, reserved=10, prune=true)",
         "pi_compact(reserve_tokens=10, keep_recent_tokens=50)",
+        "openhands_sdk_summarizing(max_size=30)",
+        "openhands_sdk_summarizing(max_size=30, max_input_tokens=none, summary_window=600)",
+        "codex_compact_2026(user_tokens=50)",
+        "codex_compact_2026(threshold=0.5, path=remote)",
         // No record here is a recorded summary: the transcript never compacted.
         "recorded_compaction",
     ];

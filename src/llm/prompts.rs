@@ -18,11 +18,20 @@ pub fn names() -> Vec<&'static str> {
     BUILT_IN.iter().map(|(name, _)| *name).collect()
 }
 
+/// The built-in prompt `name` names, without its source comment (borrowed: a preset that
+/// costs it on every compaction allocates nothing).
+pub fn built_in(name: &str) -> Option<&'static str> {
+    BUILT_IN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| without_header(text))
+}
+
 /// The prompt `name` names: `claude_code` (a labelled stand-in: Claude Code's own text is not
 /// published), `codex`, `openhands`, or else the path of a file of the user's.
 pub fn by_name(name: &str) -> Result<String> {
-    if let Some((_, text)) = BUILT_IN.iter().find(|(n, _)| *n == name) {
-        return Ok(without_header(text).to_string());
+    if let Some(text) = built_in(name) {
+        return Ok(text.to_string());
     }
     let path = Path::new(name);
     if !path.is_file() {

@@ -4,7 +4,7 @@
 //! `history = initial_context ++ selected user messages ++ [user(SUMMARY_PREFIX + summary)]`.
 //! (The NEW one, @ `e06dd0e5`, leaves the initial context out of a pre-turn replacement and
 //! re-injects it at the next turn, or splices it before the last user message mid-turn; for
-//! OpenAI providers it compacts server-side instead.)
+//! OpenAI providers it compacts server-side instead: `codex_compact_2026` replays it.)
 //!
 //! - **Trigger** (`When::LastCall(threshold)`, default 0.9): `auto_compact_token_limit`
 //!   defaults to `context_window * 9 / 10` (`codex-rs/protocol/src/openai_models.rs` @
@@ -65,27 +65,31 @@ pub struct CodexCompact {
     pub summary: SummaryRule,
 }
 
-impl CodexCompact {
-    /// Marks in `out.chosen` the newest user messages after `from` that fit the budget, and
-    /// returns the one Codex truncates to what is left (its index and the tokens it keeps).
-    fn select_users(&self, view: &View, from: usize, out: &mut Context) -> Option<(usize, u64)> {
-        let mut remaining = self.user_tokens;
-        for i in (from..view.len()).rev() {
-            if view.kinds[i] != Kind::User {
-                continue;
-            }
-            if remaining == 0 {
-                break;
-            }
-            let t = approx_tokens(view.chars[i]);
-            if t > remaining {
-                return Some((i, remaining));
-            }
-            out.chosen[i] = true;
-            remaining -= t;
+/// `build_compacted_history_with_limit`'s selection: marks in `out.chosen` the newest user
+/// messages of `range` that fit `budget` tokens, and returns the one Codex truncates to what is
+/// left (its index and the tokens it keeps).
+pub fn select_user_messages(
+    view: &View,
+    range: std::ops::Range<usize>,
+    budget: u64,
+    out: &mut Context,
+) -> Option<(usize, u64)> {
+    let mut remaining = budget;
+    for i in range.rev() {
+        if view.kinds[i] != Kind::User {
+            continue;
         }
-        None
+        if remaining == 0 {
+            break;
+        }
+        let t = approx_tokens(view.chars[i]);
+        if t > remaining {
+            return Some((i, remaining));
+        }
+        out.chosen[i] = true;
+        remaining -= t;
     }
+    None
 }
 
 /// What user message `i`, middle-truncated to `kept` of its tokens, costs: the kept share of
@@ -135,7 +139,7 @@ impl super::rule::RuleSpec for CodexCompact {
         if !reached(When::LastCall(self.threshold), &view, capacity, out) {
             return unchanged(&view, capacity, out);
         }
-        let truncated = self.select_users(&view, systems, out);
+        let truncated = select_user_messages(&view, systems..n, self.user_tokens, out);
         if (systems..n).all(|i| out.chosen[i]) {
             return unchanged(&view, capacity, out);
         }

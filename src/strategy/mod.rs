@@ -24,6 +24,8 @@ mod claude_code;
 mod claude_code_compact;
 mod clear_tool_uses;
 mod codex_compact;
+mod codex_compact_2026;
+mod codex_window;
 mod complexity_trap_hybrid;
 mod complexity_trap_summary;
 pub mod external;
@@ -36,6 +38,8 @@ mod openhands_amortized;
 mod openhands_llm_summarizing;
 mod openhands_observation_masking;
 mod openhands_recent;
+mod openhands_sdk_cut;
+mod openhands_sdk_summarizing;
 mod oracle;
 mod pi_compact;
 mod pinned;
@@ -58,7 +62,7 @@ pub use clear_tool_uses::ClearToolUses;
 pub use head::Head;
 pub use summary::{SummaryRule, SummarySize};
 pub use summary_call::SummaryCall;
-pub use when::{threshold, When};
+pub use when::{floor_threshold, threshold, When};
 
 // What a strategy sees and returns, and its spec syntax, sit below strategies and summarisers
 // alike; the strategies' files name them through this module.
@@ -140,6 +144,10 @@ macro_rules! strategies {
 
             fn default_head(&self) -> Head {
                 match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_HEAD,)* }
+            }
+
+            fn own_head(&self) -> bool {
+                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::OWN_HEAD,)* }
             }
 
             fn default_keep_recent(&self) -> usize {
@@ -234,6 +242,8 @@ strategies! {
     OpenCodeCompact: opencode_compact::OpenCodeCompact,
     PiCompact: pi_compact::PiCompact,
     External: external::External,
+    OpenHandsSdkSummarizing: openhands_sdk_summarizing::OpenHandsSdkSummarizing,
+    CodexCompact2026: codex_compact_2026::CodexCompact2026,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.
@@ -379,6 +389,8 @@ impl Strategy {
     pub fn head(&self) -> Head {
         match self.rule.tail() {
             Tail::None(_) => Head::First(0),
+            // The rule reads `keep_first` itself.
+            _ if self.rule.own_head() => Head::First(0),
             _ => self.keep_first.unwrap_or_else(|| self.rule.default_head()),
         }
     }

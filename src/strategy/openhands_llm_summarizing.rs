@@ -26,8 +26,9 @@
 //! - **Persistent**: the condensation is stored, so later views build on it (a session replaces
 //!   its context); the summary is one call of the condenser LLM.
 //! - **Deployed default**: the OpenHands server runs this condenser with `keep_first=4,
-//!   max_size=120` inside a pipeline (`openhands/server/session/session.py` L219–249), and the V1
-//!   SDK has the same defaults (`openhands_llm_summarizing(max_size=120, keep_first=4)`); the
+//!   max_size=120` inside a pipeline (`openhands/server/session/session.py` L219–249), as the V1
+//!   SDK then did (`openhands_llm_summarizing(max_size=120, keep_first=4)`; the SDK's condenser
+//!   as it ships now is `openhands_sdk_summarizing`); the
 //!   class and config defaults are 100/1, which this preset follows.
 //! - **Where the source is silent or crashes**: when `target − keep_first − 1` is 0 the Python
 //!   slice `view[keep_first:-0]` is empty and `min()` of no ids raises; here everything after the

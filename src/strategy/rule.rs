@@ -32,6 +32,11 @@ pub trait RuleSpec: Sized {
     /// What `ctxlab inspect` calls a record this rule replaced by a stand-in of its own
     /// ([`super::Item::Placeholder`]); the stand-in's cost is in the context.
     const STAND_IN: &'static str = "masked";
+    /// Whether its rule keeps its head itself: `keep_first` is then a parameter of the rule
+    /// (read again in [`RuleSpec::parse`]), and `Strategy::apply` hands it the whole history
+    /// with no head set aside, so the rule may also forget the head (the OpenHands SDK's hard
+    /// context reset summarises every event, the first ones included).
+    const OWN_HEAD: bool = false;
     /// With [`Tail::None`], whether it still takes the parameter `key` of its own (`raw`'s
     /// `window`).
     fn takes_own(_key: &str) -> bool {

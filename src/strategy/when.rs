@@ -26,10 +26,18 @@ pub enum When {
 /// as that number: a session's `window × ratio` threshold, and a preset's [`When::Share`].
 pub fn threshold(window: u64, ratio: f64) -> u64 {
     let x = window as f64 * ratio;
+    whole(x).unwrap_or(x.ceil() as u64)
+}
+
+/// `floor(window × ratio)`, with the same tolerance: a limit its harness computes in integers
+/// (Codex's `context_window * 9 / 10`).
+pub fn floor_threshold(window: u64, ratio: f64) -> u64 {
+    let x = window as f64 * ratio;
+    whole(x).unwrap_or(x.floor() as u64)
+}
+
+/// The whole number `x` is, within floating-point noise.
+fn whole(x: f64) -> Option<u64> {
     let r = x.round();
-    if (x - r).abs() <= 1e-9 * x.max(1.0) {
-        r as u64
-    } else {
-        x.ceil() as u64
-    }
+    ((x - r).abs() <= 1e-9 * x.max(1.0)).then_some(r as u64)
 }

@@ -22,6 +22,7 @@ mod external;
 mod facts;
 mod flags_file;
 mod fuzz;
+mod goldens_2026;
 mod goldens_claude_anthropic;
 mod goldens_opencode_pi;
 mod harness_goldens;

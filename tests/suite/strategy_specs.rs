@@ -133,6 +133,28 @@ const CASES: &[(&str, &str)] = &[
         "openhands_amortized(keep_first=4, max_size=120)",
     ),
     ("anthropic_clear_tool_uses", "anthropic_clear_tool_uses"),
+    ("openhands_sdk_summarizing", "openhands_sdk_summarizing"),
+    (
+        "openhands_sdk_summarizing(max_size=240, keep_first=2, max_input_tokens=window, minimum_progress=0.1, hard_reset_retries=5, hard_reset_scaling=0.8, summary_window=window, thinking_blocks=false)",
+        "openhands_sdk_summarizing",
+    ),
+    (
+        "openhands_sdk_summarizing(max_size=80, keep_first=4)",
+        "openhands_sdk_summarizing(keep_first=4, max_size=80)",
+    ),
+    (
+        "openhands_sdk_summarizing(thinking_blocks=true, summary_window=50000, max_input_tokens=none, max_tokens=1000)",
+        "openhands_sdk_summarizing(max_tokens=1000, max_input_tokens=none, summary_window=50000, thinking_blocks=true)",
+    ),
+    ("codex_compact_2026", "codex_compact_2026"),
+    (
+        "codex_compact_2026(user_tokens=20000, threshold=0.9, scope=total, effective_percent=95, path=local, keep_first=0)",
+        "codex_compact_2026",
+    ),
+    (
+        "codex_compact_2026(path=remote, scope=body_after_prefix, limit=100)",
+        "codex_compact_2026(limit=100, scope=body_after_prefix, path=remote)",
+    ),
     ("recorded_compaction", "recorded_compaction"),
     (
         "anthropic_clear_tool_uses(trigger=100000, keep=3, clear_at_least=0, exclude_tools=[], clear_tool_inputs=false)",
@@ -317,6 +339,11 @@ fn bad_specs_fail_with_a_clear_message() {
         ("openhands_amortized(keep_frist=2)", "unknown parameter `keep_frist` (known: keep_recent, keep_first, max_size)"),
         ("anthropic_clear_tool_uses(trigger=-5)", "strategy `anthropic_clear_tool_uses`: parameter `trigger` expects a whole number ≥ 0, found `-5`"),
         ("anthropic_clear_tool_uses(clear_tool_inputs=[bash])", "parameter `clear_tool_inputs` expects true or false, found `[bash]`"),
+        ("openhands_sdk_summarizing(max_size=10, keep_first=4)", "strategy `openhands_sdk_summarizing`: `keep_first` (4) must be less than max_size // 2 − 1 (4), as the SDK requires"),
+        ("openhands_sdk_summarizing(summary_window=none)", "parameter `summary_window` expects a whole number of tokens or `window`, found `none`"),
+        ("codex_compact_2026(scope=prefix)", "strategy `codex_compact_2026`: parameter `scope` expects one of total, body_after_prefix, found `prefix`"),
+        ("codex_compact_2026(effective_percent=120)", "parameter `effective_percent` expects a whole number from 1 to 100, found `120`"),
+        ("codex_compact_2026(limit=0)", "parameter `limit` expects a whole number ≥ 1 (tokens), found `0`"),
         ("anthropic_clear_tool_uses(clear_inputs=true)", "unknown parameter `clear_inputs` (known: keep_recent, keep_first, trigger, exclude_tools, keep, clear_at_least, clear_tool_inputs)"),
         ("anthropic_compact(trigger=10)", "parameter `trigger` expects a whole number of input tokens ≥ 50000 (the API's minimum), found `10`"),
         ("anthropic_clear_thinking(keep=0)", "parameter `keep` expects a whole number ≥ 1 assistant turns, found `0`"),
