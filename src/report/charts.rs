@@ -478,7 +478,7 @@ fn rate_axis(label: String, rates: &[f64]) -> Axis {
 
 fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoice) -> Figure {
     if !grid.one_noise_family() {
-        return retention_vs_noise_models(grid, manifest, noise);
+        return retention_vs_noise_models(grid, manifest);
     }
     let axis = NoiseRateAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
@@ -563,27 +563,29 @@ fn substituted_budget(noise: &NoiseChoice) -> String {
     }
 }
 
-/// The panels of [`retention_vs_noise_models`]: one per rate of the other axis and series,
-/// as (panel rate, series).
-pub(crate) fn model_panels(grid: &SummaryGrid) -> Vec<(f64, usize)> {
+/// The panels of [`retention_vs_noise_models`]: a row per budget, and in it one per rate of
+/// the other axis and series, as (budget index, panel rate, series). Every swept budget is
+/// drawn because whether the pattern of the mistakes matters depends on it: at a tight budget a
+/// model that unflags long records leaves a flagged set that fits, and keeps more.
+pub(crate) fn model_panels(grid: &SummaryGrid) -> Vec<(usize, f64, usize)> {
     let (_, panel_rates) = NoiseRateAxis::choose(grid).rates(grid);
-    panel_rates
-        .iter()
-        .flat_map(|&p| (0..grid.series.len()).map(move |s| (p, s)))
+    (0..grid.budgets.len())
+        .flat_map(|b| {
+            panel_rates
+                .iter()
+                .flat_map(move |&p| (0..grid.series.len()).map(move |s| (b, p, s)))
+        })
         .collect()
 }
 
-/// Retention against the nominal rate with noise models of several families: one panel per
-/// strategy (and rate of the other axis), one line per family, so a reader sees at one rate
-/// whether the pattern of the mistakes matters more than their number.
-fn retention_vs_noise_models(
-    grid: &SummaryGrid,
-    manifest: &Manifest,
-    noise: &NoiseChoice,
-) -> Figure {
+/// Retention against the realised rate with noise models of several families: one panel per
+/// strategy (and rate of the other axis) and budget, one line per family, so a reader sees at
+/// one rate whether the pattern of the mistakes matters more than their number, and at which
+/// budgets.
+fn retention_vs_noise_models(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
     let axis = NoiseRateAxis::choose(grid);
     let (xs, panel_rates) = axis.rates(grid);
-    let b = noise.budget_index;
+    let per_row = panel_rates.len() * grid.series.len();
     let x_axis = realised_axis(axis, xs, grid.rows.iter().filter_map(|r| axis.realised(r)));
     let families = grid.noise_families.len();
     let family_style = |f: usize| LineStyle {
@@ -593,10 +595,13 @@ fn retention_vs_noise_models(
     };
     let panels = model_panels(grid)
         .into_iter()
-        .map(|(p, s)| {
+        .map(|(b, p, s)| {
             let mut title = grid.series_label(s);
             if panel_rates.len() > 1 {
                 title = format!("{title} · {}", axis.panel_title(p));
+            }
+            if grid.budgets.len() > 1 {
+                title = format!("{title} · budget {} %", numbers::budget(grid.budgets[b]));
             }
             Panel {
                 title,
@@ -634,23 +639,24 @@ fn retention_vs_noise_models(
         .collect();
     Figure {
         stem: "retention_vs_noise".into(),
-        title: format!(
-            "Required retention against flag noise by noise model at a {} % budget",
-            numbers::budget(noise.budget)
-        ),
+        title: "Required retention against flag noise by noise model, at each budget".into(),
         subtitle: format!(
-            "Budget {} % of each history's total cost{}. One line per noise model (its family: \
-             the model without its rates), at the rates the model realised, so models that made \
-             as many mistakes sit side by side. {REALISED_NOTE} {} Bands: {MEAN_BAND}. {DODGED} \
-             {FLAG_NOISE} {}",
-            numbers::budget(noise.budget),
-            substituted_budget(noise),
+            "A row of panels per budget swept ({} % of each history's total cost): whether the \
+             pattern of the mistakes matters depends on the budget. One line per noise model (its \
+             family: the model without its rates), at the rates the model realised, so models \
+             that made as many mistakes sit side by side. {REALISED_NOTE} {} Bands: {MEAN_BAND}. \
+             {DODGED} {FLAG_NOISE} {}",
+            grid.budgets
+                .iter()
+                .map(|&b| numbers::budget(b))
+                .collect::<Vec<_>>()
+                .join(", "),
             retention_note(manifest),
             source(manifest)
         ),
         x: x_axis,
         y: Axis::unit(RETENTION_LABEL),
-        columns: panels.len().clamp(1, 4),
+        columns: per_row.clamp(1, 4),
         panels,
         legend_title: "noise model".into(),
         legend,

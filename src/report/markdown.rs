@@ -186,18 +186,30 @@ fn retention_vs_reduction_table(out: &mut String, grid: &SummaryGrid, manifest: 
     });
 }
 
+/// The chart's numbers at its budget; with noise models of several families at every budget,
+/// as the chart draws them.
 fn retention_vs_noise_table(
     out: &mut String,
     grid: &SummaryGrid,
     noise: &NoiseChoice,
     manifest: &Manifest,
 ) {
+    if grid.one_noise_family() {
+        noise_table_at(out, grid, noise.budget_index, manifest);
+    } else {
+        for b in 0..grid.budgets.len() {
+            noise_table_at(out, grid, b, manifest);
+        }
+    }
+}
+
+fn noise_table_at(out: &mut String, grid: &SummaryGrid, budget_index: usize, manifest: &Manifest) {
     let _ = writeln!(
         out,
         "Each cell: mean required retention {} (95 % interval by history) at a {} % budget; \
          — where the group has no value.\n",
         super::manifest::retention_drawn(manifest).meaning(),
-        numbers::budget(noise.budget)
+        numbers::budget(grid.budgets[budget_index])
     );
     let axis = NoiseRateAxis::choose(grid);
     let (xs, panels) = axis.rates(grid);
@@ -218,7 +230,7 @@ fn retention_vs_noise_table(
     let mut realised = vec!["realised FN · FP".to_string()];
     realised.resize(header.len() - levels.len(), String::new());
     realised.extend(levels.iter().map(|&n| {
-        let row = (0..grid.series.len()).find_map(|s| grid.get(s, n, noise.budget_index));
+        let row = (0..grid.series.len()).find_map(|s| grid.get(s, n, budget_index));
         match row {
             Some(r) => format!(
                 "{} · {}",
@@ -234,7 +246,7 @@ fn retention_vs_noise_table(
             row.extend(
                 levels
                     .iter()
-                    .map(|&n| retention(grid.get(s, n, noise.budget_index))),
+                    .map(|&n| retention(grid.get(s, n, budget_index))),
             );
             row
         }))
