@@ -15,6 +15,7 @@
 
 pub(crate) mod calibrate;
 pub(crate) mod calibrate_cache;
+pub(crate) mod calibrate_prefix;
 pub(crate) mod calibrate_rereads;
 pub(crate) mod calibrate_summaries;
 pub mod cells;

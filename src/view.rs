@@ -109,6 +109,10 @@ pub struct View<'a> {
     pub texts: Texts<'a>,
     pub task: &'a str,
     pub facts: &'a Facts,
+    /// Units every call sends ahead of the view that no strategy can touch (a session's
+    /// fixed prefix, [`crate::session::SessionConfig::prefix_tokens`]; 0 in a cell): a trigger
+    /// counted in tokens counts them, as the provider does.
+    pub fixed_prefix: u64,
 }
 
 impl<'a> View<'a> {
@@ -131,6 +135,7 @@ impl<'a> View<'a> {
             texts: Texts::Records(history.records()),
             task: history.task_text(),
             facts: &history.facts,
+            fixed_prefix: 0,
         }
     }
 

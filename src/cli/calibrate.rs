@@ -36,6 +36,11 @@ pub struct CalibrateArgs {
     /// one pooled row. Transcripts without a compaction are counted and named.
     #[arg(long, conflicts_with_all = ["summaries", "fit_cache", "per_call"])]
     pub rereads: bool,
+    /// Replay each transcript as it ran and measure what every call sends that the transcript
+    /// does not hold (a system prompt, tool definitions): the modelled input beside the
+    /// recorded one per run, pooled, held out, and the prefix as `session.prefix_tokens`.
+    #[arg(long, conflicts_with_all = ["summaries", "fit_cache", "per_call", "rereads", "csv"])]
+    pub fit_prefix: bool,
     /// With `--summaries`: the flag rules that split the facts (as `histories.flags` takes
     /// them; default `instructions,errors`, rules a harness could apply as the run goes).
     #[arg(long)]
@@ -104,6 +109,9 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     }
     if a.rereads {
         return rereads(a);
+    }
+    if a.fit_prefix {
+        return fit_prefix(a);
     }
     if a.flags.is_some() {
         bail!("--flags applies only with --summaries (it splits a summary's facts by flag)");
@@ -263,6 +271,35 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
         crate::calibrate_rereads::to_csv(&measured)
     } else {
         crate::calibrate_rereads::to_text(&measured, runs.len(), &without)
+    };
+    crate::say!("{out}");
+    Ok(())
+}
+
+/// `--fit-prefix`: what every call sends that the transcripts do not hold.
+fn fit_prefix(a: CalibrateArgs) -> Result<()> {
+    let other_mode = [
+        ("--cache", a.cache.is_some()),
+        ("--model", a.model.is_some()),
+        ("--cache-min-tokens", a.cache_min_tokens.is_some()),
+        ("--flags", a.flags.is_some()),
+    ];
+    if let Some((given, verb)) = super::args::given_flags(&other_mode) {
+        bail!("{given} {verb} nothing with --fit-prefix (it compares input sizes, which no cache changes)");
+    }
+    let format = a
+        .format
+        .expect("clap requires --format without --summaries or --rereads");
+    let runs = read_all(&a.files, format, BadFiles::skip_if(a.skip_bad))?;
+    let replayed: Vec<_> = runs
+        .iter()
+        .map(|r| crate::calibrate_prefix::replay(r, a.cost))
+        .collect();
+    let Some(out) = crate::calibrate_prefix::to_text(&replayed) else {
+        bail!(
+            "none of the {} run(s) records the input of a model call (Claude Code's `usage` and mini-swe-agent's `prompt_tokens` do), so there is no prefix to measure",
+            runs.len()
+        );
     };
     crate::say!("{out}");
     Ok(())

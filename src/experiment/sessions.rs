@@ -103,6 +103,14 @@ pub struct SessionFile {
     pub prices: PricesFile,
     /// Present (even empty, `layers = {}`): trigger on the history budget layer.
     pub layers: Option<LayersFile>,
+    /// Units every call sends ahead of the context that transcripts do not hold (a system
+    /// prompt, tool definitions), as `calibrate --fit-prefix` prints it (absent: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub prefix_tokens: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `[session.prices]`: per million units of the cost model; each key given overrides the
@@ -343,6 +351,7 @@ fn session_config(
             trigger_fill: l.trigger_fill,
             target_fill: l.target_fill,
         }),
+        prefix_tokens: s.prefix_tokens,
     }
 }
 

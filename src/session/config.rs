@@ -123,6 +123,11 @@ pub struct SessionConfig {
     pub prices: Prices,
     /// Trigger on the history layer's fill instead of the usage counter.
     pub layers: Option<Layers>,
+    /// Units every call sends before the context that no strategy touches and no transcript
+    /// holds: a harness's system prompt and tool definitions (`session.prefix_tokens`,
+    /// measured by `calibrate --fit-prefix`; 0: none). Counted in every call's input, so in
+    /// the window, the triggers and the bill; cached as one block ahead of the context.
+    pub prefix_tokens: u64,
 }
 
 impl Default for SessionConfig {
@@ -142,6 +147,7 @@ impl Default for SessionConfig {
             cache: pricing.cache,
             prices: pricing.prices,
             layers: None,
+            prefix_tokens: 0,
         }
     }
 }
@@ -188,6 +194,15 @@ impl SessionConfig {
             return Err(invalid(
                 "max_consecutive",
                 "must be at least 1 (leave it out for no guard)",
+            ));
+        }
+        if self.prefix_tokens >= self.window {
+            return Err(invalid(
+                "prefix_tokens",
+                format!(
+                    "{} leaves no room in the window {}: a prefix must be smaller than every window",
+                    self.prefix_tokens, self.window
+                ),
             ));
         }
         self.prices.validate()?;

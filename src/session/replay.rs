@@ -165,7 +165,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         s,
         trace,
         trigger: Trigger::new(cfg),
-        cache: Cache::new(cfg.cache),
+        cache: Cache::new(cfg.cache).with_fixed_prefix(cfg.prefix_tokens),
         billing: Billing::default(),
         layer_used: [0; 4],
         turn_start: 0,
@@ -299,8 +299,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         }
     }
 
+    /// What the next call would send: the fixed prefix and the context.
     fn context_cost(&self) -> u64 {
-        self.prefix_cost(self.s.entries.len())
+        self.cfg.prefix_tokens + self.prefix_cost(self.s.entries.len())
     }
 
     fn layer_of(&self, origin: Origin) -> Layer {
@@ -538,10 +539,14 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let stream = rng::key(&[self.stream, u64::from(index)]);
         let input = self.context_cost();
         let (len, view_cost) = self.build_view();
+        // The fixed prefix takes its share of the window before any strategy does: a preset
+        // sees the window less it (so its trigger and target are the harness's, on the whole
+        // input), a generic strategy its target less it.
+        let prefix = self.cfg.prefix_tokens;
         let capacity = match &self.cfg.layers {
             // A preset aims where its harness aims; only the window bounds it.
-            _ if self.compactor.when().is_some() => self.cfg.window,
-            None => self.cfg.capacity(),
+            _ if self.compactor.when().is_some() => self.cfg.window.saturating_sub(prefix),
+            None => self.cfg.capacity().saturating_sub(prefix),
             // Leave the other layers as they are and bring history down to its target.
             Some(l) => {
                 view_cost.saturating_sub(self.layer_used[Layer::History as usize])
@@ -571,6 +576,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 },
                 task: self.h.task_text(),
                 facts: &self.h.facts,
+                fixed_prefix: prefix,
             };
             let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
             s.ctx.compression_failed_before = self.compression_failed;

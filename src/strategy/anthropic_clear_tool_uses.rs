@@ -78,7 +78,8 @@ impl RuleSpec for AnthropicClearToolUses {
         let n = view.len();
         let sep = view.separator;
         let gap = if out.head_len > 0 && n > 0 { sep } else { 0 };
-        let prompt = out.head_cost + gap + view.span_cost(0..n);
+        // The API counts the whole prompt, the system prompt and tool definitions included.
+        let prompt = view.fixed_prefix + out.head_cost + gap + view.span_cost(0..n);
         let edited_before = (0..n).any(|i| {
             matches!(view.kinds[i], Kind::ToolResult | Kind::ToolCall) && is_stand_in(&view, i)
         });

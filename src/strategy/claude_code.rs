@@ -136,10 +136,11 @@ pub struct ClaudeCodeTiers {
     pub reattach: Reattach,
 }
 
-/// Whether a context costing `total` reaches the full compaction's trigger on `window`.
-fn over(trigger: When, total: u64, window: u64) -> bool {
+/// Whether a context costing `total` reaches the full compaction's trigger on `window`, with
+/// `fixed` units sent ahead of it (a count of tokens counts them; the window is what they left).
+fn over(trigger: When, total: u64, window: u64, fixed: u64) -> bool {
     match trigger {
-        When::Tokens(n) => total >= n,
+        When::Tokens(n) => fixed + total >= n,
         When::Share(f) => total >= threshold(window, f),
         When::Below(reserve) => total >= window.saturating_sub(reserve),
         _ => false,
@@ -169,7 +170,13 @@ impl ClaudeCodeTiers {
         };
         let total =
             out.head_cost + out.joined_cost((0..n).map(cost).sum(), n as u64, view.separator);
-        if over(self.trigger, total, capacity + out.head_cost) && leading_systems(view.kinds) < n {
+        if over(
+            self.trigger,
+            total,
+            capacity + out.head_cost,
+            view.fixed_prefix,
+        ) && leading_systems(view.kinds) < n
+        {
             return self.compact(view, capacity, cleared, stream, out);
         }
         if !idle {

@@ -344,7 +344,8 @@ impl super::rule::RuleSpec for CodexCompact2026 {
         out: &mut Context,
     ) -> Outcome {
         let at = check(&view);
-        if !self.limits.reached(&at, capacity) {
+        // Codex reads the whole request's usage against the whole window.
+        if !self.limits.reached(&at, capacity + view.fixed_prefix) {
             return unchanged(&view, capacity, out);
         }
         let stop = at.stop;

@@ -68,10 +68,12 @@ pub fn check(view: &View) -> Check {
     let incoming = (out_end..n).find(|&i| kinds[i] == Kind::User);
     let stop = incoming.unwrap_or(n);
     // No response yet: Codex has no usage to report and counts nothing after it.
+    // The provider's usage counts what every call sends ahead of the view too.
     let usage = if out_end == 0 {
         0
     } else {
-        prefix_cost(view, out_end)
+        view.fixed_prefix
+            + prefix_cost(view, out_end)
             + (out_end..stop)
                 .map(|i| approx_tokens(view.chars[i]))
                 .sum::<u64>()
@@ -83,7 +85,7 @@ pub fn check(view: &View) -> Check {
         .map_or(0, |s| s + 1);
     let prefill = (from..stop)
         .find(|&i| is_output(kinds[i]))
-        .map(|first| prefix_cost(view, first));
+        .map(|first| view.fixed_prefix + prefix_cost(view, first));
     Check {
         stop,
         pre_turn: incoming.is_some(),

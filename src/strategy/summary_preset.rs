@@ -30,7 +30,7 @@ pub fn whole_cost(view: &View, out: &Context) -> u64 {
 pub fn reached(when: When, view: &View, capacity: u64, out: &Context) -> bool {
     match when {
         When::EveryCall => true,
-        When::Tokens(n) => whole_cost(view, out) >= n,
+        When::Tokens(n) => view.fixed_prefix + whole_cost(view, out) >= n,
         When::Share(f) => whole_cost(view, out) >= threshold(capacity + out.head_cost, f),
         When::LastCall(f) => last_call_cost(view, out) >= threshold(capacity + out.head_cost, f),
         When::Below(reserve) => {

@@ -20,6 +20,7 @@ mod coverage;
 mod estimate;
 mod external;
 mod facts;
+mod fixed_prefix;
 mod flags_file;
 mod fuzz;
 mod goldens_2026;

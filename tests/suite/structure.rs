@@ -70,6 +70,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "calibrate",
             "calibrate_cache",
+            "calibrate_prefix",
             "calibrate_rereads",
             "calibrate_summaries",
         ],

@@ -338,6 +338,11 @@ pub struct Cache {
     recorded: recorded::Cursor,
     /// The time of the latest call that had one.
     last_call: Option<crate::history::Time>,
+    /// Units every call sends ahead of the context ([`super::SessionConfig::prefix_tokens`]).
+    fixed_prefix: u64,
+    /// Whether the provider holds the fixed prefix (a call sent it and the cache has not
+    /// expired since).
+    fixed_prefix_held: bool,
 }
 
 impl Cache {
@@ -347,7 +352,15 @@ impl Cache {
             prefix: Prefix::default(),
             recorded: recorded::Cursor::default(),
             last_call: None,
+            fixed_prefix: 0,
+            fixed_prefix_held: false,
         }
+    }
+
+    /// The cache of a session whose every call sends `tokens` ahead of the context.
+    pub fn with_fixed_prefix(mut self, tokens: u64) -> Self {
+        self.fixed_prefix = tokens;
+        self
     }
 
     /// A call is made at `now`: whether more than the TTL passed since the previous call, so
@@ -377,16 +390,36 @@ impl Cache {
         now: Option<crate::history::Time>,
     ) -> Billing {
         let mut shared = self.prefix.call(req.len());
-        if self.expired(now) {
+        let expired = self.expired(now);
+        if expired {
             shared = 0;
             breakpoints.clear();
         }
-        let input = req.cost(req.len());
+        // The fixed prefix goes ahead of the context, unchanged by any compaction: once a call
+        // sent it, a prefix cache shares it with every later call until the cache expires,
+        // with what the context shares after it; Anthropic's holds it as a block at a
+        // breakpoint of its own (Claude Code places one after its system prompt), read with the
+        // rules' `credit` and `miss` and written again where not read; `recorded` bills the
+        // transcript's own figures, which include it already.
+        let fixed = self.fixed_prefix;
+        let held = self.fixed_prefix_held && !expired;
+        self.fixed_prefix_held = true;
+        let shared = match shared {
+            0 if held => fixed,
+            0 => 0,
+            m => fixed + req.cost(m),
+        };
+        let input = fixed + req.cost(req.len());
         let rules = &self.rules;
         match rules.kind {
-            CacheKind::Anthropic => anthropic::bill_with(req, rules, breakpoints, output),
-            CacheKind::OpenAi => openai::bill(input, req.cost(shared), rules, output),
-            CacheKind::Gemini => gemini::bill(input, req.cost(shared), rules, output),
+            CacheKind::Anthropic => {
+                let read = if held { rules.credited(fixed) } else { 0 };
+                let mut bill = Billing::of(read, fixed - read, 0, 0);
+                bill.add(anthropic::bill_with(req, rules, breakpoints, output));
+                bill
+            }
+            CacheKind::OpenAi => openai::bill(input, shared, rules, output),
+            CacheKind::Gemini => gemini::bill(input, shared, rules, output),
             CacheKind::None => none::bill(input, output),
             CacheKind::Recorded => match output_end {
                 Some(end) => self.recorded.upto(history, end),
