@@ -19,7 +19,7 @@ pub struct CalibrateArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    #[arg(long, required_unless_present_any = ["summaries", "rereads"], help = format!(
+    #[arg(long, required_unless_present_any = ["summaries", "rereads", "stale_tasks"], help = format!(
         "Transcript format: {} (with `--summaries`: claude-code unless given)",
         Format::names_or()
     ))]
@@ -36,6 +36,13 @@ pub struct CalibrateArgs {
     /// one pooled row. Transcripts without a compaction are counted and named.
     #[arg(long, conflicts_with_all = ["summaries", "fit_cache", "per_call"])]
     pub rereads: bool,
+    /// At every compaction, the tasks the agent's task list (TodoWrite, TaskCreate,
+    /// TaskUpdate) had completed before it, those the summary names and those it presents as
+    /// open (under a pending, next-step or in-progress heading or mark): per compaction and
+    /// pooled; with `--csv` one pooled row. Transcripts without a compaction are counted and
+    /// named.
+    #[arg(long, conflicts_with_all = ["summaries", "rereads", "fit_cache", "per_call"])]
+    pub stale_tasks: bool,
     /// With `--summaries`: the flag rules that split the facts (as `histories.flags` takes
     /// them; default `instructions,errors`, rules a harness could apply as the run goes).
     #[arg(long)]
@@ -104,6 +111,9 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     }
     if a.rereads {
         return rereads(a);
+    }
+    if a.stale_tasks {
+        return stale_tasks(a);
     }
     if a.flags.is_some() {
         bail!("--flags applies only with --summaries (it splits a summary's facts by flag)");
@@ -263,6 +273,46 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
         crate::calibrate_rereads::to_csv(&measured)
     } else {
         crate::calibrate_rereads::to_text(&measured, runs.len(), &without)
+    };
+    crate::say!("{out}");
+    Ok(())
+}
+
+/// `--stale-tasks`: completed tasks a compaction summary presents as open.
+fn stale_tasks(a: CalibrateArgs) -> Result<()> {
+    let other_mode = [
+        ("--cache", a.cache.is_some()),
+        ("--model", a.model.is_some()),
+        ("--cache-min-tokens", a.cache_min_tokens.is_some()),
+        ("--flags", a.flags.is_some()),
+    ];
+    if let Some((given, verb)) = super::args::given_flags(&other_mode) {
+        bail!("{given} {verb} nothing with --stale-tasks (it reads task lists and summaries as text; nothing is billed or flagged)");
+    }
+    let runs = read_all(
+        &a.files,
+        a.format.unwrap_or(Format::ClaudeCode),
+        BadFiles::skip_if(a.skip_bad),
+    )?;
+    let (mut measured, mut without, mut unread) = (Vec::new(), Vec::new(), 0);
+    for run in &runs {
+        let (m, u) = crate::calibrate_stale_tasks::measure(run);
+        if m.is_empty() {
+            without.push(run.history.name.clone());
+        }
+        measured.extend(m);
+        unread += u;
+    }
+    if measured.is_empty() {
+        bail!(
+            "no compaction in {} transcript(s): Claude Code writes one as a `user` line with `isCompactSummary: true` when it compacts a session; nothing to compare",
+            runs.len()
+        );
+    }
+    let out = if a.csv {
+        crate::calibrate_stale_tasks::to_csv(&measured)
+    } else {
+        crate::calibrate_stale_tasks::to_text(&measured, runs.len(), &without, unread)
     };
     crate::say!("{out}");
     Ok(())

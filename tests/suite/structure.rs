@@ -71,6 +71,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "calibrate",
             "calibrate_cache",
             "calibrate_rereads",
+            "calibrate_stale_tasks",
             "calibrate_summaries",
         ],
     ),
