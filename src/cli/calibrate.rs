@@ -1,14 +1,16 @@
 //! `ctxlab calibrate FILE... --format F`: estimated against recorded context size of every
 //! model call the transcripts record, per run and overall. `ctxlab calibrate --summaries
 //! FILE...`: what the transcripts' own compaction summaries keep of the facts they replaced
-//! (see [`crate::calibrate_summaries`]).
+//! (see [`crate::calibrate_summaries`]). `--rereads` and `--stale-tasks`: re-reads and task
+//! lists at every real compaction (see [`crate::calibrate_rereads`],
+//! [`crate::calibrate_stale_tasks`]).
 
 use super::import::read_all;
 use crate::calibrate::{calls_csv, sizes, to_csv, to_text, RunSizes};
 use crate::calibrate_cache::FitRun;
 use crate::cost::CostModel;
 use crate::history::batch::BadFiles;
-use crate::import::{Format, LabelRules};
+use crate::import::{Format, LabelRules, Run};
 use crate::session::{CacheKind, CacheSpec, Pricing};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -238,8 +240,9 @@ fn summaries(a: CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
-/// `--rereads`: predicted against observed re-reads after each compaction.
-fn rereads(a: CalibrateArgs) -> Result<()> {
+/// The transcripts of a mode measured compaction by compaction (`--rereads`,
+/// `--stale-tasks`), refusing the options it makes no use of (`why` says why).
+fn per_compaction_runs(a: &CalibrateArgs, mode: &str, why: &str) -> Result<Vec<Run>> {
     let other_mode = [
         ("--cache", a.cache.is_some()),
         ("--model", a.model.is_some()),
@@ -247,17 +250,25 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
         ("--flags", a.flags.is_some()),
     ];
     if let Some((given, verb)) = super::args::given_flags(&other_mode) {
-        bail!("{given} {verb} nothing with --rereads (every record counts as required there, and re-reads are compared as files, not billed)");
+        bail!("{given} {verb} nothing with {mode} ({why})");
     }
-    let runs = read_all(
+    read_all(
         &a.files,
         a.format.unwrap_or(Format::ClaudeCode),
         BadFiles::skip_if(a.skip_bad),
-    )?;
+    )
+}
+
+/// Every transcript's compactions as `measure` gives them, and the names of the transcripts
+/// without one; none at all is an error (nothing was compared).
+fn per_compaction<T>(
+    runs: &[Run],
+    mut measure: impl FnMut(&Run) -> Vec<T>,
+) -> Result<(Vec<T>, Vec<String>)> {
     let mut measured = Vec::new();
     let mut without = Vec::new();
-    for run in &runs {
-        let m = crate::calibrate_rereads::measure(run, a.cost);
+    for run in runs {
+        let m = measure(run);
         if m.is_empty() {
             without.push(run.history.name.clone());
         }
@@ -269,6 +280,18 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
             runs.len()
         );
     }
+    Ok((measured, without))
+}
+
+/// `--rereads`: predicted against observed re-reads after each compaction.
+fn rereads(a: CalibrateArgs) -> Result<()> {
+    let runs = per_compaction_runs(
+        &a,
+        "--rereads",
+        "every record counts as required there, and re-reads are compared as files, not billed",
+    )?;
+    let (measured, without) =
+        per_compaction(&runs, |run| crate::calibrate_rereads::measure(run, a.cost))?;
     let out = if a.csv {
         crate::calibrate_rereads::to_csv(&measured)
     } else {
@@ -280,35 +303,17 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
 
 /// `--stale-tasks`: completed tasks a compaction summary presents as open.
 fn stale_tasks(a: CalibrateArgs) -> Result<()> {
-    let other_mode = [
-        ("--cache", a.cache.is_some()),
-        ("--model", a.model.is_some()),
-        ("--cache-min-tokens", a.cache_min_tokens.is_some()),
-        ("--flags", a.flags.is_some()),
-    ];
-    if let Some((given, verb)) = super::args::given_flags(&other_mode) {
-        bail!("{given} {verb} nothing with --stale-tasks (it reads task lists and summaries as text; nothing is billed or flagged)");
-    }
-    let runs = read_all(
-        &a.files,
-        a.format.unwrap_or(Format::ClaudeCode),
-        BadFiles::skip_if(a.skip_bad),
+    let runs = per_compaction_runs(
+        &a,
+        "--stale-tasks",
+        "it reads task lists and summaries as text; nothing is billed or flagged",
     )?;
-    let (mut measured, mut without, mut unread) = (Vec::new(), Vec::new(), 0);
-    for run in &runs {
+    let mut unread = 0;
+    let (measured, without) = per_compaction(&runs, |run| {
         let (m, u) = crate::calibrate_stale_tasks::measure(run);
-        if m.is_empty() {
-            without.push(run.history.name.clone());
-        }
-        measured.extend(m);
         unread += u;
-    }
-    if measured.is_empty() {
-        bail!(
-            "no compaction in {} transcript(s): Claude Code writes one as a `user` line with `isCompactSummary: true` when it compacts a session; nothing to compare",
-            runs.len()
-        );
-    }
+        m
+    })?;
     let out = if a.csv {
         crate::calibrate_stale_tasks::to_csv(&measured)
     } else {
