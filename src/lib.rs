@@ -17,6 +17,7 @@ pub(crate) mod calibrate;
 pub(crate) mod calibrate_cache;
 pub(crate) mod calibrate_prefix;
 pub(crate) mod calibrate_rereads;
+pub(crate) mod calibrate_stale_tasks;
 pub(crate) mod calibrate_summaries;
 pub mod cells;
 #[doc(hidden)]

@@ -1,14 +1,16 @@
 //! `ctxlab calibrate FILE... --format F`: estimated against recorded context size of every
 //! model call the transcripts record, per run and overall. `ctxlab calibrate --summaries
 //! FILE...`: what the transcripts' own compaction summaries keep of the facts they replaced
-//! (see [`crate::calibrate_summaries`]).
+//! (see [`crate::calibrate_summaries`]). `--rereads` and `--stale-tasks`: re-reads and task
+//! lists at every real compaction (see [`crate::calibrate_rereads`],
+//! [`crate::calibrate_stale_tasks`]).
 
 use super::import::read_all;
 use crate::calibrate::{calls_csv, sizes, to_csv, to_text, RunSizes};
 use crate::calibrate_cache::FitRun;
 use crate::cost::CostModel;
 use crate::history::batch::BadFiles;
-use crate::import::{Format, LabelRules};
+use crate::import::{Format, LabelRules, Run};
 use crate::session::{CacheKind, CacheSpec, Pricing};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
@@ -19,7 +21,7 @@ pub struct CalibrateArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    #[arg(long, required_unless_present_any = ["summaries", "rereads"], help = format!(
+    #[arg(long, required_unless_present_any = ["summaries", "rereads", "stale_tasks"], help = format!(
         "Transcript format: {} (with `--summaries`: claude-code unless given)",
         Format::names_or()
     ))]
@@ -39,8 +41,15 @@ pub struct CalibrateArgs {
     /// Replay each transcript as it ran and measure what every call sends that the transcript
     /// does not hold (a system prompt, tool definitions): the modelled input beside the
     /// recorded one per run, pooled, held out, and the prefix as `session.prefix_tokens`.
-    #[arg(long, conflicts_with_all = ["summaries", "fit_cache", "per_call", "rereads", "csv"])]
+    #[arg(long, conflicts_with_all = ["summaries", "fit_cache", "per_call", "rereads", "stale_tasks", "csv"])]
     pub fit_prefix: bool,
+    /// At every compaction, the tasks the agent's task list (TodoWrite, TaskCreate,
+    /// TaskUpdate) had completed before it, those the summary names and those it presents as
+    /// open (under a pending, next-step or in-progress heading or mark): per compaction and
+    /// pooled; with `--csv` one pooled row. Transcripts without a compaction are counted and
+    /// named.
+    #[arg(long, conflicts_with_all = ["summaries", "rereads", "fit_cache", "per_call"])]
+    pub stale_tasks: bool,
     /// With `--summaries`: the flag rules that split the facts (as `histories.flags` takes
     /// them; default `instructions,errors`, rules a harness could apply as the run goes).
     #[arg(long)]
@@ -112,6 +121,9 @@ pub fn run(a: CalibrateArgs) -> Result<()> {
     }
     if a.fit_prefix {
         return fit_prefix(a);
+    }
+    if a.stale_tasks {
+        return stale_tasks(a);
     }
     if a.flags.is_some() {
         bail!("--flags applies only with --summaries (it splits a summary's facts by flag)");
@@ -236,8 +248,9 @@ fn summaries(a: CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
-/// `--rereads`: predicted against observed re-reads after each compaction.
-fn rereads(a: CalibrateArgs) -> Result<()> {
+/// The transcripts of a mode measured compaction by compaction (`--rereads`,
+/// `--stale-tasks`), refusing the options it makes no use of (`why` says why).
+fn per_compaction_runs(a: &CalibrateArgs, mode: &str, why: &str) -> Result<Vec<Run>> {
     let other_mode = [
         ("--cache", a.cache.is_some()),
         ("--model", a.model.is_some()),
@@ -245,17 +258,25 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
         ("--flags", a.flags.is_some()),
     ];
     if let Some((given, verb)) = super::args::given_flags(&other_mode) {
-        bail!("{given} {verb} nothing with --rereads (every record counts as required there, and re-reads are compared as files, not billed)");
+        bail!("{given} {verb} nothing with {mode} ({why})");
     }
-    let runs = read_all(
+    read_all(
         &a.files,
         a.format.unwrap_or(Format::ClaudeCode),
         BadFiles::skip_if(a.skip_bad),
-    )?;
+    )
+}
+
+/// Every transcript's compactions as `measure` gives them, and the names of the transcripts
+/// without one; none at all is an error (nothing was compared).
+fn per_compaction<T>(
+    runs: &[Run],
+    mut measure: impl FnMut(&Run) -> Vec<T>,
+) -> Result<(Vec<T>, Vec<String>)> {
     let mut measured = Vec::new();
     let mut without = Vec::new();
-    for run in &runs {
-        let m = crate::calibrate_rereads::measure(run, a.cost);
+    for run in runs {
+        let m = measure(run);
         if m.is_empty() {
             without.push(run.history.name.clone());
         }
@@ -267,6 +288,18 @@ fn rereads(a: CalibrateArgs) -> Result<()> {
             runs.len()
         );
     }
+    Ok((measured, without))
+}
+
+/// `--rereads`: predicted against observed re-reads after each compaction.
+fn rereads(a: CalibrateArgs) -> Result<()> {
+    let runs = per_compaction_runs(
+        &a,
+        "--rereads",
+        "every record counts as required there, and re-reads are compared as files, not billed",
+    )?;
+    let (measured, without) =
+        per_compaction(&runs, |run| crate::calibrate_rereads::measure(run, a.cost))?;
     let out = if a.csv {
         crate::calibrate_rereads::to_csv(&measured)
     } else {
@@ -300,6 +333,28 @@ fn fit_prefix(a: CalibrateArgs) -> Result<()> {
             "none of the {} run(s) records the input of a model call (Claude Code's `usage` and mini-swe-agent's `prompt_tokens` do), so there is no prefix to measure",
             runs.len()
         );
+    };
+    crate::say!("{out}");
+    Ok(())
+}
+
+/// `--stale-tasks`: completed tasks a compaction summary presents as open.
+fn stale_tasks(a: CalibrateArgs) -> Result<()> {
+    let runs = per_compaction_runs(
+        &a,
+        "--stale-tasks",
+        "it reads task lists and summaries as text; nothing is billed or flagged",
+    )?;
+    let mut unread = 0;
+    let (measured, without) = per_compaction(&runs, |run| {
+        let (m, u) = crate::calibrate_stale_tasks::measure(run);
+        unread += u;
+        m
+    })?;
+    let out = if a.csv {
+        crate::calibrate_stale_tasks::to_csv(&measured)
+    } else {
+        crate::calibrate_stale_tasks::to_text(&measured, runs.len(), &without, unread)
     };
     crate::say!("{out}");
     Ok(())

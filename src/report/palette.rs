@@ -49,6 +49,12 @@ pub fn marker(strategy_index: usize, keep_recent_index: usize) -> Marker {
     MARKERS[(keep_recent_index + cycle) % MARKERS.len()]
 }
 
+/// The marker of the `i`-th strategy where each strategy is one series: with [`colour`], a
+/// pair no other of the first 40 strategies shares (8 colours, 5 markers, coprime).
+pub fn strategy_marker(i: usize) -> Marker {
+    MARKERS[i % MARKERS.len()]
+}
+
 /// A line's dash pattern: `None` is solid, `Some((dash, gap))` in pixels.
 pub fn dash(keep_recent_index: usize) -> Option<(u32, u32)> {
     match keep_recent_index % 3 {
@@ -70,5 +76,9 @@ mod tests {
         assert_ne!(marker(0, 1), marker(0, 0));
         assert_eq!(dash(0), None);
         assert!(dash(1).is_some());
+        let pairs: std::collections::BTreeSet<(usize, usize)> = (0..40)
+            .map(|i| (i % 8, strategy_marker(i) as usize))
+            .collect();
+        assert_eq!(pairs.len(), 40);
     }
 }

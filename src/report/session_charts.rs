@@ -2,13 +2,17 @@
 //! font and palette:
 //!
 //! - `session_tokens_retention`: retention at need against billed tokens per session, one line
-//!   per strategy (and window), one point per trigger ratio;
+//!   per strategy, one point per trigger ratio;
+//! - `session_cost_retention`: the same against the mean cost per session in dollars, at the
+//!   experiment's prices and cache;
 //! - `session_compactions`: compactions per session against the trigger ratio;
 //! - `cost_ratio_vs_length` (see `cost_ratio_chart`), from the sessions table, when the sweep
 //!   has `raw(window=none)`.
 //!
-//! Both have one panel per note rate × noise level, and are written as PNG and SVG into
-//! `RESULTS_DIR/charts/`, like a cell sweep's charts (`ctxlab plot` redraws either kind).
+//! The first three have one panel per window × note rate × noise level (windows across when
+//! there are several), each strategy one colour and one marker in every panel, and are written
+//! as PNG and SVG into `RESULTS_DIR/charts/`, like a cell sweep's charts (`ctxlab plot` redraws
+//! either kind).
 
 use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
 use super::cost_ratio_chart;
@@ -24,7 +28,11 @@ use polars::prelude::DataFrame;
 use std::path::{Path, PathBuf};
 
 /// The charts' file names (without extension), in the order they are drawn.
-pub const STEMS: [&str; 2] = ["session_tokens_retention", "session_compactions"];
+pub const STEMS: [&str; 3] = [
+    "session_tokens_retention",
+    "session_cost_retention",
+    "session_compactions",
+];
 
 /// Whether `results_dir` holds a session sweep's results (its manifest says `"kind":
 /// "sessions"`).
@@ -44,6 +52,11 @@ pub struct ChartGroup {
     pub note_rate: f64,
     pub level: SummaryNoise,
     pub billed_tokens: Option<f64>,
+    /// Mean cost per session, in dollars at the experiment's prices.
+    pub cost: Option<f64>,
+    /// The group's sessions, and the histories they replay.
+    pub sessions: u64,
+    pub histories: u64,
     pub retention_at_need: Option<f64>,
     pub retention_at_need_ci: Option<(f64, f64)>,
     pub compactions: Option<f64>,
@@ -78,6 +91,8 @@ fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<ChartGroup>, InputE
     let (ratio, note_rate) = (t.opt_real("ratio"), t.opt_real("note_rate"));
     let noise = t.text("noise");
     let billed = t.opt_real("billed_tokens_mean");
+    let cost = t.opt_real("cost_mean");
+    let (sessions, histories) = (t.whole("n"), t.whole("n_histories"));
     let (need, need_low, need_high) = (
         t.opt_real("retention_at_need_mean"),
         t.opt_real("retention_at_need_ci_low"),
@@ -97,6 +112,9 @@ fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<ChartGroup>, InputE
             note_rate: note_rate[i].unwrap_or_default(),
             level: SummaryNoise::from_label(&noise[i]),
             billed_tokens: billed[i],
+            cost: cost[i],
+            sessions: sessions[i],
+            histories: histories[i],
             retention_at_need: need[i],
             retention_at_need_ci: both(need_low[i], need_high[i]),
             compactions: comp[i],
@@ -168,46 +186,35 @@ impl<'a> Groups<'a> {
         })
     }
 
-    /// Series: every strategy at every window; a window's position picks marker and dash.
-    fn series(&self) -> Vec<(usize, usize)> {
-        let g = &self.manifest.grid;
-        (0..g.strategies.len())
-            .flat_map(|s| (0..g.windows.len()).map(move |w| (s, w)))
-            .collect()
-    }
-
-    fn style(&self, s: usize, w: usize) -> LineStyle {
+    /// A strategy's look, the same in every panel: its own colour and marker (distinct pairs
+    /// for the first 40 strategies), a solid line.
+    fn style(&self, s: usize) -> LineStyle {
         LineStyle {
             colour: palette::colour(s),
-            marker: palette::marker(s, w),
-            dash: palette::dash(w),
+            marker: palette::strategy_marker(s),
+            dash: None,
         }
     }
 
+    /// One entry per strategy: windows are panels, not series.
     fn legend(&self) -> (String, Vec<LegendEntry>) {
-        let g = &self.manifest.grid;
-        let windows = g.windows.len() > 1;
         let entries = self
-            .series()
-            .into_iter()
-            .map(|(s, w)| LegendEntry {
-                label: if windows {
-                    format!("{} · window {}", g.strategies[s], g.windows[w])
-                } else {
-                    g.strategies[s].clone()
-                },
-                style: self.style(s, w),
+            .manifest
+            .grid
+            .strategies
+            .iter()
+            .enumerate()
+            .map(|(s, name)| LegendEntry {
+                label: name.clone(),
+                style: self.style(s),
             })
             .collect();
-        let title = if windows {
-            "strategy · window"
-        } else {
-            "strategy"
-        };
-        (title.into(), entries)
+        ("strategy".into(), entries)
     }
 
-    /// Panels: note rates down, noise levels across; `line` builds one series' points.
+    /// Panels: note rate × noise level down, windows across (noise levels across when there is
+    /// one window); `line` builds one strategy's points in one panel from (strategy, window,
+    /// note rate, level).
     fn panels(
         &self,
         line: impl Fn(usize, usize, usize, usize) -> Vec<Option<Point>>,
@@ -216,28 +223,70 @@ impl<'a> Groups<'a> {
         let mut panels = Vec::new();
         for n in 0..g.note_rates.len() {
             for l in 0..self.levels.len() {
-                let mut title = format!("notes {}", labels::rate(g.note_rates[n]));
-                if self.levels.len() > 1 {
-                    title = format!("{title} · {}", self.levels[l].label());
+                for w in 0..g.windows.len() {
+                    let mut title = format!("notes {}", labels::rate(g.note_rates[n]));
+                    if g.windows.len() > 1 {
+                        title = format!("window {} · {title}", g.windows[w]);
+                    }
+                    if self.levels.len() > 1 {
+                        title = format!("{title} · {}", self.levels[l].label());
+                    }
+                    panels.push(Panel {
+                        title,
+                        lines: (0..g.strategies.len())
+                            .map(|s| Line {
+                                style: self.style(s),
+                                points: line(s, w, n, l),
+                            })
+                            .collect(),
+                    });
                 }
-                panels.push(Panel {
-                    title,
-                    lines: self
-                        .series()
-                        .into_iter()
-                        .map(|(s, w)| Line {
-                            style: self.style(s, w),
-                            points: line(s, w, n, l),
-                        })
-                        .collect(),
-                });
             }
         }
         panels
     }
 
+    /// The axes the panels split, for a title.
+    fn facets(&self) -> &'static str {
+        match self.manifest.grid.windows.len() > 1 {
+            true => "window, notes and flag noise",
+            false => "notes and flag noise",
+        }
+    }
+
     fn columns(&self) -> usize {
-        self.levels.len().clamp(1, 4)
+        let windows = self.manifest.grid.windows.len();
+        if windows > 1 {
+            windows
+        } else {
+            self.levels.len()
+        }
+        .clamp(1, 4)
+    }
+
+    /// What each point rests on: the sessions of one cell of the grid, and the histories.
+    fn rests_on(&self) -> String {
+        let m = self.manifest;
+        let sessions: Vec<u64> = self.rows.iter().map(|r| r.sessions).collect();
+        let histories: Vec<u64> = self.rows.iter().map(|r| r.histories).collect();
+        let span = |v: &[u64]| {
+            let (lo, hi) = (
+                v.iter().copied().min().unwrap_or(0),
+                v.iter().copied().max().unwrap_or(0),
+            );
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}–{hi}")
+            }
+        };
+        format!(
+            "Each point is one strategy × window × trigger ratio × note rate × noise level: the \
+             mean over its {} sessions ({} histories × {} replicates).",
+            span(&sessions),
+            span(&histories),
+            m.grid.replicates
+        )
     }
 
     fn source(&self) -> String {
@@ -247,13 +296,17 @@ impl<'a> Groups<'a> {
             _ => String::new(),
         };
         format!(
-            "{FLAG_NOISE}{noise} Experiment “{}”: {} histories × {} replicates, seed {}.",
-            m.name, m.grid.histories, m.grid.replicates, m.seed
+            "{} {FLAG_NOISE}{noise} Experiment “{}”: {} histories × {} replicates, seed {}.",
+            self.rests_on(),
+            m.name,
+            m.grid.histories,
+            m.grid.replicates,
+            m.seed
         )
     }
 }
 
-/// The two figures, in the order of [`STEMS`].
+/// The three figures, in the order of [`STEMS`].
 pub fn figures(rows: &[ChartGroup], manifest: &SessionManifest) -> Vec<Figure> {
     let groups = Groups {
         manifest,
@@ -265,31 +318,97 @@ pub fn figures(rows: &[ChartGroup], manifest: &SessionManifest) -> Vec<Figure> {
             .collect(),
         rows,
     };
-    vec![tokens_retention(&groups), compactions(&groups)]
+    vec![
+        tokens_retention(&groups),
+        cost_retention(&groups),
+        compactions(&groups),
+    ]
+}
+
+/// Retention at need against what a session costs: `x` picks the cost from a group, the axis
+/// says in what, `title` names it.
+struct CostAxis {
+    stem: &'static str,
+    title: &'static str,
+    label: String,
+    scale: f64,
+    x: fn(&ChartGroup) -> Option<f64>,
+    /// What the cost on x is worked out from, for the subtitle.
+    note: String,
 }
 
 fn tokens_retention(g: &Groups) -> Figure {
+    let largest = g
+        .rows
+        .iter()
+        .filter_map(|r| r.billed_tokens)
+        .fold(0.0, f64::max);
+    let (scale, unit) = token_scale(largest);
+    retention_against(
+        g,
+        CostAxis {
+            stem: STEMS[0],
+            title: "billed tokens",
+            label: format!(
+                "billed tokens per session{unit} (input + output of every model call, \
+                 compactions included)"
+            ),
+            scale,
+            x: |r| r.billed_tokens,
+            note: String::new(),
+        },
+    )
+}
+
+fn cost_retention(g: &Groups) -> Figure {
+    retention_against(
+        g,
+        CostAxis {
+            stem: STEMS[1],
+            title: "cost in dollars",
+            label: "mean cost per session, dollars (every model call, compactions included)".into(),
+            scale: 1.0,
+            x: |r| r.cost,
+            note: format!(" Cost: {}.", prices(&g.manifest.config)),
+        },
+    )
+}
+
+/// The prices and cache a session sweep's cost is billed at, from its manifest's config.
+fn prices(config: &serde_json::Value) -> String {
+    let session = &config["session"];
+    let p = &session["prices"];
+    let number = |v: &serde_json::Value| v.as_f64().map(labels::tick);
+    let rates = (|| {
+        Some(format!(
+            "input ${} and output ${} per million units of the cost model, cache reads {}× and \
+             writes {}× the input price",
+            number(&p["input"])?,
+            number(&p["output"])?,
+            number(&p["cache_read_factor"])?,
+            number(&p["cache_write_factor"])?
+        ))
+    })()
+    .unwrap_or_else(|| "the experiment's prices".into());
+    match session["cache"].as_str() {
+        Some(cache) => format!("{rates}, under the {cache} cache model"),
+        None => rates,
+    }
+}
+
+fn retention_against(g: &Groups, axis: CostAxis) -> Figure {
     let grid = &g.manifest.grid;
-    let billed: Vec<f64> = g.rows.iter().filter_map(|r| r.billed_tokens).collect();
-    let (scale, unit) = token_scale(billed.iter().copied().fold(0.0, f64::max));
-    let lo = billed.iter().copied().fold(f64::INFINITY, f64::min) / scale;
-    let hi = billed.iter().copied().fold(0.0, f64::max) / scale;
-    let x = nice_axis(
-        format!(
-            "billed tokens per session{unit} (input + output of every model call, compactions \
-             included)"
-        ),
-        if lo.is_finite() { lo } else { 0.0 },
-        hi,
-        false,
-    );
+    let xs: Vec<f64> = g.rows.iter().filter_map(axis.x).collect();
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min) / axis.scale;
+    let hi = xs.iter().copied().fold(0.0, f64::max) / axis.scale;
+    let x = nice_axis(axis.label, if lo.is_finite() { lo } else { 0.0 }, hi, false);
     let panels = g.panels(|s, w, n, l| {
-        // Points in order of tokens, so the line and its band run left to right.
+        // Points in order of cost, so the line and its band run left to right.
         let mut points: Vec<Point> = (0..grid.ratios.len())
             .filter_map(|q| {
                 let row = g.get(s, w, q, n, l)?;
                 Some(Point {
-                    x: row.billed_tokens? / scale,
+                    x: (axis.x)(row)? / axis.scale,
                     y: row.retention_at_need?,
                     band: row.retention_at_need_ci,
                     hollow: row.incomplete(),
@@ -302,13 +421,18 @@ fn tokens_retention(g: &Groups) -> Figure {
     });
     let (legend_title, legend) = g.legend();
     Figure {
-        stem: STEMS[0].into(),
-        title: "Retention at need against billed tokens, by notes and flag noise".into(),
+        stem: axis.stem.into(),
+        title: format!(
+            "Retention at need against {}, by {}",
+            axis.title,
+            g.facets()
+        ),
         subtitle: format!(
             "One point per trigger ratio ({}), means over sessions; bands: {MEAN_BAND} \
              retention at need (the share of required records present, in any form, at each \
-             later call, a call after the run ended counting as none). {INCOMPLETE_NOTE} {}",
+             later call, a call after the run ended counting as none).{} {INCOMPLETE_NOTE} {}",
             list(&grid.ratios),
+            axis.note,
             g.source()
         ),
         x,
@@ -317,7 +441,7 @@ fn tokens_retention(g: &Groups) -> Figure {
         panels,
         legend_title,
         legend,
-        legend_group: grid.windows.len(),
+        legend_group: 1,
         band_label: MEAN_BAND.into(),
     }
 }
@@ -341,14 +465,13 @@ fn compactions(g: &Groups) -> Figure {
         .filter_map(|r| r.compactions_ci.map(|c| c.1).or(r.compactions))
         .fold(0.0, f64::max);
     let y = nice_axis("compactions per session (mean)".into(), 0.0, top, true);
-    let count = g.series().len();
+    let count = grid.strategies.len();
     let panels = g.panels(|s, w, n, l| {
-        let index = s * grid.windows.len() + w;
         let mut points: Vec<Option<Point>> = (0..grid.ratios.len())
             .map(|q| {
                 let row = g.get(s, w, q, n, l)?;
                 Some(Point {
-                    x: grid.ratios[q] + dodge_offset(index, count, &x),
+                    x: grid.ratios[q] + dodge_offset(s, count, &x),
                     y: row.compactions?,
                     band: row.compactions_ci,
                     hollow: row.incomplete(),
@@ -364,8 +487,11 @@ fn compactions(g: &Groups) -> Figure {
     });
     let (legend_title, legend) = g.legend();
     Figure {
-        stem: STEMS[1].into(),
-        title: "Compactions per session against the trigger ratio".into(),
+        stem: STEMS[2].into(),
+        title: format!(
+            "Compactions per session against the trigger ratio, by {}",
+            g.facets()
+        ),
         subtitle: format!(
             "Means over sessions, failed and storm compactions included; bands: {MEAN_BAND}. \
              {INCOMPLETE_NOTE} {DODGED} {}",
@@ -377,7 +503,7 @@ fn compactions(g: &Groups) -> Figure {
         panels,
         legend_title,
         legend,
-        legend_group: grid.windows.len(),
+        legend_group: 1,
         band_label: MEAN_BAND.into(),
     }
 }
@@ -459,6 +585,10 @@ mod tests {
             note_rate: 0.1,
             level: SummaryNoise::from_label(&format!("uniform(fn={fneg}, fp=0)")),
             billed_tokens: Some(billed),
+            // At $3 per million tokens.
+            cost: Some(billed * 3e-6),
+            sessions: 4,
+            histories: 4,
             retention_at_need: Some(need),
             retention_at_need_ci: Some((need - 0.05, need + 0.05)),
             compactions: Some(comp),
@@ -506,7 +636,24 @@ mod tests {
         assert_eq!(tokens.legend.len(), 2);
         assert_eq!(tokens.legend[1].label, "summary");
 
-        let comp = &figs[1];
+        let cost = &figs[1];
+        let recent: Vec<f64> = cost.panels[1].lines[0]
+            .points
+            .iter()
+            .map(|p| p.unwrap().x)
+            .collect();
+        // 100k and 120k tokens at $3 per million: $0.30 and $0.36.
+        assert!((recent[0] - 0.30).abs() < 1e-12 && (recent[1] - 0.36).abs() < 1e-12);
+        assert!(cost.x.label.contains("dollars"), "{}", cost.x.label);
+        assert!(
+            tokens
+                .subtitle
+                .contains("the mean over its 4 sessions (4 histories × 1 replicates)"),
+            "{}",
+            tokens.subtitle
+        );
+
+        let comp = &figs[2];
         let summary = &comp.panels[0].lines[1].points;
         let (a, b) = (summary[0].unwrap(), summary[1].unwrap());
         assert_eq!((a.y, b.y), (12.0, 8.0));
@@ -515,5 +662,76 @@ mod tests {
         assert_eq!(comp.x.ticks, [0.6, 0.9]);
         assert_eq!(comp.y.ticks.first(), Some(&0.0));
         assert!(comp.y.ticks.last().unwrap() >= &12.0);
+    }
+
+    /// Two windows and three strategies: one panel per window (windows across), one line per
+    /// strategy in each, a strategy's colour and marker its own and the same in both panels,
+    /// and the legend naming each strategy once.
+    #[test]
+    fn windows_are_panels_and_each_strategy_has_its_own_look() {
+        let mut m = manifest();
+        m.grid.windows = vec![8000, 16000];
+        m.grid.strategies = vec!["recent".into(), "summary".into(), "mask".into()];
+        m.grid.false_negative = vec![0.0];
+        m.config = serde_json::json!({"session": {"cache": "anthropic", "prices": {
+            "input": 3.0, "output": 15.0, "cache_read_factor": 0.1, "cache_write_factor": 1.25}}});
+        let mut rows = Vec::new();
+        for (i, s) in ["recent", "summary", "mask"].iter().enumerate() {
+            for window in [8000, 16000] {
+                for ratio in [0.6, 0.9] {
+                    let billed = 1000.0 * (i + 1) as f64 + window as f64;
+                    let mut r = row(s, ratio, 0.0, billed, 0.5, 2.0);
+                    r.window = window;
+                    rows.push(r);
+                }
+            }
+        }
+        let figs = figures(&rows, &m);
+        for f in &figs {
+            let titles: Vec<&str> = f.panels.iter().map(|p| p.title.as_str()).collect();
+            assert_eq!(
+                titles,
+                ["window 8000 · notes 10 %", "window 16000 · notes 10 %"]
+            );
+            assert_eq!(f.columns, 2);
+            let names: Vec<&str> = f.legend.iter().map(|e| e.label.as_str()).collect();
+            assert_eq!(names, ["recent", "summary", "mask"]);
+            let looks: Vec<_> = f
+                .legend
+                .iter()
+                .map(|e| (e.style.colour, e.style.marker))
+                .collect();
+            assert_eq!(
+                looks,
+                [
+                    (palette::OKABE_ITO[0], palette::Marker::Circle),
+                    (palette::OKABE_ITO[1], palette::Marker::Triangle),
+                    (palette::OKABE_ITO[2], palette::Marker::Square),
+                ]
+            );
+            for panel in &f.panels {
+                let in_panel: Vec<_> = panel
+                    .lines
+                    .iter()
+                    .map(|l| (l.style.colour, l.style.marker))
+                    .collect();
+                assert_eq!(in_panel, looks);
+            }
+            assert!(
+                f.title.ends_with("by window, notes and flag noise"),
+                "{}",
+                f.title
+            );
+        }
+        // The 16000 panel's `summary` line: 2000 + 16000 tokens at both ratios, $0.054.
+        let cost = &figs[1].panels[1].lines[1].points;
+        assert!(cost.iter().all(|p| (p.unwrap().x - 0.054).abs() < 1e-12));
+        assert!(
+            figs[1].subtitle.contains(
+                "Cost: input $3 and output $15 per million units of the cost model, cache reads 0.1× and writes 1.25× the input price, under the anthropic cache model."
+            ),
+            "{}",
+            figs[1].subtitle
+        );
     }
 }

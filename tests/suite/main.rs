@@ -8,6 +8,7 @@ mod batches;
 mod cache_time;
 mod caches;
 mod calibrate_rereads;
+mod calibrate_stale_tasks;
 mod calibrate_summaries;
 mod charts;
 mod claude_code_versions;

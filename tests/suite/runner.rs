@@ -306,6 +306,8 @@ fn a_killed_session_sweep_resumes_to_the_same_bytes() {
         [
             "charts/session_compactions.png",
             "charts/session_compactions.svg",
+            "charts/session_cost_retention.png",
+            "charts/session_cost_retention.svg",
             "charts/session_tokens_retention.png",
             "charts/session_tokens_retention.svg",
             "pairs.csv",

@@ -254,7 +254,7 @@ fn small_session_sweep_writes_every_table_with_the_grid_size() {
 }
 
 #[test]
-fn session_sweeps_draw_their_two_charts_and_plot_redraws_them() {
+fn session_sweeps_draw_their_three_charts_and_plot_redraws_them() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "small.toml", SMALL);
     let printed = run_ok(dir.path(), &["sweep", "small.toml", "-q"]);
@@ -265,11 +265,11 @@ fn session_sweeps_draw_their_two_charts_and_plot_redraws_them() {
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{stem}.png is a PNG");
         let svg = std::fs::read_to_string(charts.join(format!("{stem}.svg"))).unwrap();
         assert!(svg.starts_with("<svg"), "{stem}.svg");
-        // The legend names every strategy at both windows; panels name notes and noise.
+        // The legend names every strategy once; panels name window, notes and noise.
         for label in [
-            "recent · window 1500",
-            "summary(keep_recent=4) · window 3000",
-            "notes 20 % · FN 30 % · FP 0 %",
+            "\nrecent\n",
+            "\nsummary(keep_recent=4)\n",
+            "window 3000 · notes 20 % · FN 30 % · FP 0 %",
         ] {
             assert!(svg.contains(label), "{stem}.svg lacks {label:?}");
         }
@@ -280,12 +280,15 @@ fn session_sweeps_draw_their_two_charts_and_plot_redraws_them() {
     assert!(svg.contains("Retention at need against billed tokens"));
     assert!(drawn[1]
         .1
+        .contains("Retention at need against cost in dollars"));
+    assert!(drawn[2]
+        .1
         .contains("Compactions per session against the trigger ratio"));
 
     // `ctxlab plot` recognises a session sweep's folder and redraws the same bytes.
     std::fs::remove_dir_all(&charts).unwrap();
     let listed = run_ok(dir.path(), &["plot", "out"]);
-    assert_eq!(listed.lines().count(), 4, "{listed}");
+    assert_eq!(listed.lines().count(), 6, "{listed}");
     for (stem, (png, svg)) in ctxlab::report::session_charts::STEMS.iter().zip(&drawn) {
         assert_eq!(
             &std::fs::read(charts.join(format!("{stem}.png"))).unwrap(),

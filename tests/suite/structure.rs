@@ -72,6 +72,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "calibrate_cache",
             "calibrate_prefix",
             "calibrate_rereads",
+            "calibrate_stale_tasks",
             "calibrate_summaries",
         ],
     ),
