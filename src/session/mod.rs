@@ -335,6 +335,13 @@ pub struct Trace {
     pub refetches: Vec<RefetchRow>,
 }
 
+/// The stream of the draws of compaction `index` (0-based) of the session drawn from `stream`:
+/// what a summary summarised again keeps of each record `r` is
+/// `Summariser::keeps(flag, kind, compaction_stream(stream, index), r)`.
+pub fn compaction_stream(stream: u64, index: u32) -> u64 {
+    crate::rng::key(&[stream, u64::from(index)])
+}
+
 /// Replays `history` with `flags` (what strategies and the notes see) as one session.
 ///
 /// `stream` keys every random draw of the session (summaries, notes): give each session its
@@ -351,11 +358,12 @@ pub fn simulate(
     replay::run(history, flags, strategy, cfg, stream, scratch, None, None)
 }
 
-/// [`simulate`], logging every compaction into `log` (appended, in order).
-pub fn simulate_logged(
+/// [`simulate_with`] with any [`Compactor`], logging every compaction into `log` (appended,
+/// in order).
+pub fn simulate_logged<C: Compactor + ?Sized>(
     history: &CostedHistory,
     flags: &[bool],
-    strategy: &Strategy,
+    strategy: &C,
     cfg: &SessionConfig,
     stream: u64,
     scratch: &mut SessionScratch,

@@ -543,7 +543,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Compacts just before agent call `before_call`.
     fn compact(&mut self, before_call: u32) {
         let index = self.trigger.compactions;
-        let stream = rng::key(&[self.stream, u64::from(index)]);
+        let stream = super::compaction_stream(self.stream, index);
         let input = self.context_cost();
         let (len, view_cost) = self.build_view();
         let capacity = match &self.cfg.layers {

@@ -10,6 +10,7 @@ mod caches;
 mod calibrate_rereads;
 mod calibrate_summaries;
 mod charts;
+mod compactions;
 mod claude_code_versions;
 mod cli_import;
 mod cli_inspect;
