@@ -70,8 +70,7 @@ pub fn read(path: &Path, strategies: &[String]) -> Result<Vec<DecayPoint>, Input
                 means: std::array::from_fn(|m| {
                     mean(&mut these.iter().filter_map(|&i| columns[m][i]))
                 }),
-                summary_tokens: mean(&mut these.iter().map(|&i| summary[i] as f64))
-                    .unwrap_or(0.0),
+                summary_tokens: mean(&mut these.iter().map(|&i| summary[i] as f64)).unwrap_or(0.0),
             });
         }
     }

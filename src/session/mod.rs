@@ -369,7 +369,16 @@ pub fn simulate_logged<C: Compactor + ?Sized>(
     scratch: &mut SessionScratch,
     log: &mut Vec<CompactionEvent>,
 ) -> SessionMetrics {
-    replay::run(history, flags, strategy, cfg, stream, scratch, None, Some(log))
+    replay::run(
+        history,
+        flags,
+        strategy,
+        cfg,
+        stream,
+        scratch,
+        None,
+        Some(log),
+    )
 }
 
 /// [`simulate`] with any [`Compactor`], optionally recording every call and compaction.

@@ -186,8 +186,8 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     opts.progress.start(shard_rows, unit);
     opts.progress.advance(plan.rows_before(resumed_chunks));
     // The rows tables are encoded on a thread of their own, within this scope.
-    let (mut staged, events, fault) =
-        std::thread::scope(|scope| -> Result<(Vec<String>, StagedEvents, Option<&Fault>)> {
+    let (mut staged, events, fault) = std::thread::scope(
+        |scope| -> Result<(Vec<String>, StagedEvents, Option<&Fault>)> {
             let mut writer = match wanted {
                 true => Some(RowsWriter::create(
                     scope,
@@ -311,7 +311,8 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 None => (Vec::new(), 0),
             };
             Ok((staged, events, fault))
-        })?;
+        },
+    )?;
     let (staged_events, events_written) = events;
     if opts.shard.is_none() {
         // Listed in the manifest and read by the report stage like the rows table.
@@ -357,8 +358,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 let format = TableFormat::of_file(f).expect("a rows table is in a format");
                 (f.clone(), format.shard_place(stem, &part))
             };
-            let mut places: Vec<(String, String)> =
-                staged.iter().map(|f| place(stem, f)).collect();
+            let mut places: Vec<(String, String)> = staged.iter().map(|f| place(stem, f)).collect();
             if let Some(t) = &events_table {
                 places.extend(staged_events.iter().map(|f| place(t.stem, f)));
             }
@@ -428,6 +428,12 @@ struct CostedCache(Option<(usize, String, CostedHistory)>);
 
 /// The staged files of the events table and the rows they hold.
 type StagedEvents = (Vec<String>, u64);
+
+/// The rows of a history's pieces, and the events of each.
+type Pieces<G> = (
+    Vec<Vec<<G as SweepGrid>::Row>>,
+    Vec<Vec<<G as SweepGrid>::Event>>,
+);
 
 /// One history of a chunk: its index, its name when the chunk starts it, its rows in order
 /// (in pieces) and the events of each piece, and whether a worker has added it to its
@@ -565,7 +571,7 @@ fn evaluate_chunk<G: SweepGrid>(
     let runs = (rayon::current_num_threads() * 4).max(1) as u32;
     let step = chunk.replicates.len().div_ceil(runs as usize).max(1) as u32;
     let starts: Vec<u32> = chunk.replicates.clone().step_by(step as usize).collect();
-    let (pieces, events): (Vec<Vec<G::Row>>, Vec<Vec<G::Event>>) = starts
+    let (pieces, events): Pieces<G> = starts
         .into_par_iter()
         .map_init(G::Scratch::default, |scratch, start| {
             if sinks.failure.happened() {

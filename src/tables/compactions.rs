@@ -49,7 +49,9 @@ pub fn table() -> Table<SessionGrid, EventRow> {
         .opt_whole("prefix_invalidated", |_, r| {
             r.event.next.map(|n| n.invalidated)
         })
-        .opt_whole("next_cache_write", |_, r| r.event.next.map(|n| n.cache_write))
+        .opt_whole("next_cache_write", |_, r| {
+            r.event.next.map(|n| n.cache_write)
+        })
 }
 
 fn share_of(e: &crate::session::CompactionEvent) -> Option<f64> {

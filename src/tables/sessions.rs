@@ -20,7 +20,9 @@ pub fn with_keys<R: 'static>(
             names.get(key(r).history)
         })
         .whole("replicate", move |_, r| u64::from(key(r).replicate))
-        .text("noise", move |g, _, r| &g.noise_labels[key(r).level as usize])
+        .text("noise", move |g, _, r| {
+            &g.noise_labels[key(r).level as usize]
+        })
         .real("false_negative", move |g, r| {
             g.levels[key(r).level as usize].false_negative
         })
@@ -29,11 +31,15 @@ pub fn with_keys<R: 'static>(
         })
         // The rates the flags realised on this history (nominal rates above, see `noise`).
         .realised(move |r: &R| key(r).realised)
-        .text("strategy", move |g, _, r| &g.labels[key(r).strategy as usize])
+        .text("strategy", move |g, _, r| {
+            &g.labels[key(r).strategy as usize]
+        })
         .whole("window", move |g, r| g.windows[key(r).window as usize])
         .real("ratio", move |g, r| g.ratios[key(r).ratio as usize])
         .whole("trigger", move |g, r| config(g, &key(r)).trigger())
-        .real("note_rate", move |g, r| g.note_rates[key(r).note_rate as usize])
+        .real("note_rate", move |g, r| {
+            g.note_rates[key(r).note_rate as usize]
+        })
 }
 
 /// Every token a session was billed for, whether read from cache or not: input + output of

@@ -241,8 +241,14 @@ fn a_summary_of_a_summary_applies_the_recall_again_each_time() {
     }
     // Over 600 record draws each: 0.5 once, 0.25 twice, within four standard errors.
     let n = 3.0 * streams as f64;
-    assert!((once / n - 0.5).abs() < 4.0 * (0.25f64 / n).sqrt(), "{once}");
-    assert!((twice / n - 0.25).abs() < 4.0 * (0.1875f64 / n).sqrt(), "{twice}");
+    assert!(
+        (once / n - 0.5).abs() < 4.0 * (0.25f64 / n).sqrt(),
+        "{once}"
+    );
+    assert!(
+        (twice / n - 0.25).abs() < 4.0 * (0.1875f64 / n).sqrt(),
+        "{twice}"
+    );
 }
 
 const LOOP: &str = r#"
@@ -278,10 +284,7 @@ fn the_compactions_table_is_the_same_across_threads_shards_and_a_resumed_run() {
     let d = dir.path();
     std::fs::write(d.join("loop.toml"), LOOP).unwrap();
     for t in ["1", "2"] {
-        run_ok(
-            d,
-            &["sweep", "loop.toml", "-q", "--threads", t, "--out", t],
-        );
+        run_ok(d, &["sweep", "loop.toml", "-q", "--threads", t, "--out", t]);
     }
     let single = read(d, "1/compactions.csv");
     assert_eq!(single, read(d, "2/compactions.csv"), "threads");
@@ -311,7 +314,15 @@ fn the_compactions_table_is_the_same_across_threads_shards_and_a_resumed_run() {
     for shard in ["0/2", "1/2"] {
         run_ok(
             d,
-            &["sweep", "loop.toml", "-q", "--shard", shard, "--out", "sharded"],
+            &[
+                "sweep",
+                "loop.toml",
+                "-q",
+                "--shard",
+                shard,
+                "--out",
+                "sharded",
+            ],
         );
     }
     run_ok(d, &["merge", "sharded"]);
