@@ -304,10 +304,17 @@ fn a_killed_session_sweep_resumes_to_the_same_bytes() {
     assert_eq!(
         files,
         [
+            "charts/compaction_decay.md",
+            "charts/compaction_decay.png",
+            "charts/compaction_decay.svg",
+            "charts/compaction_summary_size.png",
+            "charts/compaction_summary_size.svg",
             "charts/session_compactions.png",
             "charts/session_compactions.svg",
             "charts/session_tokens_retention.png",
             "charts/session_tokens_retention.svg",
+            "compactions.csv",
+            "compactions.parquet",
             "pairs.csv",
             "pairs.parquet",
             "sessions.csv",
