@@ -1,6 +1,7 @@
 //! Turning metrics into things people read: tables, charts and reports.
 
 pub mod charts;
+pub mod compaction_decay;
 pub mod compare;
 pub mod cost_ratio_chart;
 pub(crate) mod figure;

@@ -7,7 +7,9 @@
 //!   experiment's prices and cache;
 //! - `session_compactions`: compactions per session against the trigger ratio;
 //! - `cost_ratio_vs_length` (see `cost_ratio_chart`), from the sessions table, when the sweep
-//!   has `raw(window=none)`.
+//!   has `raw(window=none)`;
+//! - `compaction_decay` and `compaction_summary_size` (see `compaction_decay`), from the
+//!   compactions table, with their means in `compaction_decay.md`.
 //!
 //! The first three have one panel per window × note rate × noise level (windows across when
 //! there are several), each strategy one colour and one marker in every panel, and are written
@@ -15,6 +17,7 @@
 //! either kind).
 
 use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
+use super::compaction_decay;
 use super::cost_ratio_chart;
 use super::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::labels;
@@ -162,6 +165,17 @@ pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<FileT
         let sessions = cost_ratio_chart::read(&sessions_path)?;
         if let Some(figure) = cost_ratio_chart::figure(&sessions, &manifest) {
             files.extend(figure_files(&figure)?);
+        }
+    }
+    // What survives the k-th compaction, when the compactions table was written whole.
+    let compactions_path = results_dir.join("compactions.parquet");
+    if compactions_path.exists() {
+        let points = compaction_decay::read(&compactions_path, &manifest.grid.strategies)?;
+        if let Some(figures) = compaction_decay::figures(&points, &manifest) {
+            for figure in &figures {
+                files.extend(figure_files(figure)?);
+            }
+            files.push(compaction_decay::table_file(&points, &manifest));
         }
     }
     Ok(files)

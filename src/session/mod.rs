@@ -53,6 +53,7 @@
 //! them); `None` when there is no pair.
 
 pub mod cache;
+mod compactions;
 pub mod config;
 mod context;
 mod invalid;
@@ -65,12 +66,13 @@ pub mod trace;
 pub mod trigger;
 
 pub use cache::{CacheKind, CacheRules, CacheSpec};
+pub use compactions::{Carried, CompactionEvent, FirstTurn, NextCall};
 pub use config::{Pricing, SessionConfig, TriggerMode};
 pub use context::{Entry, Origin};
 pub use invalid::Invalid;
 pub use layers::{Layer, Layers};
 pub use prices::Prices;
-pub use replay::SessionScratch;
+pub use replay::{first_user_turn, region, SessionScratch};
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
 
 use crate::context::{Context, Outcome};
@@ -258,6 +260,11 @@ pub struct SessionMetrics {
     /// The needed facts at their first return: met, recovered by a re-read or lost, and what
     /// the re-reads cost ([`need`]).
     pub needs: need::NeedMetrics,
+    /// Required records present in any form at the end, by region of the history (oldest,
+    /// middle, newest third by record index, as in [`CompactionEvent::regions`]), over each
+    /// region's required records; `None` for a region without one or a run that did not
+    /// complete.
+    pub regions: [Option<f64>; 3],
 }
 
 /// One agent call of a replay.
@@ -328,6 +335,13 @@ pub struct Trace {
     pub refetches: Vec<RefetchRow>,
 }
 
+/// The stream of the draws of compaction `index` (0-based) of the session drawn from `stream`:
+/// what a summary summarised again keeps of each record `r` is
+/// `Summariser::keeps(flag, kind, compaction_stream(stream, index), r)`.
+pub fn compaction_stream(stream: u64, index: u32) -> u64 {
+    crate::rng::key(&[stream, u64::from(index)])
+}
+
 /// Replays `history` with `flags` (what strategies and the notes see) as one session.
 ///
 /// `stream` keys every random draw of the session (summaries, notes): give each session its
@@ -341,7 +355,30 @@ pub fn simulate(
     stream: u64,
     scratch: &mut SessionScratch,
 ) -> SessionMetrics {
-    replay::run(history, flags, strategy, cfg, stream, scratch, None)
+    replay::run(history, flags, strategy, cfg, stream, scratch, None, None)
+}
+
+/// [`simulate_with`] with any [`Compactor`], logging every compaction into `log` (appended,
+/// in order).
+pub fn simulate_logged<C: Compactor + ?Sized>(
+    history: &CostedHistory,
+    flags: &[bool],
+    strategy: &C,
+    cfg: &SessionConfig,
+    stream: u64,
+    scratch: &mut SessionScratch,
+    log: &mut Vec<CompactionEvent>,
+) -> SessionMetrics {
+    replay::run(
+        history,
+        flags,
+        strategy,
+        cfg,
+        stream,
+        scratch,
+        None,
+        Some(log),
+    )
 }
 
 /// [`simulate`] with any [`Compactor`], optionally recording every call and compaction.
@@ -354,5 +391,5 @@ pub fn simulate_with<C: Compactor + ?Sized>(
     scratch: &mut SessionScratch,
     trace: Option<&mut Trace>,
 ) -> SessionMetrics {
-    replay::run(history, flags, compactor, cfg, stream, scratch, trace)
+    replay::run(history, flags, compactor, cfg, stream, scratch, trace, None)
 }

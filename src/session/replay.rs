@@ -19,6 +19,9 @@ use crate::strategy::{SummaryCall, When};
 use crate::summariser::Summariser;
 use crate::view::{TextRef, Texts, View};
 
+mod events;
+pub use events::{first_user_turn, region};
+
 const VERBATIM: u8 = 1;
 const PARAPHRASED: u8 = 2;
 
@@ -126,6 +129,7 @@ fn layer_of(kinds: &[Kind], turn_start: usize, origin: Origin) -> Layer {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // the one entry point of a replay, every option of it
 pub(super) fn run<C: Compactor + ?Sized>(
     history: &CostedHistory,
     flags: &[bool],
@@ -134,6 +138,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     stream: u64,
     scratch: &mut SessionScratch,
     trace: Option<&mut Trace>,
+    log: Option<&mut Vec<super::CompactionEvent>>,
 ) -> SessionMetrics {
     assert_eq!(flags.len(), history.len(), "one flag per record");
     debug_assert!(cfg.validate().is_ok(), "validate the configuration first");
@@ -164,6 +169,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         notes_stream: notes::stream(stream),
         s,
         trace,
+        log: events::Log::new(log, history),
         trigger: Trigger::new(cfg),
         cache: Cache::new(cfg.cache).with_fixed_prefix(cfg.prefix_tokens),
         billing: Billing::default(),
@@ -233,6 +239,7 @@ struct Replay<'a, C: ?Sized> {
     notes_stream: u64,
     s: &'a mut SessionScratch,
     trace: Option<&'a mut Trace>,
+    log: events::Log<'a>,
     trigger: Trigger,
     cache: Cache,
     billing: Billing,
@@ -362,6 +369,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             self.needs.call(&self.cache, input, fetch);
         }
         let bill = self.bill(Some(b), output);
+        self.log_call(&bill);
         self.trigger.add_call(input + output);
         self.last_call_usage = input + output;
         self.peak_input = self.peak_input.max(input);
@@ -536,7 +544,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Compacts just before agent call `before_call`.
     fn compact(&mut self, before_call: u32) {
         let index = self.trigger.compactions;
-        let stream = rng::key(&[self.stream, u64::from(index)]);
+        let stream = super::compaction_stream(self.stream, index);
         let input = self.context_cost();
         let (len, view_cost) = self.build_view();
         // The fixed prefix takes its share of the window before any strategy does: a preset
@@ -678,6 +686,8 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         }
         let storm = self.trigger.record(before_call, fruitless);
         let context_after = self.context_cost();
+        let failed = outcome == Outcome::Infeasible;
+        self.log_compaction(before_call, (input, context_after, output), failed);
         if let Some(t) = self.trace.as_deref_mut() {
             t.compactions.push(CompactionRow {
                 before_call,
@@ -1283,6 +1293,10 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let of =
             |kept: u32, total: u32| end((total > 0).then(|| f64::from(kept) / f64::from(total)));
         let at_end = |x: u32| completed.then_some(x);
+        let regions = match completed {
+            true => self.regions(),
+            false => [None; 3],
+        };
         SessionMetrics {
             records: self.h.len() as u32,
             calls: self.calls,
@@ -1324,6 +1338,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             needed_fact_retention_at_need: (self.need_uses > 0)
                 .then(|| self.need_uses_met as f64 / self.need_uses as f64),
             needs: self.needs.finish(&self.cfg.prices),
+            regions,
         }
     }
 }

@@ -11,7 +11,7 @@ use super::grid::{Coordinates, SessionGrid};
 use crate::history::CostedHistory;
 use crate::noise;
 use crate::rng;
-use crate::session::{self, SessionMetrics, SessionScratch};
+use crate::session::{self, CompactionEvent, SessionMetrics, SessionScratch};
 
 /// One simulated session, by axis indices (labels are attached when the tables are written).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,12 +40,56 @@ impl SessionRow {
     }
 }
 
-/// Buffers reused across histories by one worker.
+/// One compaction of a session of the grid: the session's axis indices and what it did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EventRow {
+    pub session: SessionKey,
+    pub event: CompactionEvent,
+}
+
+/// Where a session sits in the grid (a [`SessionRow`] without its measures).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SessionKey {
+    pub history: u32,
+    pub replicate: u32,
+    pub level: u16,
+    pub strategy: u16,
+    pub window: u16,
+    pub ratio: u16,
+    pub note_rate: u16,
+    pub realised: noise::Realised,
+}
+
+impl SessionRow {
+    pub fn key(&self) -> SessionKey {
+        SessionKey {
+            history: self.history,
+            replicate: self.replicate,
+            level: self.level,
+            strategy: self.strategy,
+            window: self.window,
+            ratio: self.ratio,
+            note_rate: self.note_rate,
+            realised: self.realised,
+        }
+    }
+}
+
+/// Buffers reused across histories by one worker, and the compactions logged since they were
+/// last taken ([`take_events`]).
 #[derive(Debug, Default)]
 pub struct SessionGridScratch {
     session: SessionScratch,
     draws: noise::Draws,
     flags: Vec<bool>,
+    log: Vec<CompactionEvent>,
+    events: Vec<EventRow>,
+}
+
+/// Moves the compactions of the sessions evaluated since the last call into `out`, in the
+/// sessions' order.
+pub fn take_events(s: &mut SessionGridScratch, out: &mut Vec<EventRow>) {
+    out.append(&mut s.events);
 }
 
 /// The stream of every draw of the sessions of (history, replicate): notes and summaries.
@@ -65,6 +109,9 @@ pub fn evaluate_replicates(
     out: &mut Vec<SessionRow>,
 ) {
     let records = noise::Records::of(history);
+    // The compactions of these sessions only: what an earlier call logged and nobody took is
+    // not theirs.
+    s.events.clear();
     for replicate in replicates {
         s.draws.fill(
             grid.seed,
@@ -83,15 +130,17 @@ pub fn evaluate_replicates(
                     for ratio in 0..grid.ratios.len() {
                         for note_rate in 0..grid.note_rates.len() {
                             let cfg = grid.config(window, ratio, note_rate);
-                            let metrics = session::simulate(
+                            s.log.clear();
+                            let metrics = session::simulate_logged(
                                 history,
                                 flags,
                                 strategy,
                                 cfg,
                                 stream,
                                 &mut s.session,
+                                &mut s.log,
                             );
-                            out.push(SessionRow {
+                            let row = SessionRow {
                                 history: index as u32,
                                 replicate,
                                 level: level as u16,
@@ -101,7 +150,11 @@ pub fn evaluate_replicates(
                                 note_rate: note_rate as u16,
                                 realised,
                                 metrics,
-                            });
+                            };
+                            let session = row.key();
+                            s.events
+                                .extend(s.log.iter().map(|&event| EventRow { session, event }));
+                            out.push(row);
                         }
                     }
                 }

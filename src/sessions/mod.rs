@@ -5,5 +5,7 @@
 mod eval;
 mod grid;
 
-pub use eval::{evaluate_replicates, SessionGridScratch, SessionRow};
+pub use eval::{
+    evaluate_replicates, take_events, EventRow, SessionGridScratch, SessionKey, SessionRow,
+};
 pub use grid::SessionGrid;

@@ -102,6 +102,10 @@ pub struct ShardState {
     pub rows: u64,
     /// Rows of this shard's rows table (all of them, a sample, or none).
     pub rows_written: u64,
+    /// Rows of this shard's events table (a session sweep's compactions), for the same
+    /// histories as its rows table.
+    #[serde(default)]
+    pub events_written: u64,
     pub wall_seconds: f64,
     pub config: serde_json::Value,
     pub summary: Summary,

@@ -70,8 +70,17 @@ pub trait SweepExperiment: Sync {
 /// A kind of sweep, by its grid.
 pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
     type Row: Copy + Send + Sync + 'static;
+    /// A row of the events table written beside the rows table (a session's compactions).
+    type Event: Copy + Send + Sync + 'static;
     type Scratch: Default + Send;
     const KIND: SweepKind;
+
+    /// The events table, for a kind that writes one.
+    fn events_table() -> Option<Table<Self, Self::Event>> {
+        None
+    }
+    /// Moves the events of the last evaluation in `scratch` into `out`, in row order.
+    fn take_events(_scratch: &mut Self::Scratch, _out: &mut Vec<Self::Event>) {}
 
     /// The axes both kinds share.
     fn outer(&self) -> &OuterAxes;
@@ -129,6 +138,7 @@ pub trait SweepGrid: Grouping<Self::Row> + Sized + Sync + Send + 'static {
 
 impl SweepGrid for Grid {
     type Row = CellRow;
+    type Event = ();
     type Scratch = cells::CellScratch;
     const KIND: SweepKind = SweepKind::Cells;
 
@@ -175,8 +185,16 @@ impl SweepGrid for Grid {
 
 impl SweepGrid for SessionGrid {
     type Row = SessionRow;
+    type Event = sessions::EventRow;
     type Scratch = sessions::SessionGridScratch;
     const KIND: SweepKind = SweepKind::Sessions;
+
+    fn events_table() -> Option<Table<Self, sessions::EventRow>> {
+        Some(crate::tables::compactions::table())
+    }
+    fn take_events(scratch: &mut Self::Scratch, out: &mut Vec<sessions::EventRow>) {
+        sessions::take_events(scratch, out)
+    }
 
     fn outer(&self) -> &OuterAxes {
         &self.outer

@@ -171,7 +171,21 @@ fn merge_kind<E: SweepExperiment>(
             );
         }
         verify::numbers(path, s, &grid)?;
-        let expected = verify::expected_files(rows_table.stem, s, exp.rows_formats());
+        let mut expected: Vec<(String, u64)> =
+            verify::expected_files(rows_table.stem, s, exp.rows_formats())
+                .into_iter()
+                .map(|f| (f, s.rows_written))
+                .collect();
+        if let Some(t) = E::Grid::events_table() {
+            // Written beside the rows table, for the same histories.
+            if s.rows_written > 0 {
+                expected.extend(
+                    verify::expected_files(t.stem, s, exp.rows_formats())
+                        .into_iter()
+                        .map(|f| (f, s.events_written)),
+                );
+            }
+        }
         verify::files(dir, path, s, &expected)?;
         shard_files.extend(s.files.iter().cloned());
         shard_files.push(format!("shards/shard={}.json", s.shard.0));

@@ -33,35 +33,37 @@ struct Batch<R> {
     rows: Vec<R>,
 }
 
-pub struct RowsWriter<'scope, G: SweepGrid> {
-    send: Option<mpsc::SyncSender<Batch<G::Row>>>,
+/// The writer of a table of rows `R` (the rows table, or the events table beside it).
+pub struct RowsWriter<'scope, G: SweepGrid, R = <G as SweepGrid>::Row> {
+    send: Option<mpsc::SyncSender<Batch<R>>>,
     /// Buffers of encoded batches, to be filled again.
-    spare: mpsc::Receiver<Vec<G::Row>>,
+    spare: mpsc::Receiver<Vec<R>>,
     encoder: ScopedJoinHandle<'scope, Result<Vec<String>>>,
     /// The histories of the rows pending (from index `base` on) and the rows themselves.
     base: usize,
     names: Vec<String>,
-    pending: Vec<G::Row>,
+    pending: Vec<R>,
     written: u64,
+    grid: std::marker::PhantomData<G>,
 }
 
-impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
+impl<'scope, G: SweepGrid, R: Copy + Send + Sync + 'static> RowsWriter<'scope, G, R> {
     /// Starts the tables in `staging`; `base` is the index of the run's first history.
     pub fn create<'env>(
         scope: &'scope Scope<'scope, 'env>,
         staging: &Path,
         grid: &'env G,
-        table: &'env Table<G, G::Row>,
+        table: &'env Table<G, R>,
         formats: Formats,
         base: usize,
     ) -> Result<Self> {
         let mut files = Files::create(staging, grid, table, formats)?;
         // A batch is handed over only when the encoder is ready for it: two row groups in
         // memory at most (the one filling, the one encoding).
-        let (send, receive) = mpsc::sync_channel::<Batch<G::Row>>(0);
+        let (send, receive) = mpsc::sync_channel::<Batch<R>>(0);
         // The encoded batches' buffers come back to be filled again: a fresh buffer of a row
         // group is fresh pages, which the kernel must zero (measured: a tenth of the main job).
-        let (give_back, spare) = mpsc::channel::<Vec<G::Row>>();
+        let (give_back, spare) = mpsc::channel::<Vec<R>>();
         let encoder = scope.spawn(move || {
             for mut batch in receive {
                 files.write(grid, table, &batch)?;
@@ -78,6 +80,7 @@ impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
             names: Vec::new(),
             pending: Vec::new(),
             written: 0,
+            grid: std::marker::PhantomData,
         })
     }
 
@@ -85,7 +88,7 @@ impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
     /// split over chunks comes in several pushes, the first with its name), its rows are kept
     /// when `keep` (the rows table may hold a sample of the histories; every name is kept so
     /// the indices line up).
-    pub fn push(&mut self, name: Option<String>, rows: &[G::Row], keep: bool) -> Result<()> {
+    pub fn push(&mut self, name: Option<String>, rows: &[R], keep: bool) -> Result<()> {
         self.names.extend(name);
         if !keep {
             return Ok(());
@@ -109,7 +112,7 @@ impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
         Ok(())
     }
 
-    fn send(&mut self, rows: Vec<G::Row>) -> Result<()> {
+    fn send(&mut self, rows: Vec<R>) -> Result<()> {
         let batch = Batch {
             base: self.base,
             names: self.names.clone(),
@@ -126,6 +129,11 @@ impl<'scope, G: SweepGrid> RowsWriter<'scope, G> {
             }
         }
         Ok(())
+    }
+
+    /// Rows pushed and kept so far.
+    pub fn written(&self) -> u64 {
+        self.written
     }
 
     /// Finishes the tables and checks each file's rows against `expected`; returns the
@@ -160,10 +168,10 @@ struct Files {
 }
 
 impl Files {
-    fn create<G: SweepGrid>(
+    fn create<G: SweepGrid, R: Sync>(
         staging: &Path,
         grid: &G,
-        table: &Table<G, G::Row>,
+        table: &Table<G, R>,
         formats: Formats,
     ) -> Result<Files> {
         let parquet = match formats.has(TableFormat::Parquet) {
@@ -191,11 +199,11 @@ impl Files {
         })
     }
 
-    fn write<G: SweepGrid>(
+    fn write<G: SweepGrid, R: Sync>(
         &mut self,
         grid: &G,
-        table: &Table<G, G::Row>,
-        batch: &Batch<G::Row>,
+        table: &Table<G, R>,
+        batch: &Batch<R>,
     ) -> Result<()> {
         let at = Names {
             base: batch.base,

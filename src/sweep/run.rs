@@ -100,6 +100,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     // run the same ones, and they must not change while it runs.
     let programs = program_files(grid.strategy_list())?;
     let rows_table = E::Grid::rows_table();
+    let events_table = E::Grid::events_table();
     let formats = exp.formats();
     let rows_formats = exp.rows_formats();
     let per_replicate = grid.rows_per_history() / (grid.replicates().max(1) as usize);
@@ -185,8 +186,8 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
     opts.progress.start(shard_rows, unit);
     opts.progress.advance(plan.rows_before(resumed_chunks));
     // The rows tables are encoded on a thread of their own, within this scope.
-    let (mut staged, fault) =
-        std::thread::scope(|scope| -> Result<(Vec<String>, Option<&Fault>)> {
+    let (mut staged, events, fault) = std::thread::scope(
+        |scope| -> Result<(Vec<String>, StagedEvents, Option<&Fault>)> {
             let mut writer = match wanted {
                 true => Some(RowsWriter::create(
                     scope,
@@ -197,6 +198,19 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                     range.start,
                 )?),
                 false => None,
+            };
+            // The events table (a session sweep's compactions) is written beside the rows
+            // table, for the same histories.
+            let mut events_writer = match (&events_table, wanted) {
+                (Some(table), true) => Some(RowsWriter::create(
+                    scope,
+                    &staging,
+                    &grid,
+                    table,
+                    rows_formats,
+                    range.start,
+                )?),
+                _ => None,
             };
             let mut partials = checkpoint.summary.partials();
             let worker_totals = WorkerTotals::new(&rows_table, &grid);
@@ -235,6 +249,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                     index,
                     name,
                     pieces,
+                    events,
                     added,
                 } in evaluated
                 {
@@ -250,6 +265,12 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                         }
                         if chunk.ends_history {
                             summary::close(&mut checkpoint.summary, &mut partials);
+                        }
+                    }
+                    if let Some(w) = events_writer.as_mut() {
+                        let mut name = name.clone();
+                        for rows in &events {
+                            w.push(name.take(), rows, opts.cells.keeps(index))?;
                         }
                     }
                     if let Some(w) = writer.as_mut() {
@@ -282,8 +303,21 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 Some(w) => w.finish(expected_rows)?,
                 None => Vec::new(),
             };
-            Ok((staged, fault))
-        })?;
+            let events = match events_writer {
+                Some(w) => {
+                    let written = w.written();
+                    (w.finish(written)?, written)
+                }
+                None => (Vec::new(), 0),
+            };
+            Ok((staged, events, fault))
+        },
+    )?;
+    let (staged_events, events_written) = events;
+    if opts.shard.is_none() {
+        // Listed in the manifest and read by the report stage like the rows table.
+        staged.extend(staged_events.iter().cloned());
+    }
     if program_files(grid.strategy_list())? != programs {
         refuse!(
             "an external strategy's program file changed while the run was going: its rows mix two versions; nothing was published, run again"
@@ -320,13 +354,14 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
         Some(s) => {
             let part = format!("shard={}", s.index);
             // Shards publish their rows as a hive-partitioned dataset, one part per shard.
-            let places: Vec<(String, String)> = staged
-                .iter()
-                .map(|f| {
-                    let format = TableFormat::of_file(f).expect("a rows table is in a format");
-                    (f.clone(), format.shard_place(stem, &part))
-                })
-                .collect();
+            let place = |stem: &str, f: &String| {
+                let format = TableFormat::of_file(f).expect("a rows table is in a format");
+                (f.clone(), format.shard_place(stem, &part))
+            };
+            let mut places: Vec<(String, String)> = staged.iter().map(|f| place(stem, f)).collect();
+            if let Some(t) = &events_table {
+                places.extend(staged_events.iter().map(|f| place(t.stem, f)));
+            }
             let state_path = format!("shards/{part}.json");
             let previous: Vec<String> = std::fs::read_to_string(folder.dir.join(&state_path))
                 .ok()
@@ -352,6 +387,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                 histories: (range.start, range.end),
                 rows: shard_rows,
                 rows_written: if staged.is_empty() { 0 } else { expected_rows },
+                events_written,
                 wall_seconds: wall.as_secs_f64(),
                 config: exp.resolved_json(),
                 summary,
@@ -390,12 +426,23 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
 #[derive(Default)]
 struct CostedCache(Option<(usize, String, CostedHistory)>);
 
+/// The staged files of the events table and the rows they hold.
+type StagedEvents = (Vec<String>, u64);
+
+/// The rows of a history's pieces, and the events of each.
+type Pieces<G> = (
+    Vec<Vec<<G as SweepGrid>::Row>>,
+    Vec<Vec<<G as SweepGrid>::Event>>,
+);
+
 /// One history of a chunk: its index, its name when the chunk starts it, its rows in order
-/// (in pieces), and whether a worker has added it to its [`WorkerTotals`].
-struct EvaluatedHistory<R> {
+/// (in pieces) and the events of each piece, and whether a worker has added it to its
+/// [`WorkerTotals`].
+struct EvaluatedHistory<R, V> {
     index: usize,
     name: Option<String>,
     pieces: Vec<Vec<R>>,
+    events: Vec<Vec<V>>,
     added: bool,
 }
 
@@ -463,7 +510,7 @@ fn evaluate_chunk<G: SweepGrid>(
     chunk: &Chunk,
     cache: &mut CostedCache,
     sinks: &ChunkSinks<'_, '_, G>,
-) -> Vec<EvaluatedHistory<G::Row>> {
+) -> Vec<EvaluatedHistory<G::Row, G::Event>> {
     use rayon::prelude::*;
     let (progress, totals) = (sinks.progress, sinks.totals);
     if chunk.replicates == (0..grid.replicates()) {
@@ -473,7 +520,7 @@ fn evaluate_chunk<G: SweepGrid>(
             cost,
             |i, costed, scratch: &mut G::Scratch| {
                 if sinks.failure.happened() {
-                    return Vec::new();
+                    return (Vec::new(), Vec::new());
                 }
                 let (rows, failed) = watch(|| {
                     let mut rows = Vec::with_capacity(grid.rows_per_history());
@@ -483,8 +530,10 @@ fn evaluate_chunk<G: SweepGrid>(
                 if let Some(f) = failed {
                     let message = grid.failure_message(i, &costed.name, &rows, &f);
                     sinks.failure.record(i, message);
-                    return Vec::new();
+                    return (Vec::new(), Vec::new());
                 }
+                let mut events = Vec::new();
+                G::take_events(scratch, &mut events);
                 if let Some(p) = progress {
                     p.advance(rows.len() as u64);
                 }
@@ -493,20 +542,21 @@ fn evaluate_chunk<G: SweepGrid>(
                     if !(sinks.keeps)(i) {
                         // Added, and no table keeps them: dropped here, so a chunk's rows are
                         // never all in memory for nothing.
-                        return Vec::new();
+                        return (Vec::new(), Vec::new());
                     }
                 }
-                rows
+                (rows, events)
             },
         );
         return chunk
             .histories
             .clone()
             .zip(evaluated)
-            .map(|(index, (name, rows))| EvaluatedHistory {
+            .map(|(index, (name, (rows, events)))| EvaluatedHistory {
                 index,
                 name: Some(name),
                 pieces: vec![rows],
+                events: vec![events],
                 added: totals.is_some(),
             })
             .collect();
@@ -521,11 +571,11 @@ fn evaluate_chunk<G: SweepGrid>(
     let runs = (rayon::current_num_threads() * 4).max(1) as u32;
     let step = chunk.replicates.len().div_ceil(runs as usize).max(1) as u32;
     let starts: Vec<u32> = chunk.replicates.clone().step_by(step as usize).collect();
-    let pieces: Vec<Vec<G::Row>> = starts
+    let (pieces, events): Pieces<G> = starts
         .into_par_iter()
         .map_init(G::Scratch::default, |scratch, start| {
             if sinks.failure.happened() {
-                return Vec::new();
+                return (Vec::new(), Vec::new());
             }
             let end = start.saturating_add(step).min(chunk.replicates.end);
             let (out, failed) = watch(|| {
@@ -536,14 +586,16 @@ fn evaluate_chunk<G: SweepGrid>(
             if let Some(f) = failed {
                 let message = grid.failure_message(i, &history.name, &out, &f);
                 sinks.failure.record(i, message);
-                return Vec::new();
+                return (Vec::new(), Vec::new());
             }
+            let mut events = Vec::new();
+            G::take_events(scratch, &mut events);
             if let Some(p) = progress {
                 p.advance(out.len() as u64);
             }
-            out
+            (out, events)
         })
-        .collect();
+        .unzip();
     let first = chunk.starts_history.then(|| name.clone());
     if !chunk.ends_history {
         cache.0 = Some((i, name, history));
@@ -552,6 +604,7 @@ fn evaluate_chunk<G: SweepGrid>(
         index: i,
         name: first,
         pieces,
+        events,
         added: false,
     }]
 }

@@ -86,11 +86,12 @@ pub fn checksum(path: &Path, config_hash: &str, shard: (usize, usize)) -> Result
 }
 
 /// Checks that the state lists only files a shard publishes (all of them when it wrote rows),
-/// and that each is there and holds `rows_written` rows.
-pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[String]) -> Result<()> {
+/// and that each is there and holds the rows `expected` gives it (the rows table's files
+/// `rows_written`, the events table's `events_written`).
+pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[(String, u64)]) -> Result<()> {
     let mut listed = s.files.clone();
     listed.sort();
-    let mut want = expected.to_vec();
+    let mut want: Vec<String> = expected.iter().map(|(f, _)| f.clone()).collect();
     want.sort();
     let foreign = listed.iter().any(|f| !want.contains(f));
     if foreign || (s.rows_written > 0 && listed != want) {
@@ -126,12 +127,15 @@ pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[String]) -> Re
                 Err(e) => refuse!("shard {}: {e}", s.shard.0),
             }
         };
-        if found != s.rows_written {
+        let rows = expected
+            .iter()
+            .find(|(name, _)| name == f)
+            .map_or(s.rows_written, |&(_, n)| n);
+        if found != rows {
             refuse!(
-                "{}: holds {found} rows where shard {}'s state says {} (re-run the shard)",
+                "{}: holds {found} rows where shard {}'s state says {rows} (re-run the shard)",
                 file.display(),
-                s.shard.0,
-                s.rows_written
+                s.shard.0
             );
         }
         let Some((_, recorded)) = s.checksums.iter().find(|(name, _)| name == f) else {

@@ -7,6 +7,7 @@
 //! apart. Adding a measure to a sweep is one line in its table plus the computation.
 
 pub mod cells;
+pub mod compactions;
 pub mod formats;
 pub mod manifest;
 pub mod numbers;
@@ -226,7 +227,10 @@ impl<G, R> Table<G, R> {
 
     /// `fn_realised` and `fp_realised`, measures of shares: the rates the row's flags realised
     /// (`get` reads them off the row), beside the noise model's nominal rates.
-    pub fn realised(self, get: fn(&R) -> crate::noise::Realised) -> Self
+    pub fn realised(
+        self,
+        get: impl Fn(&R) -> crate::noise::Realised + Copy + Send + Sync + 'static,
+    ) -> Self
     where
         R: 'static,
     {

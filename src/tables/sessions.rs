@@ -3,10 +3,43 @@
 
 use super::summary::{self, measure_index, GroupRow, Grouping, Keyed, PairRow};
 use super::Table;
-use crate::sessions::{SessionGrid, SessionRow};
+use crate::sessions::{SessionGrid, SessionKey, SessionRow};
 
-fn config<'g>(g: &'g SessionGrid, r: &SessionRow) -> &'g crate::session::SessionConfig {
-    g.config(r.window as usize, r.ratio as usize, r.note_rate as usize)
+fn config<'g>(g: &'g SessionGrid, k: &SessionKey) -> &'g crate::session::SessionConfig {
+    g.config(k.window as usize, k.ratio as usize, k.note_rate as usize)
+}
+
+/// The columns a session's rows start with (the sessions and the compactions tables): where
+/// it sits in the grid, `key` reading it from a row.
+pub fn with_keys<R: 'static>(
+    table: Table<SessionGrid, R>,
+    key: fn(&R) -> SessionKey,
+) -> Table<SessionGrid, R> {
+    table
+        .text("history", move |_: &SessionGrid, names, r: &R| {
+            names.get(key(r).history)
+        })
+        .whole("replicate", move |_, r| u64::from(key(r).replicate))
+        .text("noise", move |g, _, r| {
+            &g.noise_labels[key(r).level as usize]
+        })
+        .real("false_negative", move |g, r| {
+            g.levels[key(r).level as usize].false_negative
+        })
+        .real("false_positive", move |g, r| {
+            g.levels[key(r).level as usize].false_positive
+        })
+        // The rates the flags realised on this history (nominal rates above, see `noise`).
+        .realised(move |r: &R| key(r).realised)
+        .text("strategy", move |g, _, r| {
+            &g.labels[key(r).strategy as usize]
+        })
+        .whole("window", move |g, r| g.windows[key(r).window as usize])
+        .real("ratio", move |g, r| g.ratios[key(r).ratio as usize])
+        .whole("trigger", move |g, r| config(g, &key(r)).trigger())
+        .real("note_rate", move |g, r| {
+            g.note_rates[key(r).note_rate as usize]
+        })
 }
 
 /// Every token a session was billed for, whether read from cache or not: input + output of
@@ -42,25 +75,7 @@ impl Grouping<SessionRow> for SessionGrid {
 
 /// The sessions table, column by column. Measures (`.measure()`) are summarised per group.
 pub fn table() -> Table<SessionGrid, SessionRow> {
-    Table::new("sessions")
-        .text("history", |_: &SessionGrid, names, r: &SessionRow| {
-            names.get(r.history)
-        })
-        .whole("replicate", |_, r| u64::from(r.replicate))
-        .text("noise", |g, _, r| &g.noise_labels[r.level as usize])
-        .real("false_negative", |g, r| {
-            g.levels[r.level as usize].false_negative
-        })
-        .real("false_positive", |g, r| {
-            g.levels[r.level as usize].false_positive
-        })
-        // The rates the flags realised on this history (nominal rates above, see `noise`).
-        .realised(|r: &SessionRow| r.realised)
-        .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
-        .whole("window", |g, r| g.windows[r.window as usize])
-        .real("ratio", |g, r| g.ratios[r.ratio as usize])
-        .whole("trigger", |g, r| config(g, r).trigger())
-        .real("note_rate", |g, r| g.note_rates[r.note_rate as usize])
+    with_keys(Table::new("sessions"), SessionRow::key)
         .whole("records", |_, r| u64::from(r.metrics.records))
         .whole("calls", |_, r| u64::from(r.metrics.calls))
         .whole("model_calls", |_, r| u64::from(r.metrics.model_calls))
@@ -188,6 +203,17 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         })
         .measure()
         .paired_completed()
+        // Where the loss falls: required records carried at the end, by third of the history
+        // (`crate::session::CompactionEvent`'s regions), over each third's required records.
+        .opt_real("retention_oldest", |_, r| r.metrics.regions[0])
+        .share()
+        .measure()
+        .opt_real("retention_middle", |_, r| r.metrics.regions[1])
+        .share()
+        .measure()
+        .opt_real("retention_newest", |_, r| r.metrics.regions[2])
+        .share()
+        .measure()
 }
 
 /// The keys of a session group, for the summary and the pairs tables.

@@ -16,6 +16,7 @@ mod cli_import;
 mod cli_inspect;
 mod cli_session;
 mod cli_table;
+mod compactions;
 mod cost_ratio;
 mod coverage;
 mod estimate;

@@ -288,7 +288,9 @@ fn session_sweeps_draw_their_three_charts_and_plot_redraws_them() {
     // `ctxlab plot` recognises a session sweep's folder and redraws the same bytes.
     std::fs::remove_dir_all(&charts).unwrap();
     let listed = run_ok(dir.path(), &["plot", "out"]);
-    assert_eq!(listed.lines().count(), 6, "{listed}");
+    // The three session charts, and the compactions' two charts and their table:
+    // 3 × 2 + 2 × 2 + 1.
+    assert_eq!(listed.lines().count(), 11, "{listed}");
     for (stem, (png, svg)) in ctxlab::report::session_charts::STEMS.iter().zip(&drawn) {
         assert_eq!(
             &std::fs::read(charts.join(format!("{stem}.png"))).unwrap(),
