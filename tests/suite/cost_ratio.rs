@@ -177,25 +177,38 @@ fn the_chart_quotes_the_paper_from_the_folder_it_is_given() {
     std::fs::write(dir.path().join("h.jsonl"), histories()).unwrap();
     let strategies = "[\"raw\", \"raw(window=none)\"]";
     std::fs::write(dir.path().join("e.toml"), experiment(strategies)).unwrap();
-    let run = |var: &str| {
+    let run = |var: &str, args: &[&str]| {
         std::process::Command::new(env!("CARGO_BIN_EXE_ctxlab"))
             .current_dir(dir.path())
             .env(complexity_trap::DIR_VAR, var)
-            .args(["sweep", "e.toml", "-q", "--force"])
+            .args(args)
             .output()
             .unwrap()
     };
-    let svg =
-        || std::fs::read_to_string(dir.path().join("out/charts/cost_ratio_vs_length.svg")).unwrap();
-    let o = run("trap");
+    // The caption's words, whatever lines the chart wraps them on.
+    let caption = || {
+        let svg = std::fs::read_to_string(dir.path().join("out/charts/cost_ratio_vs_length.svg"))
+            .unwrap();
+        svg.split('<')
+            .filter_map(|tag| tag.strip_prefix("text").and_then(|t| t.split_once('>')))
+            .map(|(_, text)| text.trim())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let o = run("trap", &["sweep", "e.toml", "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let text = svg();
+    let text = caption();
     assert!(text.contains("cost × 0.50 / 0.58 / –"), "{text}");
+    assert!(text.contains("paired (instances whose two runs both fall in the band: 1 / 1 / 0) cost × 0.50 / 0.50 / –"), "{text}");
     assert!(text.contains("Live runs whose length changed with the strategy, not replays"));
-    let o = run("");
+    let o = run("", &["plot", "out"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(svg().contains("The Complexity Trap's live runs are not drawn"));
-    let o = run("no-such-folder");
+    assert!(
+        caption().contains("live runs are not drawn"),
+        "{}",
+        caption()
+    );
+    let o = run("no-such-folder", &["plot", "out"]);
     assert_fails_with(
         &o,
         &[
@@ -214,7 +227,7 @@ fn a_malformed_complexity_trap_file_is_refused_with_its_line() {
     std::fs::write(&path, bad).unwrap();
     let e = complexity_trap::read(&path).unwrap_err().to_string();
     assert!(
-        e.contains("line 5") && e.contains("\"cheap\"") && e.contains("expected a number"),
+        e.contains(":5: cost") && e.contains("\"cheap\"") && e.contains("expected a number"),
         "{e}"
     );
     std::fs::write(&path, "experiment,strategy\n").unwrap();
