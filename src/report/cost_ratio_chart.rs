@@ -222,18 +222,18 @@ pub fn band_ratios(ratios: &[Ratio], strategies: &[String], windows: &[u64]) -> 
 struct Series {
     label: String,
     style: LineStyle,
-    values: Vec<Option<(f64, Option<(f64, f64)>)>>,
+    values: Vec<Option<RatioOfMeans>>,
 }
 
 /// The band's point, moved along x by the series' place among `count` so none hides another.
-fn dodged(band: usize, place: usize, count: usize, value: (f64, Option<(f64, f64)>)) -> Point {
+fn dodged(band: usize, place: usize, count: usize, value: RatioOfMeans) -> Point {
     let (low, high) = BANDS[band];
     let width = (high - low) as f64;
     let offset = 0.08 * (place as f64 - (count as f64 - 1.0) / 2.0);
     Point {
         x: low as f64 + width * (0.5 + offset),
-        y: value.0,
-        band: value.1,
+        y: value.value,
+        band: value.interval,
         hollow: false,
         sparse: false,
     }
@@ -246,7 +246,8 @@ fn trap_series(trap: &Trap) -> Vec<Series> {
         return Vec::new();
     };
     type Pick = fn(&complexity_trap::Band) -> Option<f64>;
-    let measures: [(&str, usize, Pick, Option<(u32, u32)>); 4] = [
+    type Measure = (&'static str, usize, Pick, Option<(u32, u32)>);
+    let measures: [Measure; 4] = [
         ("cost ×", 2, |b| b.cost, None),
         ("cost ×, paired", 2, |b| b.paired_cost, Some((3, 3))),
         ("prompt per call ×", 3, |b| b.prompt_per_call, None),
@@ -270,7 +271,15 @@ fn trap_series(trap: &Trap) -> Vec<Series> {
                 },
                 dash,
             },
-            values: bands.iter().map(|b| pick(b).map(|v| (v, None))).collect(),
+            values: bands
+                .iter()
+                .map(|b| {
+                    pick(b).map(|value| RatioOfMeans {
+                        value,
+                        interval: None,
+                    })
+                })
+                .collect(),
         })
         .collect()
 }
@@ -286,12 +295,11 @@ fn ctxlab_series(bands: &[BandRatio], strategy: &str, windows: &[u64]) -> Vec<Se
                     let b = bands
                         .iter()
                         .find(|b| b.strategy == strategy && b.window == window && b.low == low)?;
-                    let r = if m == 0 {
+                    if m == 0 {
                         Some(b.cost)
                     } else {
                         b.per_call_input
-                    }?;
-                    Some((r.value, r.interval))
+                    }
                 })
                 .collect();
             out.push(Series {
@@ -383,7 +391,7 @@ pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest, trap: &Trap)
         .iter()
         .flatten()
         .flat_map(|s| s.values.iter().flatten())
-        .map(|(v, i)| i.map_or(*v, |i| i.1.max(*v)))
+        .map(|r| r.interval.map_or(r.value, |i| i.1.max(r.value)))
         .fold(1.0, f64::max);
     let x = nice_axis(
         format!(
