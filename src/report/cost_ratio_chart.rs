@@ -364,6 +364,45 @@ fn trap_caption(trap: &Trap) -> String {
     }
 }
 
+/// The dashed line at ratio 1: what the baseline spends.
+const PARITY: LineStyle = LineStyle {
+    colour: palette::NEUTRAL,
+    marker: palette::Marker::Cross,
+    dash: Some((6, 6)),
+};
+
+/// One strategy's panel: the line at ratio 1 across `span`, then each series by band.
+fn panel(title: &str, series: &[Series], span: (f64, f64)) -> Panel {
+    let level = |x: f64| {
+        Some(Point {
+            x,
+            y: 1.0,
+            band: None,
+            hollow: false,
+            sparse: false,
+        })
+    };
+    let mut lines = vec![Line {
+        style: PARITY,
+        points: vec![level(span.0), level(span.1)],
+    }];
+    lines.extend(series.iter().enumerate().map(|(k, s)| {
+        Line {
+            style: s.style,
+            points: s
+                .values
+                .iter()
+                .enumerate()
+                .map(|(b, v)| v.map(|v| dodged(b, k, series.len(), v)))
+                .collect(),
+        }
+    }));
+    Panel {
+        title: title.to_string(),
+        lines,
+    }
+}
+
 /// The chart, or `None` when the sweep has no `raw(window=none)`. `trap`: the paper's bands,
 /// drawn in every panel, or where they were not found.
 pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest, trap: &Trap) -> Option<Figure> {
@@ -407,44 +446,10 @@ pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest, trap: &Trap)
         top,
         true,
     );
-    let parity = LineStyle {
-        colour: palette::NEUTRAL,
-        marker: palette::Marker::Cross,
-        dash: Some((6, 6)),
-    };
-    let level = |x: f64| {
-        Some(Point {
-            x,
-            y: 1.0,
-            band: None,
-            hollow: false,
-            sparse: false,
-        })
-    };
     let panels = strategies
         .iter()
         .zip(&per_panel)
-        .map(|(label, series)| {
-            let mut lines = vec![Line {
-                style: parity,
-                points: vec![level(x.min), level(x.max)],
-            }];
-            lines.extend(series.iter().enumerate().map(|(k, s)| {
-                Line {
-                    style: s.style,
-                    points: s
-                        .values
-                        .iter()
-                        .enumerate()
-                        .map(|(b, v)| v.map(|v| dodged(b, k, series.len(), v)))
-                        .collect(),
-                }
-            }));
-            Panel {
-                title: label.clone(),
-                lines,
-            }
-        })
+        .map(|(label, series)| panel(label, series, (x.min, x.max)))
         .collect();
     let first = per_panel.first().map(Vec::as_slice).unwrap_or_default();
     let legend = first
@@ -455,7 +460,7 @@ pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest, trap: &Trap)
         })
         .chain(std::iter::once(LegendEntry {
             label: format!("what {BASELINE} spends"),
-            style: parity,
+            style: PARITY,
         }))
         .collect();
     Some(Figure {
