@@ -1,13 +1,19 @@
 //! `cost_ratio_vs_length`: what each strategy costs against the agent as it ran
-//! (`raw(window=none)`), session by session, against the run's length. For every session of a
-//! strategy other than the baseline, two ratios to the baseline's session on the same history
-//! (and replicate, noise level, window, ratio, note rate): its input per call (`input_tokens /
-//! calls`) and its cost. One panel per strategy, one point per history and window, a line at
-//! ratio 1. The sign of a strategy against raw is read off it: below 1 it saves.
+//! (`raw(window=none)`), by run length. Every session of a strategy other than the baseline is
+//! paired with the baseline's session on the same history (and replicate, noise level, window,
+//! ratio, note rate); the completed ones are grouped by the baseline's calls into the bands of
+//! [`complexity_trap::BANDS`], and each band gets the ratio of the strategy's mean cost (and mean
+//! input per call) to the baseline's, with a 95 % interval by run. One panel per strategy, a
+//! line at ratio 1: below it the strategy saves.
+//!
+//! Beside them, in every panel, the Complexity Trap's live runs (masking over raw, cost and
+//! prompt per call, banded by each run's own length and paired), computed from its data where
+//! [`complexity_trap::locate`] finds it, and otherwise left out with a note in the caption.
 //!
 //! Drawn only for a session sweep that has `raw(window=none)`; read from `sessions.parquet`
 //! through the table's declaration.
 
+use super::complexity_trap::{self, Trap, BANDS};
 use super::figure::{nice_axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::palette;
 use crate::error::InputError;
@@ -21,13 +27,6 @@ pub const STEM: &str = "cost_ratio_vs_length";
 
 /// The strategy every ratio is taken against: the agent as it ran, no window.
 pub const BASELINE: &str = "raw(window=none)";
-
-/// The Complexity Trap's live SWE-agent runs with Gemini 2.5 Flash
-/// (`../shared/data/complexity-trap/experiment_instance_costs_sweagent.csv`): observation
-/// masking's mean prompt tokens per call over the raw agent's, each condition's runs banded by
-/// their own turn count (`[low, high)` turns). A test recomputes them from the file.
-pub const COMPLEXITY_TRAP_FLASH: [(u64, u64, f64); 3] =
-    [(20, 40, 0.76), (40, 80, 0.41), (80, 160, 0.28)];
 
 /// One session of `sessions.parquet`, as the chart needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,8 +104,12 @@ pub struct Ratio {
     pub length: u64,
     pub per_call_input: Option<f64>,
     pub cost: Option<f64>,
-    /// Whether the session reached its last call (an early end is drawn hollow).
+    /// Whether the session reached its last call.
     pub completed: bool,
+    /// The session's and the baseline's cost, for ratios of means over several runs.
+    pub costs: (f64, f64),
+    /// The session's and the baseline's input per call, where both made a call.
+    pub inputs_per_call: Option<(f64, f64)>,
 }
 
 /// Every non-baseline session's ratios to its baseline session, in the table's order; empty
@@ -134,43 +137,242 @@ pub fn ratios(sessions: &[SessionCost]) -> Vec<Ratio> {
                 per_call_input: over(s.per_call(), b.per_call()),
                 cost: over(Some(s.cost), Some(b.cost)),
                 completed: s.completed,
+                costs: (s.cost, b.cost),
+                inputs_per_call: s.per_call().zip(b.per_call()),
             })
         })
         .collect()
 }
 
-/// The chart, or `None` when the sweep has no `raw(window=none)`.
-pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest) -> Option<Figure> {
-    let grid = &manifest.grid;
-    if !grid.strategies.iter().any(|s| s == BASELINE) {
+/// A mean over several runs against the baseline's mean over the same runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatioOfMeans {
+    pub value: f64,
+    /// 95 % interval by run; `None` from a single run.
+    pub interval: Option<(f64, f64)>,
+}
+
+/// `Σx / Σy` over pairs `(x, y)` of one run each, with the delta method's 95 % interval: the
+/// residuals `x − R·y` give the standard error `√(Σ(x − R·y)² / (n − 1) / n) / ȳ`, times
+/// Student's t with `n − 1` degrees of freedom. `None` without pairs or when `Σy` is 0.
+pub fn ratio_of_means(pairs: &[(f64, f64)]) -> Option<RatioOfMeans> {
+    let n = pairs.len();
+    let (sx, sy) = pairs
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+    if n == 0 || sy <= 0.0 {
         return None;
     }
-    let all = ratios(sessions);
-    let strategies: Vec<&String> = grid.strategies.iter().filter(|s| *s != BASELINE).collect();
-    let longest = all.iter().map(|r| r.length).max().unwrap_or(0) as f64;
-    let x = nice_axis(
-        format!("run length (calls of {BASELINE})"),
-        0.0,
-        longest,
-        true,
-    );
-    let top = all
+    let value = sx / sy;
+    let interval = (n >= 2).then(|| {
+        let residuals: f64 = pairs.iter().map(|(x, y)| (x - value * y).powi(2)).sum();
+        let se = (residuals / (n - 1) as f64 / n as f64).sqrt() / (sy / n as f64);
+        let half = crate::stats::t975(n as u64 - 1) * se;
+        (value - half, value + half)
+    });
+    Some(RatioOfMeans { value, interval })
+}
+
+/// A strategy's completed sessions at one window whose baseline's calls fall in one band.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BandRatio {
+    pub strategy: String,
+    pub window: u64,
+    pub low: u64,
+    pub high: u64,
+    pub runs: usize,
+    pub cost: RatioOfMeans,
+    pub per_call_input: Option<RatioOfMeans>,
+}
+
+/// Every strategy's and window's bands (of [`BANDS`]) that hold a completed session, in the
+/// order of `strategies`, `windows`, then the bands.
+pub fn band_ratios(ratios: &[Ratio], strategies: &[String], windows: &[u64]) -> Vec<BandRatio> {
+    let mut out = Vec::new();
+    for strategy in strategies {
+        for &window in windows {
+            for &(low, high) in &BANDS {
+                let runs: Vec<&Ratio> = ratios
+                    .iter()
+                    .filter(|r| r.completed && &r.strategy == strategy && r.window == window)
+                    .filter(|r| (low..high).contains(&r.length))
+                    .collect();
+                let costs: Vec<(f64, f64)> = runs.iter().map(|r| r.costs).collect();
+                let inputs: Vec<(f64, f64)> =
+                    runs.iter().filter_map(|r| r.inputs_per_call).collect();
+                let Some(cost) = ratio_of_means(&costs) else {
+                    continue;
+                };
+                out.push(BandRatio {
+                    strategy: strategy.clone(),
+                    window,
+                    low,
+                    high,
+                    runs: runs.len(),
+                    cost,
+                    per_call_input: ratio_of_means(&inputs),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One series of the chart: its legend label, style and a value per band.
+struct Series {
+    label: String,
+    style: LineStyle,
+    values: Vec<Option<RatioOfMeans>>,
+}
+
+/// The band's point, moved along x by the series' place among `count` so none hides another.
+fn dodged(band: usize, place: usize, count: usize, value: RatioOfMeans) -> Point {
+    let (low, high) = BANDS[band];
+    let width = (high - low) as f64;
+    let offset = 0.08 * (place as f64 - (count as f64 - 1.0) / 2.0);
+    Point {
+        x: low as f64 + width * (0.5 + offset),
+        y: value.value,
+        band: value.interval,
+        hollow: false,
+        sparse: false,
+    }
+}
+
+/// The paper's four series (cost and prompt per call, each condition banded by its own
+/// length and paired), or none without its data.
+fn trap_series(trap: &Trap) -> Vec<Series> {
+    let Trap::Found { bands, .. } = trap else {
+        return Vec::new();
+    };
+    type Pick = fn(&complexity_trap::Band) -> Option<f64>;
+    type Measure = (&'static str, usize, Pick, Option<(u32, u32)>);
+    let measures: [Measure; 4] = [
+        ("cost ×", 2, |b| b.cost, None),
+        ("cost ×, paired", 2, |b| b.paired_cost, Some((3, 3))),
+        ("prompt per call ×", 3, |b| b.prompt_per_call, None),
+        (
+            "prompt per call ×, paired",
+            3,
+            |b| b.paired_prompt_per_call,
+            Some((3, 3)),
+        ),
+    ];
+    measures
         .iter()
-        .flat_map(|r| [r.per_call_input, r.cost])
-        .flatten()
-        .fold(1.0, f64::max);
-    let y = nice_axis(format!("ratio to {BASELINE}"), 0.0, top, true);
-    // A series per measure (colour) and window (marker).
-    let style = |m: usize, w: usize| LineStyle {
-        colour: palette::colour(m),
-        marker: palette::marker(0, w),
-        dash: None,
-    };
-    let parity = LineStyle {
-        colour: palette::NEUTRAL,
-        marker: palette::Marker::Cross,
-        dash: Some((6, 6)),
-    };
+        .map(|&(label, colour, pick, dash)| Series {
+            label: format!("Complexity Trap, masking: {label}"),
+            style: LineStyle {
+                colour: palette::colour(colour),
+                marker: if colour == 2 {
+                    palette::Marker::Square
+                } else {
+                    palette::Marker::Diamond
+                },
+                dash,
+            },
+            values: bands
+                .iter()
+                .map(|b| {
+                    pick(b).map(|value| RatioOfMeans {
+                        value,
+                        interval: None,
+                    })
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// ctxlab's two series per window for one strategy: cost and input per call by band.
+fn ctxlab_series(bands: &[BandRatio], strategy: &str, windows: &[u64]) -> Vec<Series> {
+    let mut out = Vec::new();
+    for (m, label) in ["cost ×", "input per call ×"].iter().enumerate() {
+        for (w, &window) in windows.iter().enumerate() {
+            let values = BANDS
+                .iter()
+                .map(|&(low, _)| {
+                    let b = bands
+                        .iter()
+                        .find(|b| b.strategy == strategy && b.window == window && b.low == low)?;
+                    if m == 0 {
+                        Some(b.cost)
+                    } else {
+                        b.per_call_input
+                    }
+                })
+                .collect();
+            out.push(Series {
+                label: format!("ctxlab: {label} · window {window}"),
+                style: LineStyle {
+                    colour: palette::colour(m),
+                    marker: palette::marker(0, w),
+                    dash: None,
+                },
+                values,
+            });
+        }
+    }
+    out
+}
+
+/// `0.76 / 0.41 / 0.28`: one figure per band, `–` where there is none.
+fn by_band(values: impl Iterator<Item = Option<f64>>) -> String {
+    values
+        .map(|v| v.map_or("–".into(), |v| format!("{v:.2}")))
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
+/// What the caption says of the paper: its figures and what they are, or why none is drawn.
+fn trap_caption(trap: &Trap) -> String {
+    let bands_text = BANDS
+        .iter()
+        .map(|(l, h)| format!("{l}–{h}"))
+        .collect::<Vec<_>>()
+        .join(" / ");
+    match trap {
+        Trap::Found { file, bands } => format!(
+            "Beside them, the Complexity Trap's live SWE-agent runs with Gemini 2.5 Flash \
+             ({}): observation masking over the raw agent, ratios of means by each run's own \
+             turn count ({bands_text}), cost × {} and prompt per call × {}; paired (instances \
+             whose two runs both fall in the band: {}) cost × {} and prompt per call × {}. \
+             Live runs whose length changed with the strategy, not replays: they hold the \
+             per-call effect and the change of behaviour together.",
+            file.display(),
+            by_band(bands.iter().map(|b| b.cost)),
+            by_band(bands.iter().map(|b| b.prompt_per_call)),
+            bands
+                .iter()
+                .map(|b| b.paired_instances.to_string())
+                .collect::<Vec<_>>()
+                .join(" / "),
+            by_band(bands.iter().map(|b| b.paired_cost)),
+            by_band(bands.iter().map(|b| b.paired_prompt_per_call)),
+        ),
+        Trap::Absent(looked) => format!(
+            "The Complexity Trap's live runs are not drawn: {} (see docs/sessions.md).",
+            match looked {
+                Some(dir) => format!(
+                    "no folder {} and {} unset",
+                    dir.display(),
+                    complexity_trap::DIR_VAR
+                ),
+                None => format!("{} is set empty", complexity_trap::DIR_VAR),
+            }
+        ),
+    }
+}
+
+/// The dashed line at ratio 1: what the baseline spends.
+const PARITY: LineStyle = LineStyle {
+    colour: palette::NEUTRAL,
+    marker: palette::Marker::Cross,
+    dash: Some((6, 6)),
+};
+
+/// One strategy's panel: the line at ratio 1 across `span`, then each series by band.
+fn panel(title: &str, series: &[Series], span: (f64, f64)) -> Panel {
     let level = |x: f64| {
         Some(Point {
             x,
@@ -180,86 +382,133 @@ pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest) -> Option<Fi
             sparse: false,
         })
     };
-    type Measure = fn(&Ratio) -> Option<f64>;
-    let measures: [(&str, Measure); 2] = [
-        ("input per call", |r| r.per_call_input),
-        ("cost", |r| r.cost),
-    ];
-    let series: Vec<(usize, usize)> = (0..measures.len())
-        .flat_map(|m| (0..grid.windows.len()).map(move |w| (m, w)))
-        .collect();
-    let panels = strategies
+    let mut lines = vec![Line {
+        style: PARITY,
+        points: vec![level(span.0), level(span.1)],
+    }];
+    lines.extend(series.iter().enumerate().map(|(k, s)| {
+        Line {
+            style: s.style,
+            points: s
+                .values
+                .iter()
+                .enumerate()
+                .map(|(b, v)| v.map(|v| dodged(b, k, series.len(), v)))
+                .collect(),
+        }
+    }));
+    Panel {
+        title: title.to_string(),
+        lines,
+    }
+}
+
+/// The chart, or `None` when the sweep has no `raw(window=none)`. `trap`: the paper's bands,
+/// drawn in every panel, or where they were not found.
+pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest, trap: &Trap) -> Option<Figure> {
+    let grid = &manifest.grid;
+    if !grid.strategies.iter().any(|s| s == BASELINE) {
+        return None;
+    }
+    let all = ratios(sessions);
+    let strategies: Vec<String> = grid
+        .strategies
         .iter()
-        .map(|label| {
-            let mut lines = vec![Line {
-                style: parity,
-                points: vec![level(x.min), level(x.max)],
-            }];
-            lines.extend(series.iter().map(|&(m, w)| {
-                Line {
-                    style: style(m, w),
-                    // One point per session: a gap after each, so no line joins them.
-                    points: all
-                        .iter()
-                        .filter(|r| &r.strategy == *label && r.window == grid.windows[w])
-                        .filter_map(|r| {
-                            Some(Point {
-                                x: r.length as f64,
-                                y: measures[m].1(r)?,
-                                band: None,
-                                hollow: !r.completed,
-                                sparse: false,
-                            })
-                        })
-                        .flat_map(|p| [Some(p), None])
-                        .collect(),
-                }
-            }));
-            Panel {
-                title: (*label).clone(),
-                lines,
-            }
+        .filter(|s| *s != BASELINE)
+        .cloned()
+        .collect();
+    let bands = band_ratios(&all, &strategies, &grid.windows);
+    let per_panel: Vec<Vec<Series>> = strategies
+        .iter()
+        .map(|s| {
+            let mut v = ctxlab_series(&bands, s, &grid.windows);
+            v.extend(trap_series(trap));
+            v
         })
         .collect();
-    let legend = series
+    let top = per_panel
         .iter()
-        .map(|&(m, w)| LegendEntry {
-            label: format!("{} · window {}", measures[m].0, grid.windows[w]),
-            style: style(m, w),
+        .flatten()
+        .flat_map(|s| s.values.iter().flatten())
+        .map(|r| r.interval.map_or(r.value, |i| i.1.max(r.value)))
+        .fold(1.0, f64::max);
+    let x = nice_axis(
+        format!(
+            "run length: calls of {BASELINE} on the history (ctxlab); each run's own turns (Complexity Trap)"
+        ),
+        0.0,
+        BANDS[BANDS.len() - 1].1 as f64,
+        true,
+    );
+    let y = nice_axis(
+        format!("ratio to {BASELINE} (to the raw agent)"),
+        0.0,
+        top,
+        true,
+    );
+    let panels = strategies
+        .iter()
+        .zip(&per_panel)
+        .map(|(label, series)| panel(label, series, (x.min, x.max)))
+        .collect();
+    let first = per_panel.first().map(Vec::as_slice).unwrap_or_default();
+    let legend = first
+        .iter()
+        .map(|s| LegendEntry {
+            label: s.label.clone(),
+            style: s.style,
         })
         .chain(std::iter::once(LegendEntry {
             label: format!("what {BASELINE} spends"),
-            style: parity,
+            style: PARITY,
         }))
         .collect();
-    let trap = COMPLEXITY_TRAP_FLASH
-        .iter()
-        .map(|(lo, hi, r)| format!("{r:.2} × for {lo}–{hi} turns"))
-        .collect::<Vec<_>>()
-        .join(", ");
     Some(Figure {
         stem: STEM.into(),
-        title: format!("Input per call and cost against {BASELINE}, by run length"),
-        subtitle: format!(
-            "One point per history and window: the strategy's session's input tokens per call (input \
-             tokens / calls) and its cost, each over those of the same history under \
-             {BASELINE} (the agent as it ran), against that session's calls; replays of one \
-             trajectory per history. Hollow marks: sessions that ended before their last call. \
-             Beside them, the Complexity Trap's live SWE-agent runs with Gemini 2.5 Flash put \
-             observation masking's mean prompt per call at {trap} of the raw agent's: live \
-             runs whose length changed with the strategy, not replays. Experiment “{}”: {} \
-             histories × {} replicates, seed {}.",
-            manifest.name, grid.histories, grid.replicates, manifest.seed
-        ),
+        title: format!("Cost and input per call against {BASELINE}, by run length"),
+        subtitle: subtitle(&all, &strategies, manifest, trap),
         x,
         y,
         columns: 2,
         panels,
-        legend_title: "ratio · window".into(),
+        legend_title: "ratio, by band".into(),
         legend,
         legend_group: grid.windows.len(),
-        band_label: String::new(),
+        band_label: "95 % interval by run (ctxlab)".into(),
     })
+}
+
+/// The chart's caption: what each point is, what it rests on, what is left out.
+fn subtitle(
+    all: &[Ratio],
+    strategies: &[String],
+    manifest: &SessionManifest,
+    trap: &Trap,
+) -> String {
+    let grid = &manifest.grid;
+    let (lowest, highest) = (BANDS[0].0, BANDS[BANDS.len() - 1].1);
+    let outside = all
+        .iter()
+        .filter(|r| r.completed && !(lowest..highest).contains(&r.length))
+        .count();
+    let unfinished = all.iter().filter(|r| !r.completed).count();
+    format!(
+        "ctxlab (replays of one trajectory per history): per band of run length (the calls of \
+         the same history under {BASELINE}, the agent as it ran), the strategy's mean cost and \
+         mean input per call (input tokens / calls) over {BASELINE}'s on the same histories, \
+         over the sessions that completed, with the 95 % interval by run (delta method); {} \
+         of {} sessions of {} strategies left out as unfinished, {} as outside {lowest}–{highest} \
+         calls. {} Experiment “{}”: {} histories × {} replicates, seed {}.",
+        unfinished,
+        all.len(),
+        strategies.len(),
+        outside,
+        trap_caption(trap),
+        manifest.name,
+        grid.histories,
+        grid.replicates,
+        manifest.seed
+    )
 }
 
 #[cfg(test)]
@@ -300,5 +549,44 @@ mod tests {
         assert_eq!(r[0].per_call_input, Some(0.4));
         assert_eq!(r[0].cost, Some(0.25));
         assert!(ratios(&rows[..1]).is_empty());
+    }
+    /// Pairs (1, 2) and (3, 4): R = 4 / 6 = 2/3; residuals 1 − 4/3 = −1/3 and 3 − 8/3 = 1/3,
+    /// Σ² = 2/9, standard error √(2/9 / 1 / 2) / 3 = 1/9; t(1) = 12.706: 2/3 ± 1.4118.
+    #[test]
+    fn ratio_of_means_with_its_interval_by_run() {
+        let r = ratio_of_means(&[(1.0, 2.0), (3.0, 4.0)]).unwrap();
+        assert!((r.value - 2.0 / 3.0).abs() < 1e-12);
+        let (lo, hi) = r.interval.unwrap();
+        let half = crate::stats::t975(1) / 9.0;
+        assert!((half - 1.41178).abs() < 1e-4, "{half}");
+        assert!((lo - (2.0 / 3.0 - half)).abs() < 1e-12 && (hi - (2.0 / 3.0 + half)).abs() < 1e-12);
+        let one = ratio_of_means(&[(1.0, 4.0)]).unwrap();
+        assert_eq!((one.value, one.interval), (0.25, None));
+        assert_eq!(ratio_of_means(&[]), None);
+        assert_eq!(ratio_of_means(&[(1.0, 0.0)]), None);
+    }
+
+    /// Baselines of 30 and 35 calls (band 20–40) cost $0.40 and $0.60; the strategy's sessions
+    /// $0.10 and $0.40: 0.50 / 1.00 = 0.5. Input per call 2 000 and 3 000 against 5 000 and
+    /// 5 000: 0.5. A baseline of 10 calls is outside every band; an unfinished session is left
+    /// out, and the bands without a session give no row.
+    #[test]
+    fn bands_take_the_ratio_of_means_over_completed_runs() {
+        let mut rows = vec![
+            session("a", BASELINE, 30, 150_000, 0.40),
+            session("a", "mask", 30, 60_000, 0.10),
+            session("b", BASELINE, 35, 175_000, 0.60),
+            session("b", "mask", 35, 105_000, 0.40),
+            session("c", BASELINE, 10, 50_000, 0.10),
+            session("c", "mask", 10, 10_000, 0.01),
+            session("d", BASELINE, 50, 50_000, 0.10),
+            session("d", "mask", 50, 10_000, 0.01),
+        ];
+        rows[7].completed = false;
+        let b = band_ratios(&ratios(&rows), &["mask".to_string()], &[16000]);
+        assert_eq!(b.len(), 1);
+        assert_eq!((b[0].low, b[0].high, b[0].runs), (20, 40, 2));
+        assert!((b[0].cost.value - 0.5).abs() < 1e-12);
+        assert!((b[0].per_call_input.unwrap().value - 0.5).abs() < 1e-12);
     }
 }

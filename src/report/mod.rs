@@ -3,6 +3,7 @@
 pub mod charts;
 pub mod compaction_decay;
 pub mod compare;
+pub mod complexity_trap;
 pub mod cost_ratio_chart;
 pub(crate) mod figure;
 pub mod flagger;

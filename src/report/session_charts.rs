@@ -163,7 +163,9 @@ pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<FileT
         .any(|s| s == cost_ratio_chart::BASELINE);
     if baseline && sessions_path.exists() {
         let sessions = cost_ratio_chart::read(&sessions_path)?;
-        if let Some(figure) = cost_ratio_chart::figure(&sessions, &manifest) {
+        if let Some(figure) =
+            cost_ratio_chart::figure(&sessions, &manifest, &super::complexity_trap::load()?)
+        {
             files.extend(figure_files(&figure)?);
         }
     }

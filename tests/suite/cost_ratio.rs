@@ -3,7 +3,8 @@
 //! sweep without it draws none. Beside it, the Complexity Trap's own per-instance ratios.
 
 use crate::common::*;
-use ctxlab::report::cost_ratio_chart::{self, COMPLEXITY_TRAP_FLASH};
+use ctxlab::report::complexity_trap;
+use ctxlab::report::cost_ratio_chart;
 use std::path::Path;
 
 /// Two histories of 9-character records (cost `chars`: one token a character, 1 a separator):
@@ -82,7 +83,7 @@ fn ratios_to_the_agent_as_it_ran_are_drawn_against_run_length() {
 
     let charts = dir.path().join("out/charts");
     let svg = std::fs::read_to_string(charts.join("cost_ratio_vs_length.svg")).unwrap();
-    assert!(svg.contains("Input per call and cost against raw(window=none), by run length"));
+    assert!(svg.contains("Cost and input per call against raw(window=none), by run length"));
     assert!(charts.join("cost_ratio_vs_length.png").exists());
     let files = listed(dir.path());
     for f in [
@@ -120,49 +121,146 @@ fn a_sweep_without_the_agent_as_it_ran_draws_no_cost_ratio_chart() {
     assert!(!listed(dir.path()).iter().any(|f| f.contains("cost_ratio")));
 }
 
-/// The Complexity Trap's live SWE-agent runs with Gemini 2.5 Flash: masking's mean prompt
-/// tokens per call over the raw agent's, each condition's runs banded by their own turn count,
-/// are the figures the chart's subtitle quotes (to two places).
+/// A file in the paper's format: one row of another experiment and one LLM-Summary row (both
+/// skipped), raw and masked runs of instances a, b, c:
+/// raw a 30 turns $0.20 (2 000 a call), raw b 50 turns $0.60 (6 000), raw c 90 $1.00 (10 000);
+/// masked a 25 turns $0.10 (500), masked b 70 $0.30 (1 500), masked c 45 $0.40 (1 000).
+/// Own lengths: 20–40 0.10 / 0.20 = 0.50, prompt 500 / 2 000 = 0.25; 40–80 (masked b, c
+/// against raw b) 0.35 / 0.60 = 0.5833, prompt 1 250 / 6 000 = 0.2083; 80–160 raw c only.
+/// Paired: 20–40 a alone, 0.50 and 0.25; 40–80 b alone, 0.30 / 0.60 = 0.50, prompt 0.25;
+/// 80–160 none.
+const TRAP_CSV: &str = "experiment,strategy,instance_id,cost,summary_cost,has_summary,summary_count,turn_count,mean_reasoning_tokens,mean_completion_tokens,mean_prompt_tokens,outcome
+local-qwen3-32b-baseline_raw.0-verified-500,Raw Agent,a,9.0,0.0,False,0,30,0,10,99999,1
+gemini_2.5_flash-agent-t_0.8-turn-summaries,LLM-Summary,a,9.0,0.1,True,1,30,0,10,99999,1
+gemini_2.5_flash-agent-t_0.8-baseline_raw.0-verified-500,Raw Agent,a,0.20,0.0,False,0,30,0,10,2000,1
+gemini_2.5_flash-agent-t_0.8-baseline_raw.0-verified-500,Raw Agent,b,0.60,0.0,False,0,50,0,10,6000,0
+gemini_2.5_flash-agent-t_0.8-baseline_raw.0-verified-500,Raw Agent,c,1.00,0.0,False,0,90,0,10,10000,0
+gemini_2.5_flash-agent-t_0.8-baseline_N_1_M_10.0-verified-500,Observation Masking,a,0.10,0.0,False,0,25,0,10,500,1
+gemini_2.5_flash-agent-t_0.8-baseline_N_1_M_10.0-verified-500,Observation Masking,b,0.30,0.0,False,0,70,0,10,1500,1
+gemini_2.5_flash-agent-t_0.8-baseline_N_1_M_10.0-verified-500,Observation Masking,c,0.40,0.0,False,0,45,0,10,1000,0
+";
+
+fn close(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() < 1e-9)
+}
+
 #[test]
-fn complexity_trap_masking_ratios_by_turn_band_are_the_quoted_ones() {
+fn complexity_trap_bands_are_computed_from_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(complexity_trap::FILE);
+    std::fs::write(&path, TRAP_CSV).unwrap();
+    let runs = complexity_trap::read(&path).unwrap();
+    assert_eq!(runs.len(), 6);
+    let b = complexity_trap::bands(&runs);
+    assert_eq!((b[0].runs, b[1].runs, b[2].runs), ((1, 1), (1, 2), (1, 0)));
+    assert!(close(b[0].cost, 0.5) && close(b[0].prompt_per_call, 0.25));
+    assert!(close(b[1].cost, 0.35 / 0.6) && close(b[1].prompt_per_call, 1250.0 / 6000.0));
+    assert_eq!((b[2].cost, b[2].prompt_per_call), (None, None));
+    let paired: Vec<usize> = b.iter().map(|b| b.paired_instances).collect();
+    assert_eq!(paired, [1, 1, 0]);
+    assert!(close(b[0].paired_cost, 0.5) && close(b[0].paired_prompt_per_call, 0.25));
+    assert!(close(b[1].paired_cost, 0.5) && close(b[1].paired_prompt_per_call, 0.25));
+    assert_eq!(b[2].paired_cost, None);
+}
+
+/// The sweep's chart draws the paper's bands from the folder `CTXLAB_COMPLEXITY_TRAP` names,
+/// and says in its caption when there is none.
+#[test]
+fn the_chart_quotes_the_paper_from_the_folder_it_is_given() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("trap")).unwrap();
+    std::fs::write(
+        dir.path().join("trap").join(complexity_trap::FILE),
+        TRAP_CSV,
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("h.jsonl"), histories()).unwrap();
+    let strategies = "[\"raw\", \"raw(window=none)\"]";
+    std::fs::write(dir.path().join("e.toml"), experiment(strategies)).unwrap();
+    let run = |var: &str, args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_ctxlab"))
+            .current_dir(dir.path())
+            .env(complexity_trap::DIR_VAR, var)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // The caption's words, whatever lines the chart wraps them on.
+    let caption = || {
+        let svg = std::fs::read_to_string(dir.path().join("out/charts/cost_ratio_vs_length.svg"))
+            .unwrap();
+        svg.split('<')
+            .filter_map(|tag| tag.strip_prefix("text").and_then(|t| t.split_once('>')))
+            .map(|(_, text)| text.trim())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let o = run("trap", &["sweep", "e.toml", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = caption();
+    assert!(text.contains("cost × 0.50 / 0.58 / –"), "{text}");
+    assert!(text.contains("paired (instances whose two runs both fall in the band: 1 / 1 / 0) cost × 0.50 / 0.50 / –"), "{text}");
+    assert!(text.contains("Live runs whose length changed with the strategy, not replays"));
+    let o = run("", &["plot", "out"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        caption().contains("live runs are not drawn"),
+        "{}",
+        caption()
+    );
+    let o = run("no-such-folder", &["plot", "out"]);
+    assert_fails_with(
+        &o,
+        &[
+            "CTXLAB_COMPLEXITY_TRAP",
+            "no-such-folder",
+            "expected a folder",
+        ],
+    );
+}
+
+#[test]
+fn a_malformed_complexity_trap_file_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(complexity_trap::FILE);
+    let bad = TRAP_CSV.replace("Raw Agent,b,0.60", "Raw Agent,b,cheap");
+    std::fs::write(&path, bad).unwrap();
+    let e = complexity_trap::read(&path).unwrap_err().to_string();
+    assert!(
+        e.contains(":5: cost") && e.contains("\"cheap\"") && e.contains("expected a number"),
+        "{e}"
+    );
+    std::fs::write(&path, "experiment,strategy\n").unwrap();
+    let e = complexity_trap::read(&path).unwrap_err().to_string();
+    assert!(e.contains("instance_id"), "{e}");
+}
+
+/// The Complexity Trap's live SWE-agent runs with Gemini 2.5 Flash, banded 20–40 / 40–80 /
+/// 80–160 turns: masking's mean billed cost over raw's (each run by its own turn count) and
+/// paired (both runs of an instance in the band), and the mean prompt per call likewise.
+#[test]
+fn complexity_trap_bands_on_the_shared_data() {
     let Some(data) = shared_data() else {
-        eprintln!("skipped: ../shared/data is absent (the Complexity Trap's figures are not in the repository)");
+        eprintln!("skipped: ../shared/data is absent (the Complexity Trap's results are not in the repository)");
         return;
     };
-    let path = data.join("complexity-trap/experiment_instance_costs_sweagent.csv");
-    let mut reader = csv::Reader::from_path(&path).unwrap();
-    let header = reader.headers().unwrap().clone();
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
-    let (experiment, strategy) = (col("experiment"), col("strategy"));
-    let (turns, prompt) = (col("turn_count"), col("mean_prompt_tokens"));
-    // (strategy, turn count, mean prompt tokens) of the non-thinking Flash runs.
-    let rows: Vec<(String, u64, f64)> = reader
-        .records()
-        .map(Result::unwrap)
-        .filter(|r| r[experiment].starts_with("gemini_2.5_flash-agent"))
-        .map(|r| {
-            (
-                r[strategy].to_string(),
-                r[turns].parse().unwrap(),
-                r[prompt].parse().unwrap(),
-            )
-        })
-        .collect();
-    let mean = |name: &str, lo: u64, hi: u64| {
-        let v: Vec<f64> = rows
-            .iter()
-            .filter(|(s, t, _)| s == name && (lo..hi).contains(t))
-            .map(|r| r.2)
-            .collect();
-        v.iter().sum::<f64>() / v.len() as f64
+    let runs =
+        complexity_trap::read(&data.join("complexity-trap").join(complexity_trap::FILE)).unwrap();
+    // 498 raw and 499 masked runs of the 500 instances.
+    assert_eq!(runs.iter().filter(|r| r.masking).count(), 499);
+    assert_eq!(runs.iter().filter(|r| !r.masking).count(), 498);
+    let b = complexity_trap::bands(&runs);
+    let two = |v: Option<f64>| format!("{:.2}", v.unwrap());
+    let row = |f: fn(&complexity_trap::Band) -> Option<f64>| -> Vec<String> {
+        b.iter().map(|b| two(f(b))).collect()
     };
-    let overall = mean("Observation Masking", 0, u64::MAX) / mean("Raw Agent", 0, u64::MAX);
-    assert!((overall - 0.43).abs() < 0.005, "{overall}");
-    for (lo, hi, quoted) in COMPLEXITY_TRAP_FLASH {
-        let ratio = mean("Observation Masking", lo, hi) / mean("Raw Agent", lo, hi);
-        assert!(
-            (ratio - quoted).abs() < 0.005,
-            "{lo}–{hi} turns: {ratio}, quoted {quoted}"
-        );
-    }
+    assert_eq!(row(|b| b.cost), ["1.06", "0.76", "0.55"]);
+    assert_eq!(row(|b| b.paired_cost), ["0.82", "0.89", "0.60"]);
+    assert_eq!(row(|b| b.prompt_per_call), ["0.76", "0.41", "0.28"]);
+    assert_eq!(row(|b| b.paired_prompt_per_call), ["0.62", "0.48", "0.33"]);
+    let counts: Vec<(usize, usize, usize)> = b
+        .iter()
+        .map(|b| (b.runs.0, b.runs.1, b.paired_instances))
+        .collect();
+    assert_eq!(counts, [(115, 104, 28), (62, 68, 12), (56, 39, 7)]);
 }
