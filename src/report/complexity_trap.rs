@@ -42,7 +42,7 @@ pub const BANDS: [(u64, u64); 3] = [(20, 40), (40, 80), (80, 160)];
 
 /// One run of the file: an instance under raw or masking.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Run {
+pub struct TrapRun {
     pub instance: String,
     pub masking: bool,
     /// Billed cost of the run, USD.
@@ -118,7 +118,7 @@ pub fn load() -> Result<Trap, InputError> {
 }
 
 /// The raw and masking runs of [`EXPERIMENT_PREFIX`] in `path`; other rows are skipped.
-pub fn read(path: &Path) -> Result<Vec<Run>, InputError> {
+pub fn read(path: &Path) -> Result<Vec<TrapRun>, InputError> {
     let mut reader = csv::Reader::from_path(path).map_err(|e| csv_error(path, e))?;
     let header = reader.headers().map_err(|e| csv_error(path, e))?.clone();
     let col = |name: &str| {
@@ -168,7 +168,7 @@ pub fn read(path: &Path) -> Result<Vec<Run>, InputError> {
                 format!("turn_count {:?}: expected a whole number", &record[turns]),
             )
         })?;
-        runs.push(Run {
+        runs.push(TrapRun {
             instance: record[instance].to_string(),
             masking,
             cost: number(cost, "cost")?,
@@ -194,9 +194,9 @@ fn ratio_of_means(top: &[f64], bottom: &[f64]) -> Option<f64> {
 }
 
 /// Masking over raw in each of [`BANDS`], both ways of banding.
-pub fn bands(runs: &[Run]) -> Vec<Band> {
+pub fn bands(runs: &[TrapRun]) -> Vec<Band> {
     // Instance → (raw run, masked run); a later row of the same instance and side wins.
-    let mut by_instance: HashMap<&str, (Option<&Run>, Option<&Run>)> = HashMap::new();
+    let mut by_instance: HashMap<&str, (Option<&TrapRun>, Option<&TrapRun>)> = HashMap::new();
     for r in runs {
         let e = by_instance.entry(&r.instance).or_default();
         if r.masking {
@@ -208,27 +208,27 @@ pub fn bands(runs: &[Run]) -> Vec<Band> {
     BANDS
         .iter()
         .map(|&(low, high)| {
-            let inside = |r: &Run| (low..high).contains(&r.turns);
-            let side = |masking: bool, f: fn(&Run) -> f64| -> Vec<f64> {
+            let inside = |r: &TrapRun| (low..high).contains(&r.turns);
+            let side = |masking: bool, f: fn(&TrapRun) -> f64| -> Vec<f64> {
                 runs.iter()
                     .filter(|r| r.masking == masking && inside(r))
                     .map(f)
                     .collect()
             };
-            let mut pairs: Vec<(&Run, &Run)> = by_instance
+            let mut pairs: Vec<(&TrapRun, &TrapRun)> = by_instance
                 .values()
                 .filter_map(|&(raw, masked)| Some((raw?, masked?)))
                 .filter(|(raw, masked)| inside(raw) && inside(masked))
                 .collect();
             // The map's order is arbitrary; sums must not depend on it.
             pairs.sort_by(|a, b| a.0.instance.cmp(&b.0.instance));
-            let paired = |f: fn(&Run) -> f64| {
+            let paired = |f: fn(&TrapRun) -> f64| {
                 let masked: Vec<f64> = pairs.iter().map(|p| f(p.1)).collect();
                 let raw: Vec<f64> = pairs.iter().map(|p| f(p.0)).collect();
                 ratio_of_means(&masked, &raw)
             };
-            let cost = |r: &Run| r.cost;
-            let prompt = |r: &Run| r.mean_prompt_tokens;
+            let cost = |r: &TrapRun| r.cost;
+            let prompt = |r: &TrapRun| r.mean_prompt_tokens;
             Band {
                 low,
                 high,
@@ -247,8 +247,8 @@ pub fn bands(runs: &[Run]) -> Vec<Band> {
 mod tests {
     use super::*;
 
-    fn run(instance: &str, masking: bool, cost: f64, turns: u64, prompt: f64) -> Run {
-        Run {
+    fn run(instance: &str, masking: bool, cost: f64, turns: u64, prompt: f64) -> TrapRun {
+        TrapRun {
             instance: instance.into(),
             masking,
             cost,

@@ -219,7 +219,7 @@ pub fn band_ratios(ratios: &[Ratio], strategies: &[String], windows: &[u64]) -> 
 }
 
 /// One series of the chart: its legend label, style and a value per band.
-struct Series {
+struct BandSeries {
     label: String,
     style: LineStyle,
     values: Vec<Option<RatioOfMeans>>,
@@ -241,7 +241,7 @@ fn dodged(band: usize, place: usize, count: usize, value: RatioOfMeans) -> Point
 
 /// The paper's four series (cost and prompt per call, each condition banded by its own
 /// length and paired), or none without its data.
-fn trap_series(trap: &Trap) -> Vec<Series> {
+fn trap_series(trap: &Trap) -> Vec<BandSeries> {
     let Trap::Found { bands, .. } = trap else {
         return Vec::new();
     };
@@ -260,7 +260,7 @@ fn trap_series(trap: &Trap) -> Vec<Series> {
     ];
     measures
         .iter()
-        .map(|&(label, colour, pick, dash)| Series {
+        .map(|&(label, colour, pick, dash)| BandSeries {
             label: format!("Complexity Trap, masking: {label}"),
             style: LineStyle {
                 colour: palette::colour(colour),
@@ -285,7 +285,7 @@ fn trap_series(trap: &Trap) -> Vec<Series> {
 }
 
 /// ctxlab's two series per window for one strategy: cost and input per call by band.
-fn ctxlab_series(bands: &[BandRatio], strategy: &str, windows: &[u64]) -> Vec<Series> {
+fn ctxlab_series(bands: &[BandRatio], strategy: &str, windows: &[u64]) -> Vec<BandSeries> {
     let mut out = Vec::new();
     for (m, label) in ["cost ×", "input per call ×"].iter().enumerate() {
         for (w, &window) in windows.iter().enumerate() {
@@ -302,7 +302,7 @@ fn ctxlab_series(bands: &[BandRatio], strategy: &str, windows: &[u64]) -> Vec<Se
                     }
                 })
                 .collect();
-            out.push(Series {
+            out.push(BandSeries {
                 label: format!("ctxlab: {label} · window {window}"),
                 style: LineStyle {
                     colour: palette::colour(m),
@@ -372,7 +372,7 @@ const PARITY: LineStyle = LineStyle {
 };
 
 /// One strategy's panel: the line at ratio 1 across `span`, then each series by band.
-fn panel(title: &str, series: &[Series], span: (f64, f64)) -> Panel {
+fn panel(title: &str, series: &[BandSeries], span: (f64, f64)) -> Panel {
     let level = |x: f64| {
         Some(Point {
             x,
@@ -418,7 +418,7 @@ pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest, trap: &Trap)
         .cloned()
         .collect();
     let bands = band_ratios(&all, &strategies, &grid.windows);
-    let per_panel: Vec<Vec<Series>> = strategies
+    let per_panel: Vec<Vec<BandSeries>> = strategies
         .iter()
         .map(|s| {
             let mut v = ctxlab_series(&bands, s, &grid.windows);
