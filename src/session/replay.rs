@@ -687,7 +687,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let storm = self.trigger.record(before_call, fruitless);
         let context_after = self.context_cost();
         let failed = outcome == Outcome::Infeasible;
-        self.log_compaction(before_call, (input, context_after, output), failed);
+        self.log_compaction(before_call, (input, context_after, output), failed, &bill);
         if let Some(t) = self.trace.as_deref_mut() {
             t.compactions.push(CompactionRow {
                 before_call,
@@ -1264,6 +1264,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             self.billing.add(rest);
         }
         self.recount();
+        let ledger = self.close_ledgers();
         // Over every required record and fact of the history (the records that appeared are
         // all of them, for a run that completed).
         let (_, facts_kept) = self.facts_present();
@@ -1339,6 +1340,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 .then(|| self.need_uses_met as f64 / self.need_uses as f64),
             needs: self.needs.finish(&self.cfg.prices),
             regions,
+            ledger,
         }
     }
 }
