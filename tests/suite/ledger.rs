@@ -48,7 +48,10 @@ fn config(kind: CacheKind) -> SessionConfig {
     }
 }
 
-fn run(kind: CacheKind) -> (Vec<(u64, u64, Option<u64>)>, Vec<Ledger>, LedgerTotals) {
+/// Per compaction: tokens before, after, and the next call's `prefix_invalidated`.
+type Tokens = Vec<(u64, u64, Option<u64>)>;
+
+fn run(kind: CacheKind) -> (Tokens, Vec<Ledger>, LedgerTotals) {
     let h = history(&[
         (U, 5),  // r0
         (A, 2),  // r1 call 1
