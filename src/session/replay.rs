@@ -74,6 +74,8 @@ pub struct SessionScratch {
     cache_points: Vec<usize>,
     /// Per record: fetched again since the last compaction ([`super::need`]).
     refetched: Vec<bool>,
+    /// The ledger of each compaction of the session ([`super::ledger`]), logged or not.
+    ledgers: Vec<super::ledger::Open>,
 }
 
 /// Keeps the text and facts of the summary just written as summary `id`, reusing buffers.
@@ -160,6 +162,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     s.alive.clear();
     s.summary_flag.clear();
     s.cache_points.clear();
+    s.ledgers.clear();
     let mut run = Replay {
         h: history,
         flags,

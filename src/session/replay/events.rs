@@ -35,9 +35,8 @@ pub(super) struct Log<'a> {
     start: usize,
     /// The first event of `out` not yet told the call after it.
     waiting: usize,
-    /// Every compaction's ledger, logged or not (the session's totals need them), and the
-    /// first not yet told the call after it.
-    ledgers: Vec<Open>,
+    /// The first ledger (of the scratch's, one per compaction, logged or not: the session's
+    /// totals need them) not yet told the call after it.
     ledgers_waiting: usize,
     /// What the last agent call left in the provider's cache (its cache read + cache write).
     last_cached: u64,
@@ -55,7 +54,6 @@ impl<'a> Log<'a> {
             out,
             start,
             waiting: start,
-            ledgers: Vec::new(),
             ledgers_waiting: 0,
             last_cached: 0,
             first_turn,
@@ -76,7 +74,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     ) {
         let freed = tokens.0.saturating_sub(tokens.1);
         let open = Open::new(call, freed, summary, &self.cfg.prices);
-        self.log.ledgers.push(open);
+        self.s.ledgers.push(open);
         if self.log.out.is_none() {
             return;
         }
@@ -121,10 +119,11 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             true => 0,
             false => log.last_cached,
         };
-        for open in &mut log.ledgers[log.ledgers_waiting..] {
+        let ledgers = &mut self.s.ledgers;
+        for open in &mut ledgers[log.ledgers_waiting..] {
             open.first_call(&self.cache, &self.cfg.prices, bill, held);
         }
-        log.ledgers_waiting = log.ledgers.len();
+        log.ledgers_waiting = ledgers.len();
         if let Some(out) = log.out.as_deref_mut() {
             for e in &mut out[log.waiting..] {
                 e.next = Some(NextCall {
@@ -142,12 +141,13 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     pub(super) fn close_ledgers(&mut self) -> LedgerTotals {
         let calls = self.calls;
         let log = &mut self.log;
+        let ledgers = &self.s.ledgers;
         if let Some(out) = log.out.as_deref_mut() {
-            for (e, open) in out[log.start..].iter_mut().zip(&log.ledgers) {
+            for (e, open) in out[log.start..].iter_mut().zip(ledgers) {
                 e.ledger = open.close(calls);
             }
         }
-        LedgerTotals::of(log.ledgers.iter().map(|o| o.close(calls)))
+        LedgerTotals::of(ledgers.iter().map(|o| o.close(calls)))
     }
 
     /// Required records among `records` (all appeared) and how much of them the context holds
