@@ -16,6 +16,8 @@
 //! - **The cache**: the agent call after the compaction ([`NextCall`]): the cached prefix the
 //!   last agent call before it left (its cache read + cache write) that this call no longer
 //!   reads, and the cache-write tokens it pays. `None` when no call followed (the run ended).
+//! - **The ledger**: what it cost, the cache writes it caused and when it pays for itself
+//!   against not compacting ([`super::ledger`]).
 
 /// Required records and how much of them a context holds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -62,4 +64,6 @@ pub struct CompactionEvent {
     /// Required records carried over required records, oldest, middle and newest third.
     pub regions: [Option<f64>; 3],
     pub next: Option<NextCall>,
+    /// Its cost, the cache writes it caused and its break-even ([`super::ledger`]).
+    pub ledger: super::Ledger,
 }

@@ -58,6 +58,7 @@ pub mod config;
 mod context;
 mod invalid;
 pub mod layers;
+pub mod ledger;
 pub mod need;
 pub mod notes;
 pub mod prices;
@@ -71,6 +72,7 @@ pub use config::{Pricing, SessionConfig, TriggerMode};
 pub use context::{Entry, Origin};
 pub use invalid::Invalid;
 pub use layers::{Layer, Layers};
+pub use ledger::{Ledger, LedgerTotals};
 pub use prices::Prices;
 pub use replay::{first_user_turn, region, SessionScratch};
 pub use trace::{parse_usage, run_script, ScriptOutcome, ScriptRow};
@@ -265,6 +267,8 @@ pub struct SessionMetrics {
     /// region's required records; `None` for a region without one or a run that did not
     /// complete.
     pub regions: [Option<f64>; 3],
+    /// The compactions' ledgers summed ([`ledger`]).
+    pub ledger: LedgerTotals,
 }
 
 /// One agent call of a replay.

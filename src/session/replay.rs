@@ -74,6 +74,8 @@ pub struct SessionScratch {
     cache_points: Vec<usize>,
     /// Per record: fetched again since the last compaction ([`super::need`]).
     refetched: Vec<bool>,
+    /// The ledger of each compaction of the session ([`super::ledger`]), logged or not.
+    ledgers: Vec<super::ledger::Open>,
 }
 
 /// Keeps the text and facts of the summary just written as summary `id`, reusing buffers.
@@ -160,6 +162,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     s.alive.clear();
     s.summary_flag.clear();
     s.cache_points.clear();
+    s.ledgers.clear();
     let mut run = Replay {
         h: history,
         flags,
@@ -687,7 +690,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let storm = self.trigger.record(before_call, fruitless);
         let context_after = self.context_cost();
         let failed = outcome == Outcome::Infeasible;
-        self.log_compaction(before_call, (input, context_after, output), failed);
+        self.log_compaction(before_call, (input, context_after, output), failed, &bill);
         if let Some(t) = self.trace.as_deref_mut() {
             t.compactions.push(CompactionRow {
                 before_call,
@@ -1264,6 +1267,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             self.billing.add(rest);
         }
         self.recount();
+        let ledger = self.close_ledgers();
         // Over every required record and fact of the history (the records that appeared are
         // all of them, for a run that completed).
         let (_, facts_kept) = self.facts_present();
@@ -1339,6 +1343,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 .then(|| self.need_uses_met as f64 / self.need_uses as f64),
             needs: self.needs.finish(&self.cfg.prices),
             regions,
+            ledger,
         }
     }
 }

@@ -52,6 +52,14 @@ pub fn table() -> Table<SessionGrid, EventRow> {
         .opt_whole("next_cache_write", |_, r| {
             r.event.next.map(|n| n.cache_write)
         })
+        // Its ledger (`crate::session::ledger`): the dollars of its summary calls, the cache
+        // writes it caused, and the agent calls until it pays for itself (null: never within
+        // the run).
+        .real("summary_cost", |_, r| r.event.ledger.summary_cost)
+        .whole("cache_write_caused", |_, r| r.event.ledger.cache_write)
+        .opt_whole("break_even_calls", |_, r| {
+            r.event.ledger.break_even.map(u64::from)
+        })
 }
 
 fn share_of(e: &crate::session::CompactionEvent) -> Option<f64> {

@@ -214,6 +214,19 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .opt_real("retention_newest", |_, r| r.metrics.regions[2])
         .share()
         .measure()
+        // The compactions' ledgers summed (`crate::session::ledger`): compactions whose next
+        // call could not read part of the cached prefix, the cache writes they caused, and the
+        // dollars of their summary calls.
+        .whole("cache_breaks", |_, r| {
+            u64::from(r.metrics.ledger.cache_breaks)
+        })
+        .measure()
+        .whole("compaction_cache_write_tokens", |_, r| {
+            r.metrics.ledger.cache_write_tokens
+        })
+        .measure()
+        .real("compaction_cost", |_, r| r.metrics.ledger.cost)
+        .measure()
 }
 
 /// The keys of a session group, for the summary and the pairs tables.

@@ -34,6 +34,7 @@ mod hostile;
 mod import_formats;
 mod invariants;
 mod judge;
+mod ledger;
 mod links_locks_limits;
 mod llm_summaries;
 mod llm_sweep;

@@ -343,6 +343,8 @@ pub struct Cache {
     /// Whether the provider holds the fixed prefix (a call sent it and the cache has not
     /// expired since).
     fixed_prefix_held: bool,
+    /// Whether the latest call found the cache expired.
+    emptied: bool,
 }
 
 impl Cache {
@@ -354,6 +356,7 @@ impl Cache {
             last_call: None,
             fixed_prefix: 0,
             fixed_prefix_held: false,
+            emptied: false,
         }
     }
 
@@ -375,6 +378,11 @@ impl Cache {
         expired
     }
 
+    /// Whether the latest call found the cache expired, so that it could read nothing.
+    pub fn emptied(&self) -> bool {
+        self.emptied
+    }
+
     /// Bills a call on `req` with `output` units of output. `breakpoints` is the session's
     /// list of cached Anthropic breakpoints (cleared when the session starts); `output_end`
     /// ends an agent call's output records (`None` for a compaction), which is how `recorded`
@@ -391,6 +399,7 @@ impl Cache {
     ) -> Billing {
         let mut shared = self.prefix.call(req.len());
         let expired = self.expired(now);
+        self.emptied = expired;
         if expired {
             shared = 0;
             breakpoints.clear();

@@ -4,7 +4,8 @@
 use super::Replay;
 use crate::history::{starts_call, CostedHistory, Kind};
 use crate::session::cache::Billing;
-use crate::session::{Carried, CompactionEvent, Compactor, FirstTurn, NextCall};
+use crate::session::ledger::Open;
+use crate::session::{Carried, CompactionEvent, Compactor, FirstTurn, LedgerTotals, NextCall};
 
 /// The regions of the history a retention is split into: oldest, middle and newest third.
 pub const REGIONS: usize = 3;
@@ -30,8 +31,13 @@ pub fn first_user_turn(kinds: &[Kind]) -> std::ops::Range<usize> {
 /// What a replay writes to the log, and the events still waiting for the agent call after them.
 pub(super) struct Log<'a> {
     out: Option<&'a mut Vec<CompactionEvent>>,
+    /// The first event of `out` this session logged.
+    start: usize,
     /// The first event of `out` not yet told the call after it.
     waiting: usize,
+    /// The first ledger (of the scratch's, one per compaction, logged or not: the session's
+    /// totals need them) not yet told the call after it.
+    ledgers_waiting: usize,
     /// What the last agent call left in the provider's cache (its cache read + cache write).
     last_cached: u64,
     first_turn: std::ops::Range<usize>,
@@ -43,9 +49,12 @@ impl<'a> Log<'a> {
             Some(_) => first_user_turn(&h.kinds),
             None => 0..0,
         };
+        let start = out.as_deref().map_or(0, Vec::len);
         Log {
             out,
-            waiting: 0,
+            start,
+            waiting: start,
+            ledgers_waiting: 0,
             last_cached: 0,
             first_turn,
         }
@@ -54,8 +63,18 @@ impl<'a> Log<'a> {
 
 impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Logs the compaction just run (`k` 1-based): the context before and after it, the
-    /// summaries it wrote, and what the context carries now.
-    pub(super) fn log_compaction(&mut self, call: u32, tokens: (u64, u64, u64), failed: bool) {
+    /// summaries it wrote, what the context carries now, and its ledger, opened with its
+    /// summary calls' bill.
+    pub(super) fn log_compaction(
+        &mut self,
+        call: u32,
+        tokens: (u64, u64, u64),
+        failed: bool,
+        summary: &Billing,
+    ) {
+        let freed = tokens.0.saturating_sub(tokens.1);
+        let open = Open::new(call, freed, summary, &self.cfg.prices);
+        self.s.ledgers.push(open);
         if self.log.out.is_none() {
             return;
         }
@@ -84,6 +103,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             first_turn,
             regions: self.regions(),
             next: None,
+            ledger: open.close(0),
         };
         if let Some(out) = self.log.out.as_deref_mut() {
             out.push(event);
@@ -94,17 +114,40 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// leaves in the cache.
     pub(super) fn log_call(&mut self, bill: &Billing) {
         let log = &mut self.log;
-        let Some(out) = log.out.as_deref_mut() else {
-            return;
+        // What the provider held for this call: nothing once its cache expired.
+        let held = match self.cache.emptied() {
+            true => 0,
+            false => log.last_cached,
         };
-        for e in &mut out[log.waiting..] {
-            e.next = Some(NextCall {
-                invalidated: log.last_cached.saturating_sub(bill.cache_read),
-                cache_write: bill.cache_write,
-            });
+        let ledgers = &mut self.s.ledgers;
+        for open in &mut ledgers[log.ledgers_waiting..] {
+            open.first_call(&self.cache, &self.cfg.prices, bill, held);
         }
-        log.waiting = out.len();
+        log.ledgers_waiting = ledgers.len();
+        if let Some(out) = log.out.as_deref_mut() {
+            for e in &mut out[log.waiting..] {
+                e.next = Some(NextCall {
+                    invalidated: log.last_cached.saturating_sub(bill.cache_read),
+                    cache_write: bill.cache_write,
+                });
+            }
+            log.waiting = out.len();
+        }
         log.last_cached = bill.cache_read + bill.cache_write;
+    }
+
+    /// Closes the ledgers once the run made its last call: writes them into the events logged
+    /// and returns their sums.
+    pub(super) fn close_ledgers(&mut self) -> LedgerTotals {
+        let calls = self.calls;
+        let log = &mut self.log;
+        let ledgers = &self.s.ledgers;
+        if let Some(out) = log.out.as_deref_mut() {
+            for (e, open) in out[log.start..].iter_mut().zip(ledgers) {
+                e.ledger = open.close(calls);
+            }
+        }
+        LedgerTotals::of(ledgers.iter().map(|o| o.close(calls)))
     }
 
     /// Required records among `records` (all appeared) and how much of them the context holds
