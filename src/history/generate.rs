@@ -56,6 +56,15 @@ pub struct GenerateConfig {
     /// P(a later record uses another record's fact again).
     #[serde(default = "default_reuse_other")]
     pub reuse_other: f64,
+    /// P(a required record is overridden by a later one, see [`super::supersede`]); 0 (the
+    /// default) plants none. Left out of the written configuration at 0, so the manifests and
+    /// reports of experiments without it read as they did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub supersede_rate: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn default_reuse_required() -> f64 {
@@ -114,6 +123,7 @@ impl GenerateConfig {
         for (key, p) in [
             ("reuse_required", self.reuse_required),
             ("reuse_other", self.reuse_other),
+            ("supersede_rate", self.supersede_rate),
         ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err((
@@ -200,7 +210,10 @@ pub fn generate_one(cfg: &GenerateConfig, index: u32) -> History {
     }
     place_required(&mut r, cfg, &mut records);
     reuse_facts(cfg, index, &mut records);
-    History::new(format!("synthetic-{index:05}"), records)
+    let supersessions = super::supersede::plant(cfg, index, &mut records);
+    let mut history = History::new(format!("synthetic-{index:05}"), records);
+    history.supersessions = supersessions;
+    history
 }
 
 /// The token [`plant_fact`] writes for record `i`.
@@ -414,6 +427,7 @@ mod tests {
             seed: 1,
             reuse_required: 0.8,
             reuse_other: 0.15,
+            supersede_rate: 0.0,
         }
     }
 

@@ -265,6 +265,17 @@ pub struct SessionMetrics {
     /// region's required records; `None` for a region without one or a run that did not
     /// complete.
     pub regions: [Option<f64>; 3],
+    /// Supersessions ([`crate::stale`]) the context is stale on at the end (`None` for a run
+    /// that did not complete), and over agent calls the (call, supersession) pairs whose input
+    /// was stale: how often the agent was handed the old decision without the new.
+    pub stale: Stale,
+}
+
+/// A session's stale counts (see [`SessionMetrics::stale`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stale {
+    pub end: Option<u32>,
+    pub calls: u64,
 }
 
 /// One agent call of a replay.

@@ -214,6 +214,12 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .opt_real("retention_newest", |_, r| r.metrics.regions[2])
         .share()
         .measure()
+        // Supersessions held on the old side without the new (`crate::stale`): at the end of a
+        // completed run, and summed over agent calls (each call's input).
+        .opt_whole("stale_end", |_, r| r.metrics.stale.end.map(u64::from))
+        .measure()
+        .whole("stale_calls", |_, r| r.metrics.stale.calls)
+        .measure()
 }
 
 /// The keys of a session group, for the summary and the pairs tables.

@@ -1,0 +1,131 @@
+//! Superseded records: a later record that changes an earlier required one's decision.
+//!
+//! With `supersede_rate = p`, each record `place_required` made required is overridden with
+//! probability `p` by an `assistant` record (the agent stating the changed decision) more than
+//! [`DEFAULT_MIN_GAP`] records later, drawn uniformly among them (when the drawn one is
+//! required or overrides another record already, the next ones in turn, at most
+//! [`TRIES`] tried; none left, the record is not overridden). The overriding record becomes
+//! required too: a context that keeps the old decision must keep the new one. Its text, kind
+//! and length are unchanged: its own fact stands for the new decision. Only records
+//! `place_required` chose are overridden, so no record both overrides and is overridden.
+//!
+//! The draws come from a stream of their own (one `(u, pick)` pair per record, whether or not
+//! it is required), taken after the facts' reuses are written: every text, length, label and
+//! reuse is that of the same history without supersessions; only the overriding records'
+//! `required` labels differ.
+
+use super::generate::GenerateConfig;
+use super::record::{Kind, Record};
+use crate::history::import::label::DEFAULT_MIN_GAP;
+use crate::rng;
+use rand::Rng;
+
+/// The supersession stream's tag (beside the history's own stream and the reuses').
+const SUPERSEDE: u64 = 0x7375706572;
+/// Records tried for an overriding record, the drawn one and those after it.
+const TRIES: usize = 8;
+
+/// Plants the supersessions of history `index` in `records` (marking the overriding records
+/// required); returns `(overridden, overriding)` record indices, by overridden record.
+pub(super) fn plant(
+    cfg: &GenerateConfig,
+    index: u32,
+    records: &mut [Record],
+) -> Vec<(usize, usize)> {
+    if cfg.supersede_rate <= 0.0 {
+        return Vec::new();
+    }
+    let mut r = rng::stream(&[cfg.seed, rng::tag::GENERATE, u64::from(index), SUPERSEDE]);
+    let chosen: Vec<bool> = records.iter().map(|x| x.required).collect();
+    let assistant: Vec<usize> = (0..records.len())
+        .filter(|&j| records[j].kind == Kind::Assistant)
+        .collect();
+    let mut out = Vec::new();
+    for (i, &required) in chosen.iter().enumerate() {
+        let u = rng::next_unit(&mut r);
+        let pick = r.next_u64();
+        if !required || u >= cfg.supersede_rate {
+            continue;
+        }
+        let later = &assistant[assistant.partition_point(|&j| j <= i + DEFAULT_MIN_GAP)..];
+        if later.is_empty() {
+            continue;
+        }
+        let start = (pick % later.len() as u64) as usize;
+        let Some(j) = (0..later.len().min(TRIES))
+            .map(|k| later[(start + k) % later.len()])
+            .find(|&j| !records[j].required)
+        else {
+            continue;
+        };
+        records[j].required = true;
+        out.push((i, j));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::generate::{generate_one, GenerateConfig, Position};
+
+    fn cfg(supersede_rate: f64) -> GenerateConfig {
+        GenerateConfig {
+            count: 20,
+            records: [40, 120],
+            required_share: 0.1,
+            required_position: Position::Early,
+            seed: 3,
+            reuse_required: 0.8,
+            reuse_other: 0.15,
+            supersede_rate,
+        }
+    }
+
+    #[test]
+    fn supersessions_move_nothing_but_the_overriding_labels() {
+        let (mut pairs, mut required) = (0, 0);
+        for index in 0..20 {
+            let plain = generate_one(&cfg(0.0), index);
+            let h = generate_one(&cfg(1.0), index);
+            assert!(plain.supersessions.is_empty());
+            required += plain.records.iter().filter(|r| r.required).count();
+            for (a, b) in plain.records.iter().zip(&h.records) {
+                assert_eq!((&a.text, a.kind, a.id), (&b.text, b.kind, b.id));
+            }
+            for &(old, new) in &h.supersessions {
+                assert!(plain.records[old].required && !plain.records[new].required);
+                assert!(h.records[new].required);
+                assert_eq!(h.records[new].kind, super::Kind::Assistant);
+                assert!(new > old + super::DEFAULT_MIN_GAP);
+            }
+            // Every other label is the same.
+            let overriding: Vec<usize> = h.supersessions.iter().map(|p| p.1).collect();
+            for (j, (a, b)) in plain.records.iter().zip(&h.records).enumerate() {
+                if !overriding.contains(&j) {
+                    assert_eq!(a.required, b.required, "{index} record {j}");
+                }
+            }
+            pairs += h.supersessions.len();
+        }
+        // At rate 1 nearly every required record is overridden (early ones have room).
+        assert!(pairs * 10 >= required * 9, "{pairs} of {required}");
+        // And rate 0.5 about half of them.
+        let half: usize = (0..20)
+            .map(|i| generate_one(&cfg(0.5), i).supersessions.len())
+            .sum();
+        assert!(
+            (required * 3 / 10..=required * 7 / 10).contains(&half),
+            "{half} of {required}"
+        );
+    }
+
+    #[test]
+    fn a_rate_outside_0_1_is_refused_by_name() {
+        for bad in [-0.1, 1.5, f64::NAN] {
+            let (key, why) = cfg(bad).validate().unwrap_err();
+            assert_eq!(key, "supersede_rate");
+            assert!(why.contains("from 0 to 1"), "{why}");
+        }
+        assert!(cfg(1.0).validate().is_ok() && cfg(0.0).validate().is_ok());
+    }
+}
