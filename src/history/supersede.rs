@@ -14,7 +14,6 @@
 //! reuse is that of the same history without supersessions; only the overriding records'
 //! `required` labels differ.
 
-use super::generate::GenerateConfig;
 use super::record::{Kind, Record};
 use crate::history::import::label::DEFAULT_MIN_GAP;
 use crate::rng;
@@ -44,7 +43,7 @@ pub(super) fn plant(
     for (i, &required) in chosen.iter().enumerate() {
         let u = rng::next_unit(&mut r);
         let pick = r.next_u64();
-        if !required || u >= cfg.supersede_rate {
+        if !required || u >= rate {
             continue;
         }
         let later = &assistant[assistant.partition_point(|&j| j <= i + DEFAULT_MIN_GAP)..];
@@ -62,70 +61,4 @@ pub(super) fn plant(
         out.push((i, j));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::generate::{generate_one, GenerateConfig, Position};
-
-    fn cfg(supersede_rate: f64) -> GenerateConfig {
-        GenerateConfig {
-            count: 20,
-            records: [40, 120],
-            required_share: 0.1,
-            required_position: Position::Early,
-            seed: 3,
-            reuse_required: 0.8,
-            reuse_other: 0.15,
-            supersede_rate,
-        }
-    }
-
-    #[test]
-    fn supersessions_move_nothing_but_the_overriding_labels() {
-        let (mut pairs, mut required) = (0, 0);
-        for index in 0..20 {
-            let plain = generate_one(&cfg(0.0), index);
-            let h = generate_one(&cfg(1.0), index);
-            assert!(plain.supersessions.is_empty());
-            required += plain.records.iter().filter(|r| r.required).count();
-            for (a, b) in plain.records.iter().zip(&h.records) {
-                assert_eq!((&a.text, a.kind, a.id), (&b.text, b.kind, b.id));
-            }
-            for &(old, new) in &h.supersessions {
-                assert!(plain.records[old].required && !plain.records[new].required);
-                assert!(h.records[new].required);
-                assert_eq!(h.records[new].kind, super::Kind::Assistant);
-                assert!(new > old + super::DEFAULT_MIN_GAP);
-            }
-            // Every other label is the same.
-            let overriding: Vec<usize> = h.supersessions.iter().map(|p| p.1).collect();
-            for (j, (a, b)) in plain.records.iter().zip(&h.records).enumerate() {
-                if !overriding.contains(&j) {
-                    assert_eq!(a.required, b.required, "{index} record {j}");
-                }
-            }
-            pairs += h.supersessions.len();
-        }
-        // At rate 1 nearly every required record is overridden (early ones have room).
-        assert!(pairs * 10 >= required * 9, "{pairs} of {required}");
-        // And rate 0.5 about half of them.
-        let half: usize = (0..20)
-            .map(|i| generate_one(&cfg(0.5), i).supersessions.len())
-            .sum();
-        assert!(
-            (required * 3 / 10..=required * 7 / 10).contains(&half),
-            "{half} of {required}"
-        );
-    }
-
-    #[test]
-    fn a_rate_outside_0_1_is_refused_by_name() {
-        for bad in [-0.1, 1.5, f64::NAN] {
-            let (key, why) = cfg(bad).validate().unwrap_err();
-            assert_eq!(key, "supersede_rate");
-            assert!(why.contains("from 0 to 1"), "{why}");
-        }
-        assert!(cfg(1.0).validate().is_ok() && cfg(0.0).validate().is_ok());
-    }
 }
