@@ -24,17 +24,19 @@ const SUPERSEDE: u64 = 0x7375706572;
 /// Records tried for an overriding record, the drawn one and those after it.
 const TRIES: usize = 8;
 
-/// Plants the supersessions of history `index` in `records` (marking the overriding records
-/// required); returns `(overridden, overriding)` record indices, by overridden record.
+/// Plants the supersessions of history `index` of the generator seeded `seed` in `records` at
+/// `rate` (marking the overriding records required); returns `(overridden, overriding)` record
+/// indices, by overridden record.
 pub(super) fn plant(
-    cfg: &GenerateConfig,
+    rate: f64,
+    seed: u64,
     index: u32,
     records: &mut [Record],
 ) -> Vec<(usize, usize)> {
-    if cfg.supersede_rate <= 0.0 {
+    if rate <= 0.0 {
         return Vec::new();
     }
-    let mut r = rng::stream(&[cfg.seed, rng::tag::GENERATE, u64::from(index), SUPERSEDE]);
+    let mut r = rng::stream(&[seed, rng::tag::GENERATE, u64::from(index), SUPERSEDE]);
     let chosen: Vec<bool> = records.iter().map(|x| x.required).collect();
     let assistant: Vec<usize> = (0..records.len())
         .filter(|&j| records[j].kind == Kind::Assistant)
