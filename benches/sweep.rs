@@ -111,6 +111,7 @@ fn hot_loop() -> Result<()> {
         seed: 1,
         reuse_required: 0.8,
         reuse_other: 0.15,
+        supersede_rate: 0.0,
     };
     let costed: Vec<CostedHistory> = generate(&cfg)
         .iter()
@@ -314,6 +315,7 @@ fn write_histories(tmp: &Path, count: u32) -> Result<PathBuf> {
         seed: 1,
         reuse_required: 0.8,
         reuse_other: 0.15,
+        supersede_rate: 0.0,
     };
     let path = tmp.join("h.jsonl");
     let mut w = BufWriter::new(File::create(&path)?);

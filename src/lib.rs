@@ -40,6 +40,7 @@ mod rng;
 pub mod session;
 pub(crate) mod sessions;
 pub mod spec;
+pub mod stale;
 pub mod stats;
 pub mod strategy;
 pub(crate) mod strict_json;

@@ -47,6 +47,9 @@ pub struct Metrics {
     /// Required records not kept verbatim (dropped, masked or summarised) that the agent could
     /// fetch again ([`crate::history::recovery`]).
     pub required_dropped_recoverable: u32,
+    /// Supersessions the context is stale on ([`crate::stale`]): it holds the overridden
+    /// record without the one overriding it.
+    pub stale: u32,
 }
 
 impl Metrics {
@@ -248,6 +251,16 @@ pub fn score_with(
         .zip(has_text.iter())
         .map(|((&t, &r), &h)| u32::from(t & r & (h & VERBATIM == 0)))
         .sum();
+    let pairs = &history.source.supersessions;
+    if !pairs.is_empty() {
+        let facts = &history.facts;
+        m.stale = crate::stale::count(pairs, history.len(), |i| {
+            has_text[i] != 0
+                || facts
+                    .carried_by(i)
+                    .any(|f| in_summary.get(f as usize) == Some(&true))
+        });
+    }
     m.items = context.items.len() as u32;
     m.verbatim = verbatim;
     m
@@ -300,6 +313,47 @@ mod tests {
         // One verbatim item of three.
         assert_eq!(m.exact(), Some(1.0 / 3.0));
         assert_eq!((m.placeholders, m.summarised), (1, 3));
+    }
+
+    #[test]
+    fn a_context_holding_an_overridden_record_without_its_successor_is_stale() {
+        // Record 4 (required) overrides record 1 (required).
+        let mut h = six().source.as_ref().clone();
+        h.supersessions = vec![(1, 4)];
+        let h = CostedHistory::new(&h, CostModel::Chars);
+        let stale = |verbatim: &[usize], summarised: &[usize]| {
+            let mut ctx = Context::default();
+            ctx.clear(6);
+            ctx.push(
+                Item::Summary {
+                    first: 0,
+                    end: 3,
+                    cost: 7,
+                },
+                7,
+                1,
+            );
+            for &i in summarised {
+                ctx.summary_kept[i] = true;
+            }
+            for &i in verbatim {
+                ctx.push(Item::Verbatim(i), 10, 1);
+            }
+            score(&h, Outcome::Feasible, &ctx).stale
+        };
+        // The old decision verbatim, the new one dropped: stale.
+        assert_eq!(stale(&[1, 5], &[]), 1);
+        // The old one carried by the summary, the new one dropped: stale.
+        assert_eq!(stale(&[5], &[1]), 1);
+        // Both kept, or only the new one: not stale; neither: lost, not stale.
+        assert_eq!(stale(&[1, 4], &[]), 0);
+        assert_eq!(stale(&[4, 5], &[]), 0);
+        assert_eq!(stale(&[5], &[]), 0);
+        // A history without supersessions is never stale.
+        let mut ctx = Context::default();
+        ctx.clear(6);
+        ctx.push(Item::Verbatim(1), 10, 1);
+        assert_eq!(score(&six(), Outcome::Feasible, &ctx).stale, 0);
     }
 
     #[test]

@@ -56,6 +56,15 @@ pub struct GenerateConfig {
     /// P(a later record uses another record's fact again).
     #[serde(default = "default_reuse_other")]
     pub reuse_other: f64,
+    /// P(a required record is overridden by a later one, see [`super::supersede`]); 0 (the
+    /// default) plants none. Left out of the written configuration at 0, so the manifests and
+    /// reports of experiments without it read as they did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub supersede_rate: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 fn default_reuse_required() -> f64 {
@@ -114,6 +123,7 @@ impl GenerateConfig {
         for (key, p) in [
             ("reuse_required", self.reuse_required),
             ("reuse_other", self.reuse_other),
+            ("supersede_rate", self.supersede_rate),
         ] {
             if !(0.0..=1.0).contains(&p) {
                 return Err((
@@ -200,7 +210,10 @@ pub fn generate_one(cfg: &GenerateConfig, index: u32) -> History {
     }
     place_required(&mut r, cfg, &mut records);
     reuse_facts(cfg, index, &mut records);
-    History::new(format!("synthetic-{index:05}"), records)
+    let supersessions = super::supersede::plant(cfg.supersede_rate, cfg.seed, index, &mut records);
+    let mut history = History::new(format!("synthetic-{index:05}"), records);
+    history.supersessions = supersessions;
+    history
 }
 
 /// The token [`plant_fact`] writes for record `i`.
@@ -414,6 +427,7 @@ mod tests {
             seed: 1,
             reuse_required: 0.8,
             reuse_other: 0.15,
+            supersede_rate: 0.0,
         }
     }
 
@@ -517,5 +531,72 @@ mod tests {
             early < 0.3 && (0.35..0.65).contains(&uniform) && late > 0.7,
             "{early} {uniform} {late}"
         );
+    }
+
+    mod supersede {
+        use super::super::{generate_one, GenerateConfig, Position};
+        use crate::history::import::label::DEFAULT_MIN_GAP;
+        use crate::history::Kind;
+
+        fn cfg(supersede_rate: f64) -> GenerateConfig {
+            GenerateConfig {
+                count: 20,
+                records: [40, 120],
+                required_share: 0.1,
+                required_position: Position::Early,
+                seed: 3,
+                reuse_required: 0.8,
+                reuse_other: 0.15,
+                supersede_rate,
+            }
+        }
+
+        #[test]
+        fn supersessions_move_nothing_but_the_overriding_labels() {
+            let (mut pairs, mut required) = (0, 0);
+            for index in 0..20 {
+                let plain = generate_one(&cfg(0.0), index);
+                let h = generate_one(&cfg(1.0), index);
+                assert!(plain.supersessions.is_empty());
+                required += plain.records.iter().filter(|r| r.required).count();
+                for (a, b) in plain.records.iter().zip(&h.records) {
+                    assert_eq!((&a.text, a.kind, a.id), (&b.text, b.kind, b.id));
+                }
+                for &(old, new) in &h.supersessions {
+                    assert!(plain.records[old].required && !plain.records[new].required);
+                    assert!(h.records[new].required);
+                    assert_eq!(h.records[new].kind, Kind::Assistant);
+                    assert!(new > old + DEFAULT_MIN_GAP);
+                }
+                // Every other label is the same.
+                let overriding: Vec<usize> = h.supersessions.iter().map(|p| p.1).collect();
+                for (j, (a, b)) in plain.records.iter().zip(&h.records).enumerate() {
+                    if !overriding.contains(&j) {
+                        assert_eq!(a.required, b.required, "{index} record {j}");
+                    }
+                }
+                pairs += h.supersessions.len();
+            }
+            // At rate 1 nearly every required record is overridden (early ones have room).
+            assert!(pairs * 10 >= required * 9, "{pairs} of {required}");
+            // And rate 0.5 about half of them.
+            let half: usize = (0..20)
+                .map(|i| generate_one(&cfg(0.5), i).supersessions.len())
+                .sum();
+            assert!(
+                (required * 3 / 10..=required * 7 / 10).contains(&half),
+                "{half} of {required}"
+            );
+        }
+
+        #[test]
+        fn a_rate_outside_0_1_is_refused_by_name() {
+            for bad in [-0.1, 1.5, f64::NAN] {
+                let (key, why) = cfg(bad).validate().unwrap_err();
+                assert_eq!(key, "supersede_rate");
+                assert!(why.contains("from 0 to 1"), "{why}");
+            }
+            assert!(cfg(1.0).validate().is_ok() && cfg(0.0).validate().is_ok());
+        }
     }
 }

@@ -131,6 +131,10 @@ pub struct History {
     /// The flags a harness could have had, when rules other than the truth's set them (real
     /// runs: `histories.flags`); `None`: the flags start from the truth, as in the article.
     pub flags: Option<Vec<bool>>,
+    /// `(overridden, overriding)` record indices, by overriding record: a later record that
+    /// changes an earlier required one's decision (the generator's `supersede_rate`; empty
+    /// for every other history). What the `stale` measure ([`crate::stale`]) checks.
+    pub supersessions: Vec<(usize, usize)>,
 }
 
 impl History {
@@ -139,6 +143,7 @@ impl History {
             name: name.into(),
             records,
             flags: None,
+            supersessions: Vec::new(),
         }
     }
 

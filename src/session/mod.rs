@@ -269,6 +269,17 @@ pub struct SessionMetrics {
     pub regions: [Option<f64>; 3],
     /// The compactions' ledgers summed ([`ledger`]).
     pub ledger: LedgerTotals,
+    /// Supersessions ([`crate::stale`]) the context is stale on at the end (`None` for a run
+    /// that did not complete), and over agent calls the (call, supersession) pairs whose input
+    /// was stale: how often the agent was handed the old decision without the new.
+    pub stale: Stale,
+}
+
+/// A session's stale counts (see [`SessionMetrics::stale`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stale {
+    pub end: Option<u32>,
+    pub calls: u64,
 }
 
 /// One agent call of a replay.

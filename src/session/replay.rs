@@ -201,6 +201,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
         need_uses: 0,
         need_uses_met: 0,
         needs: NeedTally::default(),
+        stale_calls: 0,
         text_summaries: compactor.summariser().is_some_and(|x| x.writes_text()),
         now: None,
         left_by_compaction: 0,
@@ -290,6 +291,8 @@ struct Replay<'a, C: ?Sized> {
     need_uses_met: u64,
     /// Needed facts at their first return, and the re-reads that recover them.
     needs: NeedTally,
+    /// (agent call, supersession) pairs whose input was stale ([`crate::stale`]).
+    stale_calls: u64,
     /// The compactor's summaries are text whose facts are read from it (not the simulated
     /// summariser's draws).
     text_summaries: bool,
@@ -378,6 +381,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         self.peak_input = self.peak_input.max(input);
         self.need_pairs += u64::from(self.appeared_required);
         self.need_hits += self.present_required;
+        self.stale_calls += u64::from(self.stale_now());
         if !self.h.facts.is_empty() {
             let (total, kept) = self.facts_present();
             self.need_facts += u64::from(total);
@@ -951,6 +955,15 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         }
     }
 
+    /// The supersessions the context is stale on now: a record held is one present in any form.
+    fn stale_now(&self) -> u32 {
+        let pairs = &self.h.source.supersessions;
+        if pairs.is_empty() {
+            return 0;
+        }
+        crate::stale::count(pairs, self.appeared, |r| self.presence(r) > 0.0)
+    }
+
     /// Counts the uses of needed facts of required records by the agent call whose output is
     /// records `a..b`, and those the call's input (the context now) holds.
     fn needed_uses(&mut self, a: usize, b: usize) {
@@ -1301,6 +1314,10 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             true => self.regions(),
             false => [None; 3],
         };
+        let stale = super::Stale {
+            end: at_end(self.stale_now()),
+            calls: self.stale_calls,
+        };
         SessionMetrics {
             records: self.h.len() as u32,
             calls: self.calls,
@@ -1344,6 +1361,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             needs: self.needs.finish(&self.cfg.prices),
             regions,
             ledger,
+            stale,
         }
     }
 }

@@ -167,6 +167,12 @@ pub fn table() -> Table<Grid, CellRow> {
         })
         .measure_as("dropped_recoverable_share_feasible")
         .share()
+        // Supersessions the context holds the old side of without the new (`crate::stale`);
+        // 0 for every history without planted supersessions.
+        .opt_whole("stale", move |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.stale))
+        })
+        .measure_as("stale_feasible")
 }
 
 /// A retention over all cells: the feasible cell's own, 0 for an infeasible one, undefined

@@ -227,6 +227,12 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .real("compaction_cost", |_, r| r.metrics.ledger.cost)
         .measure()
+        // Supersessions held on the old side without the new (`crate::stale`): at the end of a
+        // completed run, and summed over agent calls (each call's input).
+        .opt_whole("stale_end", |_, r| r.metrics.stale.end.map(u64::from))
+        .measure()
+        .whole("stale_calls", |_, r| r.metrics.stale.calls)
+        .measure()
 }
 
 /// The keys of a session group, for the summary and the pairs tables.

@@ -124,6 +124,7 @@ fn generated_histories_plant_one_fact_per_record() {
         seed: 1,
         reuse_required: 0.8,
         reuse_other: 0.15,
+        supersede_rate: 0.0,
     };
     for index in 0..3 {
         let h = generate_one(&cfg, index);

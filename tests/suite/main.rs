@@ -57,4 +57,5 @@ mod strategies;
 mod strategy_specs;
 mod structure;
 mod summarisers;
+mod supersede;
 mod sweep;

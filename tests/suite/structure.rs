@@ -46,7 +46,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "noise, strategies, summarisers",
         &["noise", "strategy", "summariser"],
     ),
-    ("metrics and flags", &["metrics", "flags"]),
+    ("metrics and flags", &["metrics", "stale", "flags"]),
     ("session", &["session"]),
     // The table formats' list (names and file names only) is read by experiment files.
     ("table formats", &["tables::formats"]),
