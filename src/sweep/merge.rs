@@ -146,29 +146,21 @@ fn merge_kind<E: SweepExperiment>(
                 total.groups.len()
             );
         }
-        if s.flagger != shards[0].1.flagger {
-            refuse!(
-                "{}: shard {}: its flags' confusion matrix differs from shard {}'s: the shards were run on different histories or flags",
-                path.display(),
-                s.shard.0,
-                shards[0].1.shard.0
-            );
-        }
-        if s.left_out != shards[0].1.left_out {
-            refuse!(
-                "{}: shard {}: it left out other files than shard {} (--skip-bad): the shards were run on different histories",
-                path.display(),
-                s.shard.0,
-                shards[0].1.shard.0
-            );
-        }
-        if s.programs != shards[0].1.programs {
-            refuse!(
-                "{}: shard {}: its external strategies ran other programs than shard {}'s (a program file changed between shards)",
-                path.display(),
-                s.shard.0,
-                shards[0].1.shard.0
-            );
+        // What every shard must share with the first: the histories and programs they ran on.
+        let first = &shards[0].1;
+        for (differs, what) in [
+            (s.flagger != first.flagger, "its flags' confusion matrix differs from shard {0}'s: the shards were run on different histories or flags"),
+            (s.left_out != first.left_out, "it left out other files than shard {0} (--skip-bad): the shards were run on different histories"),
+            (s.programs != first.programs, "its external strategies ran other programs than shard {0}'s (a program file changed between shards)"),
+        ] {
+            if differs {
+                refuse!(
+                    "{}: shard {}: {}",
+                    path.display(),
+                    s.shard.0,
+                    what.replace("{0}", &first.shard.0.to_string())
+                );
+            }
         }
         verify::numbers(path, s, &grid)?;
         let mut expected: Vec<(String, u64)> =

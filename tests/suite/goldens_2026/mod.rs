@@ -10,11 +10,10 @@ mod codex;
 mod invariants;
 mod openhands_sdk;
 
-use ctxlab::context::{Context, Item, Outcome};
+use ctxlab::context::{Context, Item};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
-use ctxlab::session::{simulate_with, SessionConfig, SessionMetrics, SessionScratch, Trace};
-use ctxlab::view::View;
-use ctxlab::{CostModel, Strategy};
+use ctxlab::session::{SessionMetrics, Trace};
+use ctxlab::CostModel;
 
 /// Records of the given kinds and lengths (chars) under `model`; tool calls and results are
 /// `bash`'s.
@@ -39,35 +38,11 @@ pub fn many(kind: Kind, n: usize, len: usize) -> Vec<(Kind, usize)> {
     vec![(kind, len); n]
 }
 
-/// The context `spec` builds for the whole history under `capacity`; `requested` is a
-/// condensation request (the provider refused the context).
-pub fn cell(spec: &str, h: &CostedHistory, capacity: u64, requested: bool) -> (Outcome, Context) {
-    let s = Strategy::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
-    let mut ctx = Context::default();
-    ctx.condensation_requested = requested;
-    let keep = s.effective_keep_recent(None);
-    let o = s.apply(View::new(h, &h.truth), capacity, keep, 7, &mut ctx);
-    (o, ctx)
-}
+pub use crate::common::records::cell;
 
 /// The history replayed as a session on a window of `window`.
 pub fn replay(h: &CostedHistory, spec: &str, window: u64) -> (SessionMetrics, Trace) {
-    let s = Strategy::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
-    let cfg = SessionConfig {
-        window,
-        ..SessionConfig::default()
-    };
-    let mut trace = Trace::default();
-    let m = simulate_with(
-        h,
-        &h.truth,
-        &s,
-        &cfg,
-        0,
-        &mut SessionScratch::default(),
-        Some(&mut trace),
-    );
-    (m, trace)
+    crate::common::records::session(spec, h, window)
 }
 
 pub fn verbatim(range: std::ops::Range<usize>) -> Vec<Item> {
