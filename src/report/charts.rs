@@ -391,9 +391,9 @@ fn compare_figures(
                      interval of the mean difference, by history; circled marks rest on fewer \
                      than 10 % of their histories. {DODGED} {FLAG_NOISE} {}",
                     if m.starts_with("reduction") {
-                        ", over the cells both strategies could build (feasible)"
+                        ", over the cells both strategies could build (feasible)".to_string()
                     } else {
-                        ""
+                        credit_note(m)
                     },
                     source(manifest)
                 ),
@@ -536,6 +536,24 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
         legend,
         legend_group: grid.keep_recents.len(),
         band_label: MEAN_BAND.into(),
+    }
+}
+
+/// What a paired retention measure credits, for its chart's caption.
+fn credit_note(measure: &str) -> String {
+    if measure.starts_with("needed_fact_retention_any_record") {
+        "; a needed fact (a token of a required record a later model-written record uses again) \
+         counts as kept when any kept record holds it, a later one repeating it included; an \
+         infeasible cell keeps none"
+            .into()
+    } else if measure.starts_with("needed_fact_retention") {
+        "; a needed fact (a token of a required record a later model-written record uses again) \
+         counts as kept only through the record that introduced it, or a placeholder or summary \
+         standing for it that holds it, never through a later record repeating it; an \
+         infeasible cell keeps none"
+            .into()
+    } else {
+        String::new()
     }
 }
 
