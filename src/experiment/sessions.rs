@@ -90,6 +90,11 @@ pub struct SessionFile {
     /// take fitted parameters, `"gemini(miss=0.1, credit=0.9)"`, `"anthropic(ttl=3600)"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheSpec>,
+    /// Several caches as an axis in place of `cache`: every session is replayed once and
+    /// billed under each, so a cost conclusion can be read under every cache that could be
+    /// true (none, the provider's documented rules, a fitted spec). All must bill one model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caches: Option<Vec<CacheSpec>>,
     /// The model whose list prices (and whose provider's cache factors and minimum) apply, a
     /// row of the price table (absent: the cache's default model, `claude-sonnet-4.5` for
     /// Anthropic's).
@@ -167,10 +172,11 @@ pub struct SessionExperiment {
     pub windows: Vec<u64>,
     pub ratios: Vec<f64>,
     pub note_rates: Vec<f64>,
-    /// One checked configuration per (window, ratio, note rate), in that nesting order.
+    /// One checked configuration per (window, ratio, note rate, cache), in that nesting order.
     pub configs: Vec<SessionConfig>,
-    /// The model, cache and prices every session is billed with (overrides applied).
-    pub pricing: Pricing,
+    /// The model, cache and prices the sessions are billed with (overrides applied): one per
+    /// cache of the axis, in its order (one when the file names a single `cache`).
+    pub pricings: Vec<Pricing>,
 }
 
 impl std::ops::Deref for SessionExperiment {
@@ -237,16 +243,26 @@ fn validate(
                 .map_err(|why| InputError::key(origin, format!("session.windows[{w}]"), why))?;
         }
     }
-    let pricing = pricing(s).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
-    check_recorded(origin, &pricing, strategies, source)?;
-    let mut configs = Vec::with_capacity(s.windows.len() * s.ratios.len() * s.note_rates.len());
+    let pricings = cache_axis(origin, s)?;
+    for (i, pricing) in pricings.iter().enumerate() {
+        let key = match s.caches {
+            Some(_) => format!("session.caches[{i}]"),
+            None => "session.cache".to_string(),
+        };
+        check_recorded(origin, &key, pricing, strategies, source)?;
+    }
+    let mut configs = Vec::with_capacity(
+        s.windows.len() * s.ratios.len() * s.note_rates.len() * pricings.len(),
+    );
     for (w, &window) in s.windows.iter().enumerate() {
         for (q, &ratio) in s.ratios.iter().enumerate() {
             for (n, &note_rate) in s.note_rates.iter().enumerate() {
-                let cfg = session_config(s, &pricing, window, ratio, note_rate);
-                cfg.validate()
-                    .map_err(|e| named(origin, &e, (w, q, n), window, s))?;
-                configs.push(cfg);
+                for pricing in &pricings {
+                    let cfg = session_config(s, pricing, window, ratio, note_rate);
+                    cfg.validate()
+                        .map_err(|e| named(origin, &e, (w, q, n), window, s))?;
+                    configs.push(cfg);
+                }
             }
         }
     }
@@ -258,14 +274,65 @@ fn validate(
         note_rates: s.note_rates.clone(),
         configs,
         file,
-        pricing,
+        pricings,
     })
 }
 
-/// The model's prices and cache with the file's explicit keys applied.
-fn pricing(s: &SessionFile) -> Result<Pricing, Invalid> {
-    let mut p = Pricing::new(s.model.as_deref(), s.cache.map(|c| c.kind))?;
-    if let Some(spec) = &s.cache {
+/// The pricing of each cache the sessions are billed under: the `caches` axis, else the one
+/// `cache` (or the model's). The axis varies the cache alone, so every entry must be distinct
+/// and bill the same model.
+fn cache_axis(origin: &str, s: &SessionFile) -> Result<Vec<Pricing>, InputError> {
+    let Some(caches) = &s.caches else {
+        let p = pricing(s, s.cache.as_ref()).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
+        return Ok(vec![p]);
+    };
+    if s.cache.is_some() {
+        return Err(InputError::key(
+            origin,
+            "session.caches",
+            "give either `cache` (one cache) or `caches` (an axis of them), not both",
+        ));
+    }
+    non_empty(origin, "session.caches", caches.len())?;
+    let mut out: Vec<Pricing> = Vec::with_capacity(caches.len());
+    for (i, spec) in caches.iter().enumerate() {
+        let key = format!("session.caches[{i}]");
+        let p = pricing(s, Some(spec)).map_err(|e| match e.key {
+            "cache" | "model" => InputError::key(origin, key.clone(), e.message.clone()),
+            _ => named(origin, &e, (0, 0, 0), 0, s),
+        })?;
+        if let Some(j) = out.iter().position(|q| q.cache.spec() == p.cache.spec()) {
+            return Err(InputError::key(
+                origin,
+                key,
+                format!(
+                    "{} names the cache of session.caches[{j}] again; each cache of the axis must be distinct",
+                    p.cache.spec()
+                ),
+            ));
+        }
+        if let Some(first) = out.first().filter(|q| q.model != p.model) {
+            return Err(InputError::key(
+                origin,
+                key,
+                format!(
+                    "{} bills model {} where session.caches[0] bills {}: the axis varies the cache alone; name the model (session.model)",
+                    p.cache.spec(),
+                    p.model,
+                    first.model
+                ),
+            ));
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// The model's prices and the cache `spec` (absent: the model's provider's) with the file's
+/// explicit keys applied.
+fn pricing(s: &SessionFile, spec: Option<&CacheSpec>) -> Result<Pricing, Invalid> {
+    let mut p = Pricing::new(s.model.as_deref(), spec.map(|c| c.kind))?;
+    if let Some(spec) = spec {
         p.cache = p.cache.with(spec);
     }
     let prices = &mut p.prices;
@@ -290,6 +357,7 @@ fn pricing(s: &SessionFile) -> Result<Pricing, Invalid> {
 /// Each loaded history is checked again once read ([`SessionExperiment::check_histories`]).
 fn check_recorded(
     origin: &str,
+    cache_key: &str,
     pricing: &Pricing,
     strategies: &[Strategy],
     source: &Source,
@@ -314,7 +382,7 @@ fn check_recorded(
     if !recorded_usage {
         return Err(InputError::key(
             origin,
-            "session.cache",
+            cache_key,
             format!(
                 "\"recorded\" needs histories that record their usage: transcripts in the {} format (histories.files with histories.format); generated histories, JSONL files and other formats record none",
                 crate::import::Format::recording_usage_or()
@@ -391,9 +459,13 @@ impl SessionExperiment {
     pub fn resolved_json(&self) -> serde_json::Value {
         let listed = self.file.kind.session.noise.is_some();
         let mut v = self.frame.resolved_json(&self.file, "session", listed);
-        let p = &self.pricing;
+        let p = &self.pricings[0];
         v["session"]["model"] = p.model.into();
-        v["session"]["cache"] = p.cache.spec().into();
+        if self.file.kind.session.caches.is_some() {
+            v["session"]["caches"] = self.cache_labels().into();
+        } else {
+            v["session"]["cache"] = p.cache.spec().into();
+        }
         v["session"]["cache_min_tokens"] = p.cache.min_tokens.into();
         v["session"]["prices"] = serde_json::json!({
             "input": p.prices.input,
@@ -404,6 +476,11 @@ impl SessionExperiment {
         v
     }
 
+    /// Each cache of the axis as its canonical spec, in the axis' order (the `cache` column).
+    pub fn cache_labels(&self) -> Vec<String> {
+        self.pricings.iter().map(|p| p.cache.spec()).collect()
+    }
+
     /// A fingerprint of what the experiment computes (the output folder aside).
     pub fn config_hash(&self) -> String {
         Frame::config_hash(self.resolved_json())
@@ -412,7 +489,11 @@ impl SessionExperiment {
     /// Checks the loaded histories before anything runs: under `cache = "recorded"` each must
     /// record its usage.
     pub fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), InputError> {
-        if self.pricing.cache.kind != CacheKind::Recorded {
+        if self
+            .pricings
+            .iter()
+            .all(|p| p.cache.kind != CacheKind::Recorded)
+        {
             return Ok(());
         }
         match recorded.iter().find(|(_, has)| !has) {

@@ -53,9 +53,15 @@ pub fn read(path: &Path, strategies: &[String]) -> Result<Vec<DecayPoint>, Input
     let (strategy, k) = (t.text("strategy"), t.whole("k"));
     let summary = t.whole("summary_tokens");
     let columns: Vec<Vec<Option<f64>>> = MEASURES.iter().map(|(c, _)| t.opt_real(c)).collect();
+    // No cache moves what a compaction keeps: under a `caches` axis each compaction is counted
+    // once, from the first cache's sessions.
+    let cache = t.text("cache");
+    let first = cache.first().cloned().unwrap_or_default();
     let mut out = Vec::new();
     for s in strategies {
-        let rows: Vec<usize> = (0..t.height()).filter(|&i| &strategy[i] == s).collect();
+        let rows: Vec<usize> = (0..t.height())
+            .filter(|&i| &strategy[i] == s && cache[i] == first)
+            .collect();
         let top = rows.iter().map(|&i| k[i]).max().unwrap_or(0);
         for at in 1..=top {
             let these: Vec<usize> = rows.iter().copied().filter(|&i| k[i] == at).collect();

@@ -38,6 +38,8 @@ pub struct SessionCost {
     pub window: u64,
     pub ratio: f64,
     pub note_rate: f64,
+    /// The cache that billed it (empty in tables written before the column).
+    pub cache: String,
     pub calls: u64,
     pub input_tokens: u64,
     pub cost: f64,
@@ -46,7 +48,7 @@ pub struct SessionCost {
 
 impl SessionCost {
     /// The session's coordinates but its strategy: where its baseline session sits.
-    fn key(&self) -> (String, u64, String, u64, u64, u64) {
+    fn key(&self) -> (String, u64, String, u64, u64, u64, String) {
         (
             self.history.clone(),
             self.replicate,
@@ -54,6 +56,7 @@ impl SessionCost {
             self.window,
             self.ratio.to_bits(),
             self.note_rate.to_bits(),
+            self.cache.clone(),
         )
     }
 
@@ -69,6 +72,7 @@ pub fn read(path: &Path) -> Result<Vec<SessionCost>, InputError> {
     let (strategy, window) = (t.text("strategy"), t.whole("window"));
     let (ratio, note_rate) = (t.real("ratio"), t.real("note_rate"));
     let (calls, input, cost) = (t.whole("calls"), t.whole("input_tokens"), t.real("cost"));
+    let cache = t.text("cache");
     let completed = {
         let ca = t.frame.column("completed").and_then(|c| c.bool());
         // Checked above: the column is a flag without nulls.
@@ -86,6 +90,7 @@ pub fn read(path: &Path) -> Result<Vec<SessionCost>, InputError> {
             window: window[i],
             ratio: ratio[i],
             note_rate: note_rate[i],
+            cache: cache[i].clone(),
             calls: calls[i],
             input_tokens: input[i],
             cost: cost[i],
@@ -99,6 +104,8 @@ pub fn read(path: &Path) -> Result<Vec<SessionCost>, InputError> {
 pub struct Ratio {
     pub strategy: String,
     pub window: u64,
+    /// The cache both sessions were billed under.
+    pub cache: String,
     pub history: String,
     /// The baseline session's calls: the run's length.
     pub length: u64,
@@ -132,6 +139,7 @@ pub fn ratios(sessions: &[SessionCost]) -> Vec<Ratio> {
             Some(Ratio {
                 strategy: s.strategy.clone(),
                 window: s.window,
+                cache: s.cache.clone(),
                 history: s.history.clone(),
                 length: b.calls,
                 per_call_input: over(s.per_call(), b.per_call()),
@@ -173,11 +181,13 @@ pub fn ratio_of_means(pairs: &[(f64, f64)]) -> Option<RatioOfMeans> {
     Some(RatioOfMeans { value, interval })
 }
 
-/// A strategy's completed sessions at one window whose baseline's calls fall in one band.
+/// A strategy's completed sessions at one window and cache whose baseline's calls fall in one
+/// band.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BandRatio {
     pub strategy: String,
     pub window: u64,
+    pub cache: String,
     pub low: u64,
     pub high: u64,
     pub runs: usize,
@@ -185,17 +195,26 @@ pub struct BandRatio {
     pub per_call_input: Option<RatioOfMeans>,
 }
 
-/// Every strategy's and window's bands (of [`BANDS`]) that hold a completed session, in the
-/// order of `strategies`, `windows`, then the bands.
+/// Every strategy's, window's and cache's bands (of [`BANDS`]) that hold a completed session,
+/// in the order of `strategies`, `windows`, the caches of the ratios, then the bands.
 pub fn band_ratios(ratios: &[Ratio], strategies: &[String], windows: &[u64]) -> Vec<BandRatio> {
+    let mut caches: Vec<&str> = Vec::new();
+    for r in ratios {
+        if !caches.contains(&r.cache.as_str()) {
+            caches.push(&r.cache);
+        }
+    }
     let mut out = Vec::new();
     for strategy in strategies {
-        for &window in windows {
+        for (&window, &cache) in windows
+            .iter()
+            .flat_map(|w| caches.iter().map(move |c| (w, c)))
+        {
             for &(low, high) in &BANDS {
                 let runs: Vec<&Ratio> = ratios
                     .iter()
                     .filter(|r| r.completed && &r.strategy == strategy && r.window == window)
-                    .filter(|r| (low..high).contains(&r.length))
+                    .filter(|r| r.cache == cache && (low..high).contains(&r.length))
                     .collect();
                 let costs: Vec<(f64, f64)> = runs.iter().map(|r| r.costs).collect();
                 let inputs: Vec<(f64, f64)> =
@@ -206,6 +225,7 @@ pub fn band_ratios(ratios: &[Ratio], strategies: &[String], windows: &[u64]) -> 
                 out.push(BandRatio {
                     strategy: strategy.clone(),
                     window,
+                    cache: cache.to_string(),
                     low,
                     high,
                     runs: runs.len(),
@@ -284,37 +304,57 @@ fn trap_series(trap: &Trap) -> Vec<BandSeries> {
         .collect()
 }
 
-/// ctxlab's two series per window for one strategy: cost and input per call by band.
-fn ctxlab_series(bands: &[BandRatio], strategy: &str, windows: &[u64]) -> Vec<BandSeries> {
+/// ctxlab's series for one strategy: its cost by band per window and cache (each cache its own
+/// dash), then its input per call by band per window (no cache moves it: the first cache's).
+fn ctxlab_series(
+    bands: &[BandRatio],
+    strategy: &str,
+    windows: &[u64],
+    caches: &[String],
+) -> Vec<BandSeries> {
     let mut out = Vec::new();
+    let several = caches.len() > 1;
     for (m, label) in ["cost ×", "input per call ×"].iter().enumerate() {
-        for (w, &window) in windows.iter().enumerate() {
-            let values = BANDS
-                .iter()
-                .map(|&(low, _)| {
-                    let b = bands
-                        .iter()
-                        .find(|b| b.strategy == strategy && b.window == window && b.low == low)?;
-                    if m == 0 {
-                        Some(b.cost)
-                    } else {
-                        b.per_call_input
-                    }
-                })
-                .collect();
-            out.push(BandSeries {
-                label: format!("ctxlab: {label} · window {window}"),
-                style: LineStyle {
-                    colour: palette::colour(m),
-                    marker: palette::marker(0, w),
-                    dash: None,
-                },
-                values,
-            });
+        let caches = if m == 0 { caches } else { &caches[..1] };
+        for (c, cache) in caches.iter().enumerate() {
+            for (w, &window) in windows.iter().enumerate() {
+                let values = BANDS
+                    .iter()
+                    .map(|&(low, _)| {
+                        let b = bands.iter().find(|b| {
+                            b.strategy == strategy
+                                && b.window == window
+                                && &b.cache == cache
+                                && b.low == low
+                        })?;
+                        if m == 0 {
+                            Some(b.cost)
+                        } else {
+                            b.per_call_input
+                        }
+                    })
+                    .collect();
+                let under = match several && m == 0 {
+                    true => format!(" · cache {cache}"),
+                    false => String::new(),
+                };
+                out.push(BandSeries {
+                    label: format!("ctxlab: {label} · window {window}{under}"),
+                    style: LineStyle {
+                        colour: palette::colour(m),
+                        marker: palette::marker(0, w),
+                        dash: CACHE_DASHES[c % CACHE_DASHES.len()],
+                    },
+                    values,
+                });
+            }
         }
     }
     out
 }
+
+/// The dash of each cache's cost series: the first solid.
+const CACHE_DASHES: [Option<(u32, u32)>; 4] = [None, Some((2, 3)), Some((8, 4)), Some((1, 2))];
 
 /// `0.76 / 0.41 / 0.28`: one figure per band, `–` where there is none.
 fn by_band(values: impl Iterator<Item = Option<f64>>) -> String {
@@ -418,10 +458,18 @@ pub fn figure(sessions: &[SessionCost], manifest: &SessionManifest, trap: &Trap)
         .cloned()
         .collect();
     let bands = band_ratios(&all, &strategies, &grid.windows);
+    // The caches in the sweep's order (one, named or not, in a sweep without the axis).
+    let mut caches: Vec<String> = grid.caches.clone();
+    if caches.is_empty() {
+        caches = bands.iter().take(1).map(|b| b.cache.clone()).collect();
+    }
+    if caches.is_empty() {
+        caches.push(String::new());
+    }
     let per_panel: Vec<Vec<BandSeries>> = strategies
         .iter()
         .map(|s| {
-            let mut v = ctxlab_series(&bands, s, &grid.windows);
+            let mut v = ctxlab_series(&bands, s, &grid.windows, &caches);
             v.extend(trap_series(trap));
             v
         })
@@ -524,6 +572,7 @@ mod tests {
             window: 16000,
             ratio: 0.8,
             note_rate: 0.0,
+            cache: "gemini".into(),
             calls,
             input_tokens: input,
             cost,

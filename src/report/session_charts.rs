@@ -9,10 +9,13 @@
 //! - `cost_ratio_vs_length` (see `cost_ratio_chart`), from the sessions table, when the sweep
 //!   has `raw(window=none)`;
 //! - `compaction_decay` and `compaction_summary_size` (see `compaction_decay`), from the
-//!   compactions table, with their means in `compaction_decay.md`.
+//!   compactions table, with their means in `compaction_decay.md`;
+//! - `cost_by_cache.md` (see `cost_by_cache`), from the pairs table, when the sweep has
+//!   `raw(window=none)` and several caches.
 //!
 //! The first three have one panel per window × note rate × noise level (windows across when
-//! there are several), each strategy one colour and one marker in every panel, and are written
+//! there are several; the cost chart also one per cache of a `caches` axis, the others, which
+//! no cache moves, draw the first), each strategy one colour and one marker in every panel, and are written
 //! as PNG and SVG into `RESULTS_DIR/charts/`, like a cell sweep's charts (`ctxlab plot` redraws
 //! either kind).
 
@@ -53,6 +56,8 @@ pub struct ChartGroup {
     pub window: u64,
     pub ratio: f64,
     pub note_rate: f64,
+    /// The cache the group was billed under (empty in tables written before the column).
+    pub cache: String,
     pub level: SummaryNoise,
     pub billed_tokens: Option<f64>,
     /// Mean cost per session, in dollars at the experiment's prices.
@@ -93,6 +98,7 @@ fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<ChartGroup>, InputE
     let (strategy, window) = (t.text("strategy"), t.whole("window"));
     let (ratio, note_rate) = (t.opt_real("ratio"), t.opt_real("note_rate"));
     let noise = t.text("noise");
+    let cache = t.text("cache");
     let billed = t.opt_real("billed_tokens_mean");
     let cost = t.opt_real("cost_mean");
     let (sessions, histories) = (t.whole("n"), t.whole("n_histories"));
@@ -113,6 +119,7 @@ fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<ChartGroup>, InputE
             window: window[i],
             ratio: ratio[i].unwrap_or_default(),
             note_rate: note_rate[i].unwrap_or_default(),
+            cache: cache[i].clone(),
             level: SummaryNoise::from_label(&noise[i]),
             billed_tokens: billed[i],
             cost: cost[i],
@@ -161,6 +168,13 @@ pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<FileT
         .strategies
         .iter()
         .any(|s| s == cost_ratio_chart::BASELINE);
+    // Each strategy's cost against the baseline under every cache, where there are several.
+    let pairs_path = results_dir.join("pairs.parquet");
+    if baseline && manifest.grid.caches.len() > 1 && pairs_path.exists() {
+        let caches = &manifest.grid.caches;
+        let rows = super::cost_by_cache::read(&pairs_path, caches)?;
+        files.push(super::cost_by_cache::table_file(&rows, caches, &manifest));
+    }
     if baseline && sessions_path.exists() {
         let sessions = cost_ratio_chart::read(&sessions_path)?;
         if let Some(figure) =
@@ -188,18 +202,43 @@ struct Groups<'a> {
     manifest: &'a SessionManifest,
     levels: Vec<SummaryNoise>,
     rows: &'a [ChartGroup],
+    /// The caches whose panels a chart draws: every cache of the axis on the cost chart, the
+    /// first on the charts no cache moves (billed tokens, compactions).
+    caches: Vec<String>,
+}
+
+/// Where a group sits on the axes a panel's line runs through.
+#[derive(Clone, Copy)]
+struct At {
+    s: usize,
+    w: usize,
+    n: usize,
+    c: usize,
+    l: usize,
 }
 
 impl<'a> Groups<'a> {
-    fn get(&self, s: usize, w: usize, q: usize, n: usize, l: usize) -> Option<&'a ChartGroup> {
+    fn get(&self, at: At, q: usize) -> Option<&'a ChartGroup> {
         let g = &self.manifest.grid;
+        let cache = self.caches.get(at.c);
         self.rows.iter().find(|r| {
-            r.strategy == g.strategies[s]
-                && r.window == g.windows[w]
+            r.strategy == g.strategies[at.s]
+                && r.window == g.windows[at.w]
                 && r.ratio == g.ratios[q]
-                && r.note_rate == g.note_rates[n]
-                && r.level == self.levels[l]
+                && r.note_rate == g.note_rates[at.n]
+                && cache.is_none_or(|c| *c == r.cache)
+                && r.level == self.levels[at.l]
         })
+    }
+
+    /// The same groups, with a panel for every cache of the axis.
+    fn by_cache(&self) -> Groups<'a> {
+        Groups {
+            manifest: self.manifest,
+            levels: self.levels.clone(),
+            rows: self.rows,
+            caches: self.manifest.grid.caches.clone(),
+        }
     }
 
     /// A strategy's look, the same in every panel: its own colour and marker (distinct pairs
@@ -231,31 +270,33 @@ impl<'a> Groups<'a> {
     /// Panels: note rate × noise level down, windows across (noise levels across when there is
     /// one window); `line` builds one strategy's points in one panel from (strategy, window,
     /// note rate, level).
-    fn panels(
-        &self,
-        line: impl Fn(usize, usize, usize, usize) -> Vec<Option<Point>>,
-    ) -> Vec<Panel> {
+    fn panels(&self, line: impl Fn(At) -> Vec<Option<Point>>) -> Vec<Panel> {
         let g = &self.manifest.grid;
         let mut panels = Vec::new();
-        for n in 0..g.note_rates.len() {
-            for l in 0..self.levels.len() {
-                for w in 0..g.windows.len() {
-                    let mut title = format!("notes {}", labels::rate(g.note_rates[n]));
-                    if g.windows.len() > 1 {
-                        title = format!("window {} · {title}", g.windows[w]);
+        for c in 0..self.caches.len().max(1) {
+            for n in 0..g.note_rates.len() {
+                for l in 0..self.levels.len() {
+                    for w in 0..g.windows.len() {
+                        let mut title = format!("notes {}", labels::rate(g.note_rates[n]));
+                        if g.windows.len() > 1 {
+                            title = format!("window {} · {title}", g.windows[w]);
+                        }
+                        if self.levels.len() > 1 {
+                            title = format!("{title} · {}", self.levels[l].label());
+                        }
+                        if self.caches.len() > 1 {
+                            title = format!("cache {} · {title}", self.caches[c]);
+                        }
+                        panels.push(Panel {
+                            title,
+                            lines: (0..g.strategies.len())
+                                .map(|s| Line {
+                                    style: self.style(s),
+                                    points: line(At { s, w, n, c, l }),
+                                })
+                                .collect(),
+                        });
                     }
-                    if self.levels.len() > 1 {
-                        title = format!("{title} · {}", self.levels[l].label());
-                    }
-                    panels.push(Panel {
-                        title,
-                        lines: (0..g.strategies.len())
-                            .map(|s| Line {
-                                style: self.style(s),
-                                points: line(s, w, n, l),
-                            })
-                            .collect(),
-                    });
                 }
             }
         }
@@ -264,9 +305,11 @@ impl<'a> Groups<'a> {
 
     /// The axes the panels split, for a title.
     fn facets(&self) -> &'static str {
-        match self.manifest.grid.windows.len() > 1 {
-            true => "window, notes and flag noise",
-            false => "notes and flag noise",
+        match (self.manifest.grid.windows.len() > 1, self.caches.len() > 1) {
+            (true, true) => "cache, window, notes and flag noise",
+            (true, false) => "window, notes and flag noise",
+            (false, true) => "cache, notes and flag noise",
+            (false, false) => "notes and flag noise",
         }
     }
 
@@ -333,6 +376,7 @@ pub fn figures(rows: &[ChartGroup], manifest: &SessionManifest) -> Vec<Figure> {
             .map(|l| SummaryNoise::from_label(l))
             .collect(),
         rows,
+        caches: manifest.grid.caches.iter().take(1).cloned().collect(),
     };
     vec![
         tokens_retention(&groups),
@@ -378,7 +422,7 @@ fn tokens_retention(g: &Groups) -> Figure {
 
 fn cost_retention(g: &Groups) -> Figure {
     retention_against(
-        g,
+        &g.by_cache(),
         CostAxis {
             stem: STEMS[1],
             title: "cost in dollars",
@@ -408,6 +452,9 @@ fn prices(config: &serde_json::Value) -> String {
     .unwrap_or_else(|| "the experiment's prices".into());
     match session["cache"].as_str() {
         Some(cache) => format!("{rates}, under the {cache} cache model"),
+        None if session["caches"].is_array() => {
+            format!("{rates}, under the cache model each panel names")
+        }
         None => rates,
     }
 }
@@ -418,11 +465,11 @@ fn retention_against(g: &Groups, axis: CostAxis) -> Figure {
     let lo = xs.iter().copied().fold(f64::INFINITY, f64::min) / axis.scale;
     let hi = xs.iter().copied().fold(0.0, f64::max) / axis.scale;
     let x = nice_axis(axis.label, if lo.is_finite() { lo } else { 0.0 }, hi, false);
-    let panels = g.panels(|s, w, n, l| {
+    let panels = g.panels(|at| {
         // Points in order of cost, so the line and its band run left to right.
         let mut points: Vec<Point> = (0..grid.ratios.len())
             .filter_map(|q| {
-                let row = g.get(s, w, q, n, l)?;
+                let row = g.get(at, q)?;
                 Some(Point {
                     x: (axis.x)(row)? / axis.scale,
                     y: row.retention_at_need?,
@@ -482,12 +529,12 @@ fn compactions(g: &Groups) -> Figure {
         .fold(0.0, f64::max);
     let y = nice_axis("compactions per session (mean)".into(), 0.0, top, true);
     let count = grid.strategies.len();
-    let panels = g.panels(|s, w, n, l| {
+    let panels = g.panels(|at| {
         let mut points: Vec<Option<Point>> = (0..grid.ratios.len())
             .map(|q| {
-                let row = g.get(s, w, q, n, l)?;
+                let row = g.get(at, q)?;
                 Some(Point {
-                    x: grid.ratios[q] + dodge_offset(s, count, &x),
+                    x: grid.ratios[q] + dodge_offset(at.s, count, &x),
                     y: row.compactions?,
                     band: row.compactions_ci,
                     hollow: row.incomplete(),
@@ -599,6 +646,7 @@ mod tests {
             window: 8000,
             ratio,
             note_rate: 0.1,
+            cache: "anthropic".into(),
             level: SummaryNoise::from_label(&format!("uniform(fn={fneg}, fp=0)")),
             billed_tokens: Some(billed),
             // At $3 per million tokens.

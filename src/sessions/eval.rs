@@ -23,6 +23,7 @@ pub struct SessionRow {
     pub window: u16,
     pub ratio: u16,
     pub note_rate: u16,
+    pub cache: u16,
     /// What the noise model's flags got wrong on this history and replicate.
     pub realised: noise::Realised,
     pub metrics: SessionMetrics,
@@ -35,6 +36,7 @@ impl SessionRow {
             window: usize::from(self.window),
             ratio: usize::from(self.ratio),
             note_rate: usize::from(self.note_rate),
+            cache: usize::from(self.cache),
             level: usize::from(self.level),
         }
     }
@@ -57,6 +59,7 @@ pub struct SessionKey {
     pub window: u16,
     pub ratio: u16,
     pub note_rate: u16,
+    pub cache: u16,
     pub realised: noise::Realised,
 }
 
@@ -70,6 +73,7 @@ impl SessionRow {
             window: self.window,
             ratio: self.ratio,
             note_rate: self.note_rate,
+            cache: self.cache,
             realised: self.realised,
         }
     }
@@ -129,32 +133,45 @@ pub fn evaluate_replicates(
                 for window in 0..grid.windows.len() {
                     for ratio in 0..grid.ratios.len() {
                         for note_rate in 0..grid.note_rates.len() {
-                            let cfg = grid.config(window, ratio, note_rate);
-                            s.log.clear();
-                            let metrics = session::simulate_logged(
-                                history,
-                                flags,
-                                strategy,
-                                cfg,
-                                stream,
-                                &mut s.session,
-                                &mut s.log,
-                            );
-                            let row = SessionRow {
-                                history: index as u32,
-                                replicate,
-                                level: level as u16,
-                                strategy: strategy_index as u16,
-                                window: window as u16,
-                                ratio: ratio as u16,
-                                note_rate: note_rate as u16,
-                                realised,
-                                metrics,
-                            };
-                            let session = row.key();
-                            s.events
-                                .extend(s.log.iter().map(|&event| EventRow { session, event }));
-                            out.push(row);
+                            // Each cache replays the session again: the replay does not read
+                            // the cache, so only the bill differs between them.
+                            for cache in 0..grid.caches.len() {
+                                let at = Coordinates {
+                                    strategy: strategy_index,
+                                    window,
+                                    ratio,
+                                    note_rate,
+                                    cache,
+                                    level,
+                                };
+                                s.log.clear();
+                                let metrics = session::simulate_logged(
+                                    history,
+                                    flags,
+                                    strategy,
+                                    grid.config(at),
+                                    stream,
+                                    &mut s.session,
+                                    &mut s.log,
+                                );
+                                let row = SessionRow {
+                                    history: index as u32,
+                                    replicate,
+                                    level: level as u16,
+                                    strategy: strategy_index as u16,
+                                    window: window as u16,
+                                    ratio: ratio as u16,
+                                    note_rate: note_rate as u16,
+                                    cache: cache as u16,
+                                    realised,
+                                    metrics,
+                                };
+                                let session = row.key();
+                                s.events.extend(
+                                    s.log.iter().map(|&event| EventRow { session, event }),
+                                );
+                                out.push(row);
+                            }
                         }
                     }
                 }

@@ -1,8 +1,9 @@
 //! The grid of a session sweep: its axes, their order, and where each session and group sits.
 //!
 //! Sessions are ordered history, replicate, noise level (the shorthand's uniform grid,
-//! false-negative major, then the models of `noise`), strategy, window, ratio, note rate — the order of the rows in the sessions
-//! table. Summary groups are ordered strategy, window, ratio, note rate, noise level.
+//! false-negative major, then the models of `noise`), strategy, window, ratio, note rate, cache —
+//! the order of the rows in the sessions table. Summary groups are ordered strategy, window,
+//! ratio, note rate, cache, noise level.
 
 use crate::experiment::outer::OuterAxes;
 use crate::experiment::SessionExperiment;
@@ -14,7 +15,9 @@ pub struct SessionGrid {
     pub windows: Vec<u64>,
     pub ratios: Vec<f64>,
     pub note_rates: Vec<f64>,
-    /// One configuration per (window, ratio, note rate), see [`SessionGrid::config`].
+    /// The caches the sessions are billed under, as canonical specs (one without an axis).
+    pub caches: Vec<String>,
+    /// One configuration per (window, ratio, note rate, cache), see [`SessionGrid::config`].
     configs: Vec<SessionConfig>,
 }
 
@@ -32,18 +35,22 @@ impl SessionGrid {
             windows: exp.windows.clone(),
             ratios: exp.ratios.clone(),
             note_rates: exp.note_rates.clone(),
+            caches: exp.cache_labels(),
             configs: exp.configs.clone(),
         }
     }
 
     /// The configuration of the sessions at these axis indices.
-    pub fn config(&self, window: usize, ratio: usize, note_rate: usize) -> &SessionConfig {
-        &self.configs[(window * self.ratios.len() + ratio) * self.note_rates.len() + note_rate]
+    pub fn config(&self, c: Coordinates) -> &SessionConfig {
+        &self.configs[((c.window * self.ratios.len() + c.ratio) * self.note_rates.len()
+            + c.note_rate)
+            * self.caches.len()
+            + c.cache]
     }
 
-    /// Sessions per strategy at one noise level: window × ratio × note rate.
-    fn settings(&self) -> usize {
-        self.windows.len() * self.ratios.len() * self.note_rates.len()
+    /// Sessions per strategy at one noise level: window × ratio × note rate × cache.
+    pub fn settings(&self) -> usize {
+        self.windows.len() * self.ratios.len() * self.note_rates.len() * self.caches.len()
     }
 
     pub fn sessions_per_history(&self) -> usize {
@@ -60,9 +67,11 @@ impl SessionGrid {
 
     /// The summary group of a session's axis indices.
     pub fn group(&self, c: Coordinates) -> usize {
-        (((c.strategy * self.windows.len() + c.window) * self.ratios.len() + c.ratio)
+        ((((c.strategy * self.windows.len() + c.window) * self.ratios.len() + c.ratio)
             * self.note_rates.len()
             + c.note_rate)
+            * self.caches.len()
+            + c.cache)
             * self.levels.len()
             + c.level
     }
@@ -76,6 +85,7 @@ impl SessionGrid {
             i
         };
         let level = take(self.levels.len());
+        let cache = take(self.caches.len());
         let note_rate = take(self.note_rates.len());
         let ratio = take(self.ratios.len());
         let window = take(self.windows.len());
@@ -84,6 +94,7 @@ impl SessionGrid {
             window,
             ratio,
             note_rate,
+            cache,
             level,
         }
     }
@@ -96,6 +107,7 @@ pub struct Coordinates {
     pub window: usize,
     pub ratio: usize,
     pub note_rate: usize,
+    pub cache: usize,
     pub level: usize,
 }
 
@@ -132,10 +144,15 @@ false_positive = [0.0, 0.1]
         }
         let c = g.group_coordinates(g.groups() - 1);
         assert_eq!(
-            (c.strategy, c.window, c.ratio, c.note_rate, c.level),
-            (2, 1, 2, 1, 3)
+            (c.strategy, c.window, c.ratio, c.note_rate, c.cache, c.level),
+            (2, 1, 2, 1, 0, 3)
         );
-        let cfg = g.config(1, 2, 0);
+        let cfg = g.config(Coordinates {
+            window: 1,
+            ratio: 2,
+            note_rate: 0,
+            ..c
+        });
         assert_eq!((cfg.window, cfg.ratio, cfg.note_rate), (1000, 0.9, 0.0));
     }
 }

@@ -8,4 +8,4 @@ mod grid;
 pub use eval::{
     evaluate_replicates, take_events, EventRow, SessionGridScratch, SessionKey, SessionRow,
 };
-pub use grid::SessionGrid;
+pub use grid::{Coordinates, SessionGrid};

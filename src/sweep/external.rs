@@ -86,11 +86,7 @@ pub fn session_failure(
     {
         let compactions = u64::from(r.metrics.compactions);
         if before + compactions >= f.call {
-            let cfg = grid.config(
-                usize::from(r.window),
-                usize::from(r.ratio),
-                usize::from(r.note_rate),
-            );
+            let cfg = grid.config(r.coordinates());
             return f.message(&format!(
                 "{history}, replicate {}, noise {}, strategy `{}`, window {}, ratio {}, note_rate {}, compaction {} (capacity {}, keep_recent {})",
                 r.replicate,

@@ -235,6 +235,7 @@ impl SweepGrid for SessionGrid {
             windows: self.windows.clone(),
             ratios: self.ratios.clone(),
             note_rates: self.note_rates.clone(),
+            caches: self.caches.clone(),
             ..self.outer.axes()
         }
     }

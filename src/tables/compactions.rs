@@ -60,6 +60,9 @@ pub fn table() -> Table<SessionGrid, EventRow> {
         .opt_whole("break_even_calls", |_, r| {
             r.event.ledger.break_even.map(u64::from)
         })
+        .text("cache", |g, _, r| {
+            super::sessions::cache_label(g, r.session.cache)
+        })
 }
 
 fn share_of(e: &crate::session::CompactionEvent) -> Option<f64> {

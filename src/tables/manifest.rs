@@ -83,6 +83,10 @@ pub struct Axes {
     pub ratios: Vec<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub note_rates: Vec<f64>,
+    /// The caches a session sweep bills under, as canonical specs (absent from manifests
+    /// written before the axis: the one `session.cache` of the config).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caches: Vec<String>,
 }
 
 impl Axes {

@@ -3,10 +3,23 @@
 
 use super::summary::{self, measure_index, GroupRow, Grouping, Keyed, PairRow};
 use super::Table;
-use crate::sessions::{SessionGrid, SessionKey, SessionRow};
+use crate::sessions::{Coordinates, SessionGrid, SessionKey, SessionRow};
 
 fn config<'g>(g: &'g SessionGrid, k: &SessionKey) -> &'g crate::session::SessionConfig {
-    g.config(k.window as usize, k.ratio as usize, k.note_rate as usize)
+    g.config(Coordinates {
+        strategy: usize::from(k.strategy),
+        window: usize::from(k.window),
+        ratio: usize::from(k.ratio),
+        note_rate: usize::from(k.note_rate),
+        cache: usize::from(k.cache),
+        level: usize::from(k.level),
+    })
+}
+
+/// The cache a session was billed under, as its canonical spec: the last column of the tables
+/// of a session sweep, so the tables written before the axis keep their column order.
+pub fn cache_label(g: &SessionGrid, cache: u16) -> &str {
+    &g.caches[usize::from(cache)]
 }
 
 /// The columns a session's rows start with (the sessions and the compactions tables): where
@@ -61,9 +74,10 @@ impl Grouping<SessionRow> for SessionGrid {
     fn strategy(&self, r: &SessionRow) -> usize {
         r.strategy as usize
     }
-    // Sessions run strategy, window, ratio, note rate within a replicate and noise level.
+    // Sessions run strategy, window, ratio, note rate, cache within a replicate and noise
+    // level.
     fn strategy_stride(&self) -> usize {
-        self.windows.len() * self.ratios.len() * self.note_rates.len()
+        self.settings()
     }
     fn group_strategy(&self, group: usize) -> usize {
         self.group_coordinates(group).strategy
@@ -233,6 +247,8 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         .whole("stale_calls", |_, r| r.metrics.stale.calls)
         .measure()
+        // The cache that billed the session (`session.cache`, or one of `session.caches`).
+        .text("cache", |g, _, r| cache_label(g, r.cache))
 }
 
 /// The keys of a session group, for the summary and the pairs tables.
@@ -247,10 +263,7 @@ fn keys<R: Keyed + 'static>() -> Table<SessionGrid, R> {
         .real("ratio", |g, r| {
             g.ratios[g.group_coordinates(r.group()).ratio]
         })
-        .whole("trigger", |g, r| {
-            let c = g.group_coordinates(r.group());
-            g.config(c.window, c.ratio, c.note_rate).trigger()
-        })
+        .whole("trigger", |g, r| g.config(g.group_coordinates(r.group())).trigger())
         .real("note_rate", |g, r| {
             g.note_rates[g.group_coordinates(r.group()).note_rate]
         })
@@ -281,11 +294,16 @@ pub fn summary_table(sessions: &Table<SessionGrid, SessionRow>) -> Table<Session
         .whole("n_at_need", move |_, r| r.count(at_need))
         // Sessions that reached their last call: what every end-of-run mean rests on.
         .whole("n_completed", move |_, r| r.sum_whole(completed));
-    summary::table(sessions, keys)
+    summary::table(sessions, keys).text("cache", group_cache::<GroupRow>)
+}
+
+/// The cache of a group, the last column of the summary and the pairs tables.
+fn group_cache<'a, R: Keyed>(g: &'a SessionGrid, _: super::Names<'a>, r: &'a R) -> &'a str {
+    &g.caches[g.group_coordinates(r.group()).cache]
 }
 
 /// The pairs table of a session sweep: each group against each other strategy's group at
-/// the same window, ratio, note rate and noise level.
+/// the same window, ratio, note rate, cache and noise level.
 pub fn pairs_table() -> Table<SessionGrid, PairRow> {
-    summary::pairs_table(keys::<PairRow>())
+    summary::pairs_table(keys::<PairRow>()).text("cache", group_cache::<PairRow>)
 }

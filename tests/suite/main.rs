@@ -5,6 +5,7 @@ mod common;
 
 mod article12;
 mod batches;
+mod cache_axis;
 mod cache_time;
 mod caches;
 mod calibrate_rereads;

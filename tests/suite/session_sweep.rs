@@ -348,7 +348,7 @@ fn session_tables_are_byte_identical_at_one_and_two_threads() {
 /// A system prompt (10 chars, required), then six turns of one assistant record and one tool
 /// result, 10 chars each. Under `chars` (separator 1) the context before call k, with no
 /// compaction, costs 10 + 22 (k − 1); each call outputs 10.
-fn six_turns() -> String {
+pub(crate) fn six_turns() -> String {
     let mut lines = String::from(
         "{\"history\":\"turns\",\"id\":1,\"kind\":\"system\",\"text\":\"SSSSSSSSSS\",\"required\":true}\n",
     );
