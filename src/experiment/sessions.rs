@@ -251,9 +251,8 @@ fn validate(
         };
         check_recorded(origin, &key, pricing, strategies, source)?;
     }
-    let mut configs = Vec::with_capacity(
-        s.windows.len() * s.ratios.len() * s.note_rates.len() * pricings.len(),
-    );
+    let mut configs =
+        Vec::with_capacity(s.windows.len() * s.ratios.len() * s.note_rates.len() * pricings.len());
     for (w, &window) in s.windows.iter().enumerate() {
         for (q, &ratio) in s.ratios.iter().enumerate() {
             for (n, &note_rate) in s.note_rates.iter().enumerate() {

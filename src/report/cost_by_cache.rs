@@ -149,7 +149,13 @@ fn cell(d: &CacheDiff) -> String {
 
 /// The Markdown file: a caption that says what it counts, then one row per setting.
 pub fn table_file(rows: &[CostRow], caches: &[String], manifest: &Manifest) -> FileToWrite {
-    let axes = |many: bool, name: &str| if many { format!(" | {name}") } else { String::new() };
+    let axes = |many: bool, name: &str| {
+        if many {
+            format!(" | {name}")
+        } else {
+            String::new()
+        }
+    };
     let g = &manifest.grid;
     let (ratios, notes, levels) = (
         g.ratios.len() > 1,
@@ -233,6 +239,9 @@ mod tests {
         missing[1].interval = None;
         assert_eq!(Verdict::of(&missing), Verdict::Depends);
         assert_eq!(Verdict::of(&[]), Verdict::Depends);
-        assert_eq!(Verdict::of(&[diff(0.0, 0.0), diff(0.0, 0.0)]), Verdict::Same);
+        assert_eq!(
+            Verdict::of(&[diff(0.0, 0.0), diff(0.0, 0.0)]),
+            Verdict::Same
+        );
     }
 }

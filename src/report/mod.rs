@@ -2,9 +2,9 @@
 
 pub mod charts;
 pub mod compaction_decay;
-pub mod cost_by_cache;
 pub mod compare;
 pub mod complexity_trap;
+pub mod cost_by_cache;
 pub mod cost_ratio_chart;
 pub(crate) mod figure;
 pub mod flagger;

@@ -167,9 +167,8 @@ pub fn evaluate_replicates(
                                     metrics,
                                 };
                                 let session = row.key();
-                                s.events.extend(
-                                    s.log.iter().map(|&event| EventRow { session, event }),
-                                );
+                                s.events
+                                    .extend(s.log.iter().map(|&event| EventRow { session, event }));
                                 out.push(row);
                             }
                         }

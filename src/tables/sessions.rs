@@ -263,7 +263,9 @@ fn keys<R: Keyed + 'static>() -> Table<SessionGrid, R> {
         .real("ratio", |g, r| {
             g.ratios[g.group_coordinates(r.group()).ratio]
         })
-        .whole("trigger", |g, r| g.config(g.group_coordinates(r.group())).trigger())
+        .whole("trigger", |g, r| {
+            g.config(g.group_coordinates(r.group())).trigger()
+        })
         .real("note_rate", |g, r| {
             g.note_rates[g.group_coordinates(r.group()).note_rate]
         })

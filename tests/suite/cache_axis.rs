@@ -87,7 +87,10 @@ fn three_caches_on_one_axis_give_pairs_rows_per_cache() {
         assert!((got - want).abs() < 1e-9, "{cost:?}");
     }
     // No cache moves what the context holds.
-    let need: Vec<&str> = sessions.iter().map(|r| &r[at("retention_at_need")]).collect();
+    let need: Vec<&str> = sessions
+        .iter()
+        .map(|r| &r[at("retention_at_need")])
+        .collect();
     assert_eq!(need[..3], [need[0]; 3]);
     assert_eq!(need[3..], [need[3]; 3]);
 
@@ -97,7 +100,12 @@ fn three_caches_on_one_axis_give_pairs_rows_per_cache() {
     let cost_pairs: Vec<(String, f64)> = pairs
         .iter()
         .filter(|r| &r[at("strategy")] == "required" && &r[at("measure")] == "cost")
-        .map(|r| (r[at("cache")].to_string(), r[at("diff_mean")].parse().unwrap()))
+        .map(|r| {
+            (
+                r[at("cache")].to_string(),
+                r[at("diff_mean")].parse().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(cost_pairs.len(), 3);
     for ((cache, diff), (want_cache, want)) in cost_pairs.iter().zip([
@@ -112,10 +120,7 @@ fn three_caches_on_one_axis_give_pairs_rows_per_cache() {
     let (h, summary) = rows(&dir.path().join("out/summary.csv"));
     let cache = h.iter().position(|x| x == "cache").unwrap();
     let caches: Vec<&str> = summary.iter().map(|r| &r[cache]).collect();
-    assert_eq!(
-        caches,
-        ["none", "gemini", "gemini(credit=0.5)"].repeat(2)
-    );
+    assert_eq!(caches, ["none", "gemini", "gemini(credit=0.5)"].repeat(2));
     let manifest = std::fs::read_to_string(dir.path().join("out/manifest.json")).unwrap();
     let m: serde_json::Value = serde_json::from_str(&manifest).unwrap();
     assert_eq!(
@@ -170,7 +175,10 @@ fn bad_cache_axes_name_their_key_and_write_nothing() {
     let cases: Vec<(String, Vec<&str>)> = vec![
         (
             // `gemini(credit=1)` is `gemini`: its default spelled out.
-            EXPERIMENT.replace(axis, "caches = [\"none\", \"gemini\", \"gemini(credit=1)\"]"),
+            EXPERIMENT.replace(
+                axis,
+                "caches = [\"none\", \"gemini\", \"gemini(credit=1)\"]",
+            ),
             vec![
                 "exp.toml",
                 "key `session.caches[2]`",
@@ -187,7 +195,10 @@ fn bad_cache_axes_name_their_key_and_write_nothing() {
         ),
         (
             EXPERIMENT.replace(axis, "caches = [\"gemini\", \"anthropic\"]"),
-            vec!["key `session.caches[1]`", "cache \"anthropic\" with model gemini-2.5-flash"],
+            vec![
+                "key `session.caches[1]`",
+                "cache \"anthropic\" with model gemini-2.5-flash",
+            ],
         ),
         (
             EXPERIMENT
