@@ -46,7 +46,7 @@ pub struct CostRow {
 
 /// What every cache says of a difference's sign.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub enum CostSign {
     /// Every interval below 0.
     Saves,
     /// Every interval above 0.
@@ -57,26 +57,26 @@ pub enum Verdict {
     Same,
 }
 
-impl Verdict {
-    pub fn of(diffs: &[CacheDiff]) -> Verdict {
+impl CostSign {
+    pub fn of(diffs: &[CacheDiff]) -> CostSign {
         let all = |side: fn((f64, f64)) -> bool| diffs.iter().all(|d| d.interval.is_some_and(side));
         if !diffs.is_empty() && all(|(lo, hi)| lo == 0.0 && hi == 0.0) {
-            Verdict::Same
+            CostSign::Same
         } else if !diffs.is_empty() && all(|(_, hi)| hi < 0.0) {
-            Verdict::Saves
+            CostSign::Saves
         } else if !diffs.is_empty() && all(|(lo, _)| lo > 0.0) {
-            Verdict::CostsMore
+            CostSign::CostsMore
         } else {
-            Verdict::Depends
+            CostSign::Depends
         }
     }
 
     pub fn label(self) -> &'static str {
         match self {
-            Verdict::Saves => "saves under every cache",
-            Verdict::CostsMore => "costs more under every cache",
-            Verdict::Depends => "depends on the cache",
-            Verdict::Same => "the same bill (no call changed)",
+            CostSign::Saves => "saves under every cache",
+            CostSign::CostsMore => "costs more under every cache",
+            CostSign::Depends => "depends on the cache",
+            CostSign::Same => "the same bill (no call changed)",
         }
     }
 }
@@ -202,7 +202,7 @@ pub fn table_file(rows: &[CostRow], caches: &[String], manifest: &Manifest) -> F
         for d in &r.by_cache {
             let _ = write!(s, " | {}", cell(d));
         }
-        let _ = writeln!(s, " | {} |", Verdict::of(&r.by_cache).label());
+        let _ = writeln!(s, " | {} |", CostSign::of(&r.by_cache).label());
     }
     FileToWrite {
         relative: Path::new("charts").join(format!("{STEM}.md")),
@@ -226,22 +226,22 @@ mod tests {
     #[test]
     fn a_sign_is_stated_only_where_every_cache_agrees() {
         let saves = [diff(-0.7, -0.4), diff(-0.05, -0.02), diff(-0.14, -0.07)];
-        assert_eq!(Verdict::of(&saves), Verdict::Saves);
+        assert_eq!(CostSign::of(&saves), CostSign::Saves);
         let more = [diff(0.02, 0.06), diff(0.1, 0.2)];
-        assert_eq!(Verdict::of(&more), Verdict::CostsMore);
+        assert_eq!(CostSign::of(&more), CostSign::CostsMore);
         // Opposite signs (the per-call elision: cheaper without a cache, dearer with one).
         let split = [diff(-0.3, -0.16), diff(0.1, 0.12)];
-        assert_eq!(Verdict::of(&split), Verdict::Depends);
+        assert_eq!(CostSign::of(&split), CostSign::Depends);
         // One interval across 0.
         let across = [diff(-0.66, -0.32), diff(-0.015, 0.010)];
-        assert_eq!(Verdict::of(&across), Verdict::Depends);
+        assert_eq!(CostSign::of(&across), CostSign::Depends);
         let mut missing = saves.to_vec();
         missing[1].interval = None;
-        assert_eq!(Verdict::of(&missing), Verdict::Depends);
-        assert_eq!(Verdict::of(&[]), Verdict::Depends);
+        assert_eq!(CostSign::of(&missing), CostSign::Depends);
+        assert_eq!(CostSign::of(&[]), CostSign::Depends);
         assert_eq!(
-            Verdict::of(&[diff(0.0, 0.0), diff(0.0, 0.0)]),
-            Verdict::Same
+            CostSign::of(&[diff(0.0, 0.0), diff(0.0, 0.0)]),
+            CostSign::Same
         );
     }
 }

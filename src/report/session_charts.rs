@@ -209,7 +209,7 @@ struct Groups<'a> {
 
 /// Where a group sits on the axes a panel's line runs through.
 #[derive(Clone, Copy)]
-struct At {
+struct GroupAt {
     s: usize,
     w: usize,
     n: usize,
@@ -218,7 +218,7 @@ struct At {
 }
 
 impl<'a> Groups<'a> {
-    fn get(&self, at: At, q: usize) -> Option<&'a ChartGroup> {
+    fn get(&self, at: GroupAt, q: usize) -> Option<&'a ChartGroup> {
         let g = &self.manifest.grid;
         let cache = self.caches.get(at.c);
         self.rows.iter().find(|r| {
@@ -270,7 +270,7 @@ impl<'a> Groups<'a> {
     /// Panels: note rate × noise level down, windows across (noise levels across when there is
     /// one window); `line` builds one strategy's points in one panel from (strategy, window,
     /// note rate, level).
-    fn panels(&self, line: impl Fn(At) -> Vec<Option<Point>>) -> Vec<Panel> {
+    fn panels(&self, line: impl Fn(GroupAt) -> Vec<Option<Point>>) -> Vec<Panel> {
         let g = &self.manifest.grid;
         let mut panels = Vec::new();
         for c in 0..self.caches.len().max(1) {
@@ -292,7 +292,7 @@ impl<'a> Groups<'a> {
                             lines: (0..g.strategies.len())
                                 .map(|s| Line {
                                     style: self.style(s),
-                                    points: line(At { s, w, n, c, l }),
+                                    points: line(GroupAt { s, w, n, c, l }),
                                 })
                                 .collect(),
                         });
@@ -649,7 +649,7 @@ mod tests {
             cache: "anthropic".into(),
             level: SummaryNoise::from_label(&format!("uniform(fn={fneg}, fp=0)")),
             billed_tokens: Some(billed),
-            // At $3 per million tokens.
+            // GroupAt $3 per million tokens.
             cost: Some(billed * 3e-6),
             sessions: 4,
             histories: 4,

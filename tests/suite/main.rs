@@ -20,6 +20,7 @@ mod cli_table;
 mod compactions;
 mod cost_ratio;
 mod coverage;
+mod decoded_values;
 mod estimate;
 mod external;
 mod facts;

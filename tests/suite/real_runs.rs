@@ -37,12 +37,18 @@ fn real_runs_replay_under_raw_mask_and_summary() {
             .unwrap_or_else(|| panic!("{name}"))
     };
     let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
-    // 21 strategies × 2 windows × 1 ratio.
-    assert_eq!(rows.len(), 42);
+    // 21 strategies × 2 windows × 1 ratio × 3 caches; the figures below are the fitted
+    // cache's.
+    assert_eq!(rows.len(), 126);
+    let fitted = "gemini(miss=0.056, credit=0.923)";
     let get = |strategy: &str, window: &str, name: &str| -> f64 {
         let r = rows
             .iter()
-            .find(|r| &r[col("strategy")] == strategy && &r[col("window")] == window)
+            .find(|r| {
+                &r[col("strategy")] == strategy
+                    && &r[col("window")] == window
+                    && &r[col("cache")] == fitted
+            })
             .unwrap_or_else(|| panic!("{strategy} at {window}"));
         r[col(name)].parse().unwrap()
     };
