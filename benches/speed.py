@@ -52,7 +52,7 @@ import sys, time, polars as pl
 df = pl.read_parquet(sys.argv[1])
 df = df.rechunk()
 t = time.perf_counter()
-df.write_parquet(sys.argv[2] + ".parquet", compression="zstd", row_group_size=1 << 18)
+df.write_parquet(sys.argv[2] + ".parquet", compression="zstd", row_group_size=1 << 16)
 p = time.perf_counter() - t
 c = 0.0
 if sys.argv[3] == "csv":

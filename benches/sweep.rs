@@ -36,7 +36,7 @@ const REPS: usize = 9;
 
 /// Rows per row group of the runner's rows tables (`ROW_GROUP` in `src/sweep/run.rs`, private
 /// there), so the batched write below cuts the table as the runner does.
-const ROW_GROUP: usize = 1 << 18;
+const ROW_GROUP: usize = 1 << 16;
 
 /// The target for (cells table's cost in a run) / (polars writing it from memory).
 const TARGET_RATIO: f64 = 1.5;

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Rows per chunk by default: enough to keep every core busy, few enough to bound memory.
-pub const DEFAULT_CHUNK_CELLS: usize = 1 << 18;
+pub const DEFAULT_CHUNK_CELLS: usize = 1 << 16;
 
 /// Which rows go into the cells (or sessions) table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]

@@ -23,7 +23,7 @@ use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
 
 /// Rows per Parquet row group of a rows table, whatever the chunking.
-pub const ROW_GROUP: usize = 1 << 18;
+pub const ROW_GROUP: usize = 1 << 16;
 
 /// Rows on their way to the encoding thread, with the names of the histories they come from
 /// (from index `base` on).
