@@ -1,17 +1,34 @@
 //! ctxlab: measures what context-compaction strategies for long-running AI agents keep and lose.
 //!
 //! Data flows one way: histories → costs → (noise → flags) → strategy → context → metrics →
-//! tables, charts and reports. The layers, each importing only those before it:
+//! tables, charts and reports. The layers, bottom to top: a file imports files of its own layer
+//! or lower ones only, as `tests/suite/structure.rs` checks on every import (this list is
+//! checked against its `LAYERS`; `lib.rs` itself sits on top):
 //!
-//! - [`history`], [`cost`], [`noise`], [`strategy`], [`metrics`], [`session`]: the model;
-//! - [`flags`]: a flagger's flags measured against the truth (confusion, audit);
-//! - [`experiment`]: experiment files (schema, validation, overrides, hash);
-//! - [`cells`], [`sessions`]: the two kinds of sweep, their grids and hot loops;
-//! - [`tables`]: each table's columns, declared once; [`stats`]: the summaries' statistics;
-//! - [`llm`]: summaries written by a model (prompts, Batch files, the answer cache, an endpoint);
-//! - [`sweep`]: one runner for every kind of sweep (chunks, resume, shards, merge, publishing);
-//! - [`report`]: charts and the report, from published tables only;
-//! - [`cli`]: the command line (printing, progress, environment).
+//! 1. base: `error`, `quote`, `text`, `rng`, `strict_json`, `links`, `output_file`, `stats`
+//! 2. model calls: `llm`
+//! 3. histories and their costs: `history`, `cost`, `facts`
+//! 4. spec syntax: `spec`
+//! 5. context and view: `context`, `view`
+//! 6. noise, strategies, summarisers: `noise`, `strategy`, `summariser`
+//! 7. metrics and flags: `metrics`, `stale`, `flags`
+//! 8. session: `session`
+//! 9. table formats: `tables::formats`
+//! 10. experiment files: `experiment`
+//! 11. the two kinds of sweep: `cells`, `sessions`
+//! 12. tables: `tables`
+//! 13. judged summaries: `summaries_judge`
+//! 14. figures: `report::figure`, `report::fonts`, `report::labels`, `report::palette`
+//! 15. sweep: `sweep`
+//! 16. report: `report`
+//! 17. calibration: `calibrate`, `calibrate_cache`, `calibrate_prefix`, `calibrate_rereads`, `calibrate_stale_tasks`, `calibrate_summaries`
+//! 18. cli: `cli`
+//!
+//! The model is layers 3 to 8; [`experiment`] reads experiment files; [`cells`] and
+//! [`sessions`] are the two kinds of sweep with their hot loops; [`tables`] declares each
+//! table's columns once; [`sweep`] is the one runner (chunks, resume, shards, merge,
+//! publishing); [`report`] draws charts and reports from published tables only; `cli` is the
+//! command line (printing, progress, environment).
 
 pub(crate) mod calibrate;
 pub(crate) mod calibrate_cache;

@@ -701,6 +701,52 @@ fn no_arrow_runs_back_up() {
     assert!(report.is_empty(), "{report}");
 }
 
+/// The layers as `src/lib.rs` and `docs/library.md` list them: one numbered line per layer,
+/// bottom to top, its modules in code spans.
+fn layer_lines() -> Vec<String> {
+    LAYERS
+        .iter()
+        .filter(|(name, _)| *name != "lib")
+        .enumerate()
+        .map(|(i, (name, modules))| {
+            let modules: Vec<String> = modules.iter().map(|m| format!("`{m}`")).collect();
+            format!("{}. {name}: {}", i + 1, modules.join(", "))
+        })
+        .collect()
+}
+
+/// The numbered lines of `text` (after `prefix`, `//! ` in a doc comment).
+fn numbered_lines(text: &str, prefix: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .filter(|l| {
+            let digits = l.chars().take_while(char::is_ascii_digit).count();
+            digits > 0 && l[digits..].starts_with(". ")
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn lib_rs_and_the_guide_list_the_layers_this_test_checks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let want = layer_lines();
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).unwrap();
+    let guide = std::fs::read_to_string(root.join("docs/library.md")).unwrap();
+    let listed = [
+        ("src/lib.rs", numbered_lines(&lib, "//! ")),
+        ("docs/library.md", numbered_lines(&guide, "")),
+    ];
+    for (file, got) in listed {
+        assert_eq!(
+            got,
+            want,
+            "{file} lists other layers than LAYERS; the list, as it should read:\n{}",
+            want.join("\n")
+        );
+    }
+}
+
 #[test]
 fn no_type_name_defined_twice() {
     let lib = library();
