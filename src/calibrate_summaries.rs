@@ -18,7 +18,7 @@
 //! holding facts of a group a cluster-robust interval with the **summary** as the unit (the
 //! interval of a share of [`crate::stats`]: inside 0–1, with width at 0 and 1).
 //!
-//! Beside it, the first measure: of the distinctive tokens seen in what a summary
+//! Beside it, the reused-token measure: of the distinctive tokens seen in what a summary
 //! replaced and used again by a model-written record after it (before the next summary), the
 //! share present in its text, split by whether the record that first held the token is flagged.
 
@@ -70,7 +70,7 @@ pub struct SummaryFacts {
     pub replaced_chars: usize,
     /// The replaced records that own facts (the others have nothing to keep).
     pub records: Vec<RecordFacts>,
-    /// The measure: tokens seen before the summary and used after it, kept; the same
+    /// The reused-token measure: tokens seen before the summary and used after it, kept; the same
     /// for those first held by a flagged record and by an unflagged one.
     pub reused: Count,
     pub reused_flagged: Count,
@@ -167,7 +167,7 @@ pub fn measure(run: &Run, flags: &LabelRules) -> Vec<SummaryFacts> {
                 }
             })
             .collect();
-        // The measure: seen in what was replaced, used again by the model after.
+        // The reused-token measure: seen in what was replaced, used again by the model after.
         let seen: HashSet<u32> = replaced
             .clone()
             .flat_map(|i| facts.holds(i).iter().copied())
@@ -270,7 +270,7 @@ fn interval_cell(i: Option<(f64, f64)>) -> String {
 }
 
 /// The report: each summary's size, each summary's groups, the pooled groups, the implied
-/// parameters, the measure, and what it rests on. `transcripts`: how many were read.
+/// parameters, the reused-token measure, and what it rests on. `transcripts`: how many were read.
 pub fn to_text(all: &[SummaryFacts], transcripts: usize, flags: &LabelRules) -> String {
     let mut out = format!(
         "compaction summaries: {} in {transcripts} transcript(s); flags: {flags}\n",
@@ -404,7 +404,7 @@ fn pooled_table(summaries: &[SummaryFacts]) -> String {
     text_table::render(&headings, &rows, &align::<9>(&[0]))
 }
 
-/// The implied parameters, the reused-token share, and what the figures rest on.
+/// The implied parameters, the reused-token share, and what the figures rest on.
 fn conclusions(summaries: &[SummaryFacts], transcripts: usize) -> String {
     let mut out = String::new();
     let flagged = pooled(summaries, Group::Flagged).facts;
