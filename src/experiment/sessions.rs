@@ -12,6 +12,7 @@ use super::frame::{fields, Frame, Framed, KindKeys, KindTables};
 use super::histories::Source;
 use super::keys::{check_rates, no_duplicates, non_empty, zero_rate};
 use super::noise_axis::NoiseKeys;
+use super::summary_axis::SummaryAxis;
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::session::{CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
@@ -107,6 +108,12 @@ pub struct SessionFile {
     /// prompt, tool definitions), as `calibrate --fit-prefix` prints it (absent: 0).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub prefix_tokens: u64,
+    /// The summary-size axis ([`super::summary_axis`]): shares of what a summary replaces and
+    /// token caps, each strategy that writes a summary run at every one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_ratios: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_caps: Option<Vec<u64>>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -171,6 +178,9 @@ pub struct SessionExperiment {
     pub configs: Vec<SessionConfig>,
     /// The model, cache and prices every session is billed with (overrides applied).
     pub pricing: Pricing,
+    /// The strategies as listed, in their labels, when the summary-size axis expanded them
+    /// (the manifest keeps the list and the axis, so a merge expands them again).
+    pub listed_strategies: Option<Vec<String>>,
 }
 
 impl std::ops::Deref for SessionExperiment {
@@ -201,7 +211,17 @@ fn validate(
     resolve_files: bool,
 ) -> Result<SessionExperiment, InputError> {
     let s = &file.kind.session;
-    let started = Frame::check(
+    let summary_axis = SummaryAxis {
+        ratios: s.summary_ratios.as_deref(),
+        caps: s.summary_caps.as_deref(),
+    };
+    let mut axes = vec![
+        ("session.windows", s.windows.len()),
+        ("session.ratios", s.ratios.len()),
+        ("session.note_rates", s.note_rates.len()),
+    ];
+    axes.extend(summary_axis.lengths());
+    let mut started = Frame::check(
         origin,
         &file,
         KindKeys {
@@ -213,13 +233,17 @@ fn validate(
                 false_positive: &s.false_positive,
                 noise: &s.noise,
             },
-            axes: &[
-                ("session.windows", s.windows.len()),
-                ("session.ratios", s.ratios.len()),
-                ("session.note_rates", s.note_rates.len()),
-            ],
+            axes: &axes,
         },
         resolve_files,
+    )?;
+    let listed_strategies = summary_axis
+        .given()
+        .then(|| started.strategies.iter().map(Strategy::label).collect());
+    started.strategies = summary_axis.expand(
+        origin,
+        &s.strategies,
+        std::mem::take(&mut started.strategies),
     )?;
     let strategies = &started.strategies;
     let source = &started.source;
@@ -259,6 +283,7 @@ fn validate(
         configs,
         file,
         pricing,
+        listed_strategies,
     })
 }
 
@@ -391,6 +416,9 @@ impl SessionExperiment {
     pub fn resolved_json(&self) -> serde_json::Value {
         let listed = self.file.kind.session.noise.is_some();
         let mut v = self.frame.resolved_json(&self.file, "session", listed);
+        if let Some(strategies) = &self.listed_strategies {
+            v["session"]["strategies"] = strategies.clone().into();
+        }
         let p = &self.pricing;
         v["session"]["model"] = p.model.into();
         v["session"]["cache"] = p.cache.spec().into();

@@ -49,6 +49,7 @@ mod reattach;
 mod recent;
 mod recorded_compaction;
 mod required;
+mod required_summary;
 pub mod rule;
 mod summary;
 mod summary_call;
@@ -189,6 +190,10 @@ macro_rules! strategies {
                 match self { $(Rule::$variant(r) => RuleSpec::summariser(r),)* }
             }
 
+            fn summary_rule(&self) -> Option<&SummaryRule> {
+                match self { $(Rule::$variant(r) => RuleSpec::summary_rule(r),)* }
+            }
+
             fn when(&self) -> Option<When> {
                 match self { $(Rule::$variant(r) => RuleSpec::when(r),)* }
             }
@@ -222,6 +227,7 @@ strategies! {
     Mask: mask::Mask,
     ClearToolUses: ClearToolUses,
     Summary: SummaryRule,
+    RequiredSummary: required_summary::RequiredSummary,
     Amortized: amortized::Amortized,
     OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
     CodexCompact: codex_compact::CodexCompact,
@@ -355,6 +361,12 @@ impl Strategy {
     /// to what an earlier summary carries (summarising a summary compounds loss).
     pub fn summariser(&self) -> Option<&Summariser> {
         self.rule.summariser()
+    }
+
+    /// How large its summaries are, for a strategy whose summaries [`SummaryRule`] sizes
+    /// (`None`: it writes none, or sizes them its own way, as `external` does).
+    pub fn summary_size(&self) -> Option<SummarySize> {
+        self.rule.summary_rule().map(|s| s.size)
     }
 
     /// The preset's own trigger in a session (`None`: the session's threshold).

@@ -202,7 +202,7 @@ impl super::rule::RuleSpec for SummaryRule {
     ) -> Outcome {
         SummaryRule::apply(self, view, capacity, keep_recent, stream, out)
     }
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(self)
     }
 }
