@@ -2,8 +2,9 @@
 //! anything runs, every error naming the key.
 //!
 //! The axes (`windows`, `ratios`, `strategies`, `note_rates`, `false_negative`,
-//! `false_positive`, `noise`) are swept; every other key of `[session]` is a fixed option of every
-//! session. The histories, `name`, `seed`, `replicates` and `[output]` mean what they mean in a
+//! `false_positive`, `noise`) are swept, and `summary_ratios`/`summary_caps` expand the
+//! strategies ([`super::summary_axis`]); every other key of `[session]` is a fixed option of
+//! every session. The histories, `name`, `seed`, `replicates` and `[output]` mean what they mean in a
 //! cell sweep; only `histories.cost` defaults to `approx-tokens` here, because windows and
 //! prices are in tokens.
 

@@ -49,8 +49,19 @@ impl Group {
     }
 }
 
-impl RequiredSummary {
-    fn build(
+impl super::rule::RuleSpec for RequiredSummary {
+    const NAME: &'static str = "required_summary";
+    const TAIL: super::rule::Tail = super::rule::Tail::Own;
+    const DEFAULT_KEEP_RECENT: usize = super::summary::DEFAULT_KEEP_RECENT;
+    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
+        Ok(RequiredSummary {
+            summary: SummaryRule::from_params(p)?,
+        })
+    }
+    fn push_params(&self, params: &mut Vec<String>) {
+        self.summary.push_params(params)
+    }
+    fn apply(
         &self,
         view: View,
         capacity: u64,
@@ -60,10 +71,7 @@ impl RequiredSummary {
     ) -> Outcome {
         let n = view.len();
         let sep = view.separator;
-        if out.joined_cost(view.costs.iter().sum(), n as u64, sep) <= capacity {
-            for i in 0..n {
-                out.push(Item::Verbatim(i), view.costs[i], sep);
-            }
+        if super::summary::keep_all_if_fits(&view, capacity, out) {
             return Outcome::Feasible;
         }
         // Over capacity, so n ≥ 1. `out.chosen[i]`, for i before `end`: kept verbatim.
@@ -130,30 +138,6 @@ impl RequiredSummary {
         }
         out.chosen = chosen;
         Outcome::Feasible
-    }
-}
-
-impl super::rule::RuleSpec for RequiredSummary {
-    const NAME: &'static str = "required_summary";
-    const TAIL: super::rule::Tail = super::rule::Tail::Own;
-    const DEFAULT_KEEP_RECENT: usize = super::summary::DEFAULT_KEEP_RECENT;
-    fn parse(p: &mut spec::Params) -> Result<Self, ParseError> {
-        Ok(RequiredSummary {
-            summary: SummaryRule::from_params(p)?,
-        })
-    }
-    fn push_params(&self, params: &mut Vec<String>) {
-        self.summary.push_params(params)
-    }
-    fn apply(
-        &self,
-        view: View,
-        capacity: u64,
-        keep_recent: usize,
-        stream: u64,
-        out: &mut Context,
-    ) -> Outcome {
-        self.build(view, capacity, keep_recent, stream, out)
     }
     fn summary_rule(&self) -> Option<&SummaryRule> {
         Some(&self.summary)

@@ -135,11 +135,7 @@ impl SummaryRule {
     ) -> Outcome {
         let n = view.len();
         let sep = view.separator;
-        // A head kept before this view costs one separator more (`gap_to_tail`).
-        if out.joined_cost(view.costs.iter().sum(), n as u64, sep) <= capacity {
-            for i in 0..n {
-                out.push(Item::Verbatim(i), view.costs[i], sep);
-            }
+        if keep_all_if_fits(&view, capacity, out) {
             return Outcome::Feasible;
         }
         // Over capacity, so n ≥ 1: summarise records 0..end, at least one.
@@ -180,6 +176,19 @@ impl SummaryRule {
         }
         Outcome::Feasible
     }
+}
+
+/// Under the trigger (the whole view fits the capacity), every record verbatim: whether it did.
+/// A head kept before the view costs one separator more (`gap_to_tail`).
+pub(super) fn keep_all_if_fits(view: &View, capacity: u64, out: &mut Context) -> bool {
+    let (n, sep) = (view.len(), view.separator);
+    if out.joined_cost(view.costs.iter().sum(), n as u64, sep) > capacity {
+        return false;
+    }
+    for i in 0..n {
+        out.push(Item::Verbatim(i), view.costs[i], sep);
+    }
+    true
 }
 
 impl super::rule::RuleSpec for SummaryRule {
