@@ -54,6 +54,7 @@ pub mod rule;
 mod summary;
 mod summary_call;
 mod summary_preset;
+mod summary_rule;
 mod swe_agent_last_n;
 mod turns;
 mod when;
@@ -61,8 +62,8 @@ mod window;
 
 pub use clear_tool_uses::ClearToolUses;
 pub use head::Head;
-pub use summary::{SummaryRule, SummarySize};
 pub use summary_call::SummaryCall;
+pub use summary_rule::{SummaryRule, SummarySize};
 pub use when::{floor_threshold, threshold, When};
 
 // What a strategy sees and returns, and its spec syntax, sit below strategies and summarisers
@@ -227,7 +228,6 @@ strategies! {
     Mask: mask::Mask,
     ClearToolUses: ClearToolUses,
     Summary: SummaryRule,
-    RequiredSummary: required_summary::RequiredSummary,
     Amortized: amortized::Amortized,
     OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
     CodexCompact: codex_compact::CodexCompact,
@@ -250,6 +250,7 @@ strategies! {
     External: external::External,
     OpenHandsSdkSummarizing: openhands_sdk_summarizing::OpenHandsSdkSummarizing,
     CodexCompact2026: codex_compact_2026::CodexCompact2026,
+    RequiredSummary: required_summary::RequiredSummary,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.

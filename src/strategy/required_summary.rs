@@ -29,12 +29,12 @@ pub struct RequiredSummary {
 
 /// A running count and joined-cost sum of one group of records.
 #[derive(Debug, Clone, Copy, Default)]
-struct Group {
+struct Stretch {
     sum: u64,
     count: u64,
 }
 
-impl Group {
+impl Stretch {
     fn add(&mut self, cost: u64) {
         self.sum += cost;
         self.count += 1;
@@ -78,7 +78,7 @@ impl super::rule::RuleSpec for RequiredSummary {
         let keeps = |i: usize| view.flags[i] && view.kinds[i] != Kind::Summary;
         let mut end = n.saturating_sub(keep_recent).max(1);
         let (mut kept, mut replaced, mut tail) =
-            (Group::default(), Group::default(), Group::default());
+            (Stretch::default(), Stretch::default(), Stretch::default());
         for i in 0..n {
             let cost = view.costs[i];
             if i >= end {

@@ -117,7 +117,11 @@ fn a_sweep_reports_stale_sessions_and_a_suffix_is_never_stale() {
     let o = ctxlab(d.path(), &["sweep", "exp.toml", "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (headers, rows) = read_csv(&d.path().join("out/sessions.csv"));
-    assert_eq!(headers[headers.len() - 2..], ["stale_end", "stale_calls"]);
+    // The stale columns, then the summary's size (added after them, at the end).
+    assert_eq!(
+        headers[headers.len() - 4..],
+        ["stale_end", "stale_calls", "summary_ratio", "summary_cap"]
+    );
     let sum = |strategy: &str, key: &str| -> u64 {
         rows.iter()
             .filter(|r| r["strategy"] == strategy)
