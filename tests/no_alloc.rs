@@ -75,6 +75,7 @@ fn applying_a_strategy_does_not_allocate_once_buffers_have_grown() {
         "mask",
         "clear_tool_uses(keep=1, clear_inputs=true, exclude_tools=[grep])",
         "summary",
+        "required_summary(keep_recent=3)",
         "amortized",
         "oracle",
         "swe_agent_last_n(n=2)",

@@ -98,15 +98,19 @@ pub(crate) fn strategies(
 
 /// One strategy spec, a string or a table.
 pub(crate) fn strategy_spec(v: &toml::Value) -> Result<Strategy, ParseError> {
-    let spec = match v {
+    strategy_spec_of(v).and_then(|spec| Strategy::from_spec(&spec))
+}
+
+/// One strategy spec, a string or a table, as written (not yet a strategy).
+pub(crate) fn strategy_spec_of(v: &toml::Value) -> Result<Spec, ParseError> {
+    match v {
         toml::Value::String(text) => Spec::parse(text),
         toml::Value::Table(t) => Spec::from_toml(t),
         other => Err(format!(
             "expected a spec such as \"required(fill=skip)\" or a table {{ name = \"required\", fill = \"skip\" }}, found {other}"
         )
         .into()),
-    };
-    spec.and_then(|spec| Strategy::from_spec(&spec))
+    }
 }
 
 /// A non-empty axis of distinct probabilities.

@@ -15,6 +15,7 @@ pub mod outer;
 mod output;
 pub mod sessions;
 mod shape;
+pub mod summary_axis;
 
 pub use any::{from_resolved_any, load_any, parse_any, AnyExperiment};
 pub use cells::{check_noise_budget, from_resolved, load, parse, Experiment, ExperimentFile};

@@ -2,8 +2,9 @@
 //! anything runs, every error naming the key.
 //!
 //! The axes (`windows`, `ratios`, `strategies`, `note_rates`, `false_negative`,
-//! `false_positive`, `noise`) are swept; every other key of `[session]` is a fixed option of every
-//! session. The histories, `name`, `seed`, `replicates` and `[output]` mean what they mean in a
+//! `false_positive`, `noise`) are swept, and `summary_ratios`/`summary_caps` expand the
+//! strategies ([`super::summary_axis`]); every other key of `[session]` is a fixed option of
+//! every session. The histories, `name`, `seed`, `replicates` and `[output]` mean what they mean in a
 //! cell sweep; only `histories.cost` defaults to `approx-tokens` here, because windows and
 //! prices are in tokens.
 
@@ -12,6 +13,7 @@ use super::frame::{fields, Frame, Framed, KindKeys, KindTables};
 use super::histories::Source;
 use super::keys::{check_rates, no_duplicates, non_empty, zero_rate};
 use super::noise_axis::NoiseKeys;
+use super::summary_axis::SummaryAxis;
 use crate::cost::CostModel;
 use crate::error::InputError;
 use crate::session::{CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
@@ -112,6 +114,12 @@ pub struct SessionFile {
     /// prompt, tool definitions), as `calibrate --fit-prefix` prints it (absent: 0).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub prefix_tokens: u64,
+    /// The summary-size axis ([`super::summary_axis`]): shares of what a summary replaces and
+    /// token caps, each strategy that writes a summary run at every one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_ratios: Option<Vec<f64>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_caps: Option<Vec<u64>>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -177,6 +185,9 @@ pub struct SessionExperiment {
     /// The model, cache and prices the sessions are billed with (overrides applied): one per
     /// cache of the axis, in its order (one when the file names a single `cache`).
     pub pricings: Vec<Pricing>,
+    /// The strategies as listed, in their labels, when the summary-size axis expanded them
+    /// (the manifest keeps the list and the axis, so a merge expands them again).
+    pub listed_strategies: Option<Vec<String>>,
 }
 
 impl std::ops::Deref for SessionExperiment {
@@ -207,7 +218,17 @@ fn validate(
     resolve_files: bool,
 ) -> Result<SessionExperiment, InputError> {
     let s = &file.kind.session;
-    let started = Frame::check(
+    let summary_axis = SummaryAxis {
+        ratios: s.summary_ratios.as_deref(),
+        caps: s.summary_caps.as_deref(),
+    };
+    let mut axes = vec![
+        ("session.windows", s.windows.len()),
+        ("session.ratios", s.ratios.len()),
+        ("session.note_rates", s.note_rates.len()),
+    ];
+    axes.extend(summary_axis.lengths());
+    let mut started = Frame::check(
         origin,
         &file,
         KindKeys {
@@ -219,13 +240,17 @@ fn validate(
                 false_positive: &s.false_positive,
                 noise: &s.noise,
             },
-            axes: &[
-                ("session.windows", s.windows.len()),
-                ("session.ratios", s.ratios.len()),
-                ("session.note_rates", s.note_rates.len()),
-            ],
+            axes: &axes,
         },
         resolve_files,
+    )?;
+    let listed_strategies = summary_axis
+        .given()
+        .then(|| started.strategies.iter().map(Strategy::label).collect());
+    started.strategies = summary_axis.expand(
+        origin,
+        &s.strategies,
+        std::mem::take(&mut started.strategies),
     )?;
     let strategies = &started.strategies;
     let source = &started.source;
@@ -274,6 +299,7 @@ fn validate(
         configs,
         file,
         pricings,
+        listed_strategies,
     })
 }
 
@@ -458,6 +484,9 @@ impl SessionExperiment {
     pub fn resolved_json(&self) -> serde_json::Value {
         let listed = self.file.kind.session.noise.is_some();
         let mut v = self.frame.resolved_json(&self.file, "session", listed);
+        if let Some(strategies) = &self.listed_strategies {
+            v["session"]["strategies"] = strategies.clone().into();
+        }
         let p = &self.pricings[0];
         v["session"]["model"] = p.model.into();
         if self.file.kind.session.caches.is_some() {

@@ -11,7 +11,10 @@
 //! - `compaction_decay` and `compaction_summary_size` (see `compaction_decay`), from the
 //!   compactions table, with their means in `compaction_decay.md`;
 //! - `cost_by_cache.md` (see `cost_by_cache`), from the pairs table, when the sweep has
-//!   `raw(window=none)` and several caches.
+//!   `raw(window=none)` and several caches;
+//! - `summary_size_frontier` (see `summary_frontier`), from the sessions and compactions
+//!   tables, when a summariser runs at two sizes or more, with its points in
+//!   `summary_size_frontier.md`.
 //!
 //! The first three have one panel per window × note rate × noise level (windows across when
 //! there are several; the cost chart also one per cache of a `caches` axis, the others, which
@@ -26,6 +29,7 @@ use super::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel
 use super::labels;
 use super::palette;
 use super::publish::{self, FileToWrite};
+use super::summary_frontier;
 use super::summary_grid::SummaryNoise;
 use crate::error::InputError;
 use crate::tables::manifest::{Manifest as SessionManifest, SweepKind};
@@ -192,6 +196,15 @@ pub(crate) fn render_files(results_dir: &Path) -> crate::error::Result<Vec<FileT
                 files.extend(figure_files(figure)?);
             }
             files.push(compaction_decay::table_file(&points, &manifest));
+        }
+    }
+    // Retention against summary size, when a summariser runs at two sizes or more.
+    let families = summary_frontier::families(&manifest.grid.strategies);
+    if !families.is_empty() && compactions_path.exists() && sessions_path.exists() {
+        let points = summary_frontier::read(&sessions_path, &compactions_path, &families)?;
+        if let Some(figure) = summary_frontier::figure(&points, &manifest) {
+            files.extend(figure_files(&figure)?);
+            files.push(summary_frontier::table_file(&points, &manifest));
         }
     }
     Ok(files)

@@ -33,7 +33,6 @@ use super::rule::{RuleSpec, Tail};
 use super::summary_preset::{push_if, summarise_after_systems};
 use super::{spec, Context, Head, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_TRIGGER: u64 = 150_000;
 /// The smallest `trigger` the API accepts.
@@ -104,7 +103,7 @@ impl RuleSpec for AnthropicCompact {
         ))
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }

@@ -51,7 +51,6 @@ use super::summary_preset::{leading_systems, push_if, push_marked, push_summary,
 use super::{spec, threshold, Context, Head, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::summariser::Summariser;
 
 /// `gapThresholdMinutes`, `keepRecent` (reported).
 pub const IDLE_MINUTES: u64 = 60;
@@ -318,7 +317,7 @@ impl RuleSpec for ClaudeCodeTiers {
         check_trigger_window(self.trigger, window)
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }

@@ -38,7 +38,6 @@
 use super::summary_preset::{push_if, share, summarise_after_systems};
 use super::{spec, Context, Head, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
-use crate::summariser::Summariser;
 
 /// `min(max_output, 20 000)`: the output Claude Code reserves for its summary.
 pub const DEFAULT_OUTPUT_RESERVE: u64 = 20_000;
@@ -105,8 +104,8 @@ impl super::rule::RuleSpec for ClaudeCodeCompact {
         check_trigger_window(self.trigger, window)
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }
 

@@ -48,7 +48,6 @@ use super::summary_preset::{
 use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_USER_TOKENS: u64 = 20_000;
 pub const DEFAULT_THRESHOLD: f64 = 0.9;
@@ -174,7 +173,7 @@ impl super::rule::RuleSpec for CodexCompact {
         Some(When::LastCall(self.threshold))
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }

@@ -51,7 +51,6 @@ use super::summary_preset::{at_least, fits, joined, push_if, push_summary, share
 use super::{spec, Context, Head, Item, Outcome, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_USER_TOKENS: u64 = 20_000;
 pub const DEFAULT_THRESHOLD: f64 = 0.9;
@@ -373,7 +372,7 @@ impl super::rule::RuleSpec for CodexCompact2026 {
         Some(When::EveryCall)
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }

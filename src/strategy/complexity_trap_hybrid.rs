@@ -23,7 +23,6 @@ use super::last_n_observations::{intact_from, masked};
 use super::summary_preset::{fits, push_if};
 use super::{spec, Context, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_LAST_N: usize = 10;
 /// The paper's hybrid `N` (its `M = W = 10`).
@@ -75,8 +74,8 @@ impl super::rule::RuleSpec for ComplexityTrapHybrid {
         Some(When::EveryCall)
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 
     fn summary_call(&self) -> SummaryCall {

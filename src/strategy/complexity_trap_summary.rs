@@ -32,7 +32,6 @@ use super::summary_preset::{at_least, fits, push_if, summarise_span, unchanged};
 use super::{spec, Context, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::starts_call as starts_turn;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_N: usize = 21;
 pub const DEFAULT_M: usize = 10;
@@ -150,8 +149,8 @@ impl super::rule::RuleSpec for ComplexityTrapSummary {
         Some(When::EveryCall)
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 
     fn summary_call(&self) -> SummaryCall {

@@ -86,7 +86,6 @@ use super::summary_preset::{
 use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_THRESHOLD: f64 = 0.5;
 pub const DEFAULT_PRESERVE: f64 = 0.3;
@@ -439,7 +438,7 @@ impl super::rule::RuleSpec for GeminiCliCompress {
         }
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }

@@ -49,10 +49,12 @@ mod reattach;
 mod recent;
 mod recorded_compaction;
 mod required;
+mod required_summary;
 pub mod rule;
 mod summary;
 mod summary_call;
 mod summary_preset;
+mod summary_rule;
 mod swe_agent_last_n;
 mod turns;
 mod when;
@@ -60,8 +62,8 @@ mod window;
 
 pub use clear_tool_uses::ClearToolUses;
 pub use head::Head;
-pub use summary::{SummaryRule, SummarySize};
 pub use summary_call::SummaryCall;
+pub use summary_rule::{SummaryRule, SummarySize};
 pub use when::{floor_threshold, threshold, When};
 
 // What a strategy sees and returns, and its spec syntax, sit below strategies and summarisers
@@ -189,6 +191,10 @@ macro_rules! strategies {
                 match self { $(Rule::$variant(r) => RuleSpec::summariser(r),)* }
             }
 
+            fn summary_rule(&self) -> Option<&SummaryRule> {
+                match self { $(Rule::$variant(r) => RuleSpec::summary_rule(r),)* }
+            }
+
             fn when(&self) -> Option<When> {
                 match self { $(Rule::$variant(r) => RuleSpec::when(r),)* }
             }
@@ -244,6 +250,7 @@ strategies! {
     External: external::External,
     OpenHandsSdkSummarizing: openhands_sdk_summarizing::OpenHandsSdkSummarizing,
     CodexCompact2026: codex_compact_2026::CodexCompact2026,
+    RequiredSummary: required_summary::RequiredSummary,
 }
 
 /// A strategy: a rule plus an optional explicit `keep_recent` and head.
@@ -355,6 +362,12 @@ impl Strategy {
     /// to what an earlier summary carries (summarising a summary compounds loss).
     pub fn summariser(&self) -> Option<&Summariser> {
         self.rule.summariser()
+    }
+
+    /// How large its summaries are, for a strategy whose summaries [`SummaryRule`] sizes
+    /// (`None`: it writes none, or sizes them its own way, as `external` does).
+    pub fn summary_size(&self) -> Option<SummarySize> {
+        self.rule.summary_rule().map(|s| s.size)
     }
 
     /// The preset's own trigger in a session (`None`: the session's threshold).

@@ -62,7 +62,6 @@ use super::turns::{message_starts, turn_end};
 use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::summariser::Summariser;
 
 /// `OUTPUT_TOKEN_MAX`: the cap OpenCode puts on a model's output limit.
 pub const OUTPUT_TOKEN_MAX: u64 = 32_000;
@@ -371,7 +370,7 @@ impl RuleSpec for OpenCodeCompact {
         }
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }

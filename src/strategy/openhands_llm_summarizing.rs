@@ -49,7 +49,6 @@
 use super::summary_preset::{at_least, fits, push_if, reached, summarise_span, unchanged};
 use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_MAX_SIZE: usize = 100;
 /// The summary instruction of `get_condensation` (L69–115 with the `<PREVIOUS SUMMARY>` frame
@@ -116,8 +115,8 @@ impl super::rule::RuleSpec for OpenHandsLlmSummarizing {
         Some(When::Events(self.max_size))
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 
     fn summary_call(&self) -> SummaryCall {

@@ -58,7 +58,6 @@ use super::spec::SpecValue;
 use super::summary_preset::{fits, joined, push_if, summarise_span, unchanged};
 use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_MAX_SIZE: usize = 240;
 pub const DEFAULT_KEEP_FIRST: usize = 2;
@@ -344,8 +343,8 @@ impl super::rule::RuleSpec for OpenHandsSdkSummarizing {
         Some(When::EveryCall)
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 
     fn summary_call(&self) -> SummaryCall {

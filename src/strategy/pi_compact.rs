@@ -49,7 +49,6 @@ use super::turns::{opens_message, turn_end};
 use super::{spec, Context, Head, Item, Outcome, SummaryCall, SummaryRule, View, When};
 use crate::error::ParseError;
 use crate::history::Kind;
-use crate::summariser::Summariser;
 
 /// `DEFAULT_COMPACTION_SETTINGS.reserveTokens`.
 pub const RESERVE_TOKENS: u64 = 16_384;
@@ -236,7 +235,7 @@ impl RuleSpec for PiCompact {
         ))
     }
 
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summary.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(&self.summary)
     }
 }

@@ -5,7 +5,7 @@
 
 use super::spec::Params;
 use super::{Context, Outcome, View};
-use super::{Head, SummaryCall, When};
+use super::{Head, SummaryCall, SummaryRule, When};
 use crate::error::ParseError;
 use crate::summariser::Summariser;
 
@@ -80,9 +80,16 @@ pub trait RuleSpec: Sized {
         None
     }
 
-    /// Its simulated summariser, for a strategy that summarises.
-    fn summariser(&self) -> Option<&Summariser> {
+    /// Its summary's size and writer, for a strategy whose summaries [`SummaryRule`] sizes:
+    /// what a sweep's summary-size axis sets and the sessions table reports.
+    fn summary_rule(&self) -> Option<&SummaryRule> {
         None
+    }
+
+    /// Its simulated summariser, for a strategy that summarises (by default its
+    /// [`RuleSpec::summary_rule`]'s).
+    fn summariser(&self) -> Option<&Summariser> {
+        self.summary_rule().map(|s| &s.summariser)
     }
 
     /// How its harness sends the call that writes a summary (a session bills that call so).

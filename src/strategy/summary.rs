@@ -10,7 +10,7 @@
 //!   the others keep these.
 //! - **The summary call** is billed as today's rule: one call on the whole current context with
 //!   the provider's cache ([`super::SummaryCall::WholeContext`], the default).
-//! - **What it keeps.** Its [`Summariser`] (`summariser=NAME`, see [`crate::summariser`])
+//! - **What it keeps.** Its summariser (`summariser=NAME`, see [`crate::summariser`])
 //!   writes the summary within that size. The default, `simulated`, keeps each replaced record
 //!   with a measured recall by its flag, drawn from the cell's `stream` at the record's
 //!   position: the same cell always keeps the same records, and every strategy and budget of a
@@ -23,108 +23,12 @@
 //! - **When the history has fewer than `keep_recent` records but is over the capacity**, the same
 //!   folding applies: at least the oldest record is summarised.
 
-use super::{spec, Context, Item, Outcome, View};
+use super::{spec, Context, Item, Outcome, SummaryRule, View};
 use crate::error::ParseError;
-use crate::summariser::Summariser;
 
 pub const DEFAULT_KEEP_RECENT: usize = 6;
-pub const DEFAULT_RATIO: f64 = 0.1;
-pub const DEFAULT_MAX: u64 = 2000;
-
-/// How much a summary costs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SummarySize {
-    /// A fixed cost, whatever it replaces.
-    Fixed(u64),
-    /// `ceil(ratio × replaced)`, at most `max`.
-    Ratio { ratio: f64, max: u64 },
-}
-
-impl SummarySize {
-    /// The cost of a summary that replaces records costing `replaced` (separators included).
-    pub fn cost(self, replaced: u64) -> u64 {
-        match self {
-            SummarySize::Fixed(size) => size,
-            SummarySize::Ratio { ratio, max } => ((ratio * replaced as f64).ceil() as u64).min(max),
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct SummaryRule {
-    pub size: SummarySize,
-    pub summariser: Summariser,
-}
-
-impl Default for SummaryRule {
-    fn default() -> Self {
-        SummaryRule {
-            size: SummarySize::Ratio {
-                ratio: DEFAULT_RATIO,
-                max: DEFAULT_MAX,
-            },
-            summariser: Summariser::default(),
-        }
-    }
-}
 
 impl SummaryRule {
-    pub fn from_params(p: &mut spec::Params) -> Result<Self, ParseError> {
-        SummaryRule::from_params_or(p, DEFAULT_RATIO, DEFAULT_MAX)
-    }
-
-    /// Reads the summary parameters, with `summary_ratio`/`summary_max` defaulting to a
-    /// harness's own (`ratio`, `max`).
-    pub fn from_params_or(
-        p: &mut spec::Params,
-        default_ratio: f64,
-        default_max: u64,
-    ) -> Result<Self, ParseError> {
-        let fixed = p.u64("summary_size")?;
-        let ratio = p.fraction("summary_ratio", 0.0, 1.0)?;
-        let max = p.u64("summary_max")?;
-        let size = match (fixed, ratio, max) {
-            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-                return Err(format!(
-                    "strategy `{}`: give either `summary_size` (a fixed cost) or \
-                     `summary_ratio`/`summary_max` (a share of what it replaces, capped), not both",
-                    p.strategy()
-                )
-                .into())
-            }
-            (Some(size), None, None) => SummarySize::Fixed(size),
-            (None, ratio, max) => SummarySize::Ratio {
-                ratio: ratio.unwrap_or(default_ratio),
-                max: max.unwrap_or(default_max),
-            },
-        };
-        Ok(SummaryRule {
-            size,
-            summariser: Summariser::from_params(p)?,
-        })
-    }
-
-    /// The parameters that differ from the defaults, in canonical order.
-    pub fn push_params(&self, params: &mut Vec<String>) {
-        self.push_params_or(params, DEFAULT_RATIO, DEFAULT_MAX)
-    }
-
-    /// The parameters that differ from a harness's own defaults (`ratio`, `max`).
-    pub fn push_params_or(&self, params: &mut Vec<String>, default_ratio: f64, default_max: u64) {
-        match self.size {
-            SummarySize::Fixed(size) => params.push(format!("summary_size={size}")),
-            SummarySize::Ratio { ratio, max } => {
-                if ratio != default_ratio {
-                    params.push(format!("summary_ratio={ratio}"));
-                }
-                if max != default_max {
-                    params.push(format!("summary_max={max}"));
-                }
-            }
-        }
-        self.summariser.push_params(params);
-    }
-
     pub fn apply(
         &self,
         view: View,
@@ -135,11 +39,7 @@ impl SummaryRule {
     ) -> Outcome {
         let n = view.len();
         let sep = view.separator;
-        // A head kept before this view costs one separator more (`gap_to_tail`).
-        if out.joined_cost(view.costs.iter().sum(), n as u64, sep) <= capacity {
-            for i in 0..n {
-                out.push(Item::Verbatim(i), view.costs[i], sep);
-            }
+        if keep_all_if_fits(&view, capacity, out) {
             return Outcome::Feasible;
         }
         // Over capacity, so n ≥ 1: summarise records 0..end, at least one.
@@ -182,6 +82,19 @@ impl SummaryRule {
     }
 }
 
+/// Under the trigger (the whole view fits the capacity), every record verbatim: whether it did.
+/// A head kept before the view costs one separator more (`gap_to_tail`).
+pub(super) fn keep_all_if_fits(view: &View, capacity: u64, out: &mut Context) -> bool {
+    let (n, sep) = (view.len(), view.separator);
+    if out.joined_cost(view.costs.iter().sum(), n as u64, sep) > capacity {
+        return false;
+    }
+    for i in 0..n {
+        out.push(Item::Verbatim(i), view.costs[i], sep);
+    }
+    true
+}
+
 impl super::rule::RuleSpec for SummaryRule {
     const NAME: &'static str = "summary";
     const TAIL: super::rule::Tail = super::rule::Tail::Own;
@@ -202,7 +115,7 @@ impl super::rule::RuleSpec for SummaryRule {
     ) -> Outcome {
         SummaryRule::apply(self, view, capacity, keep_recent, stream, out)
     }
-    fn summariser(&self) -> Option<&Summariser> {
-        Some(&self.summariser)
+    fn summary_rule(&self) -> Option<&SummaryRule> {
+        Some(self)
     }
 }

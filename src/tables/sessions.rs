@@ -16,8 +16,8 @@ fn config<'g>(g: &'g SessionGrid, k: &SessionKey) -> &'g crate::session::Session
     })
 }
 
-/// The cache a session was billed under, as its canonical spec: the last column of the tables
-/// of a session sweep, so the tables written before the axis keep their column order.
+/// The cache a session was billed under, as its canonical spec: a column at the end of the
+/// tables of a session sweep, so the tables written before the axis keep their column order.
 pub fn cache_label(g: &SessionGrid, cache: u16) -> &str {
     &g.caches[usize::from(cache)]
 }
@@ -249,6 +249,21 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .measure()
         // The cache that billed the session (`session.cache`, or one of `session.caches`).
         .text("cache", |g, _, r| cache_label(g, r.cache))
+        // The summary's size the strategy ran with (the summary-size axis's, else its own
+        // default): a share of what it replaces and a token cap; null for a strategy that
+        // writes no summary or one of a fixed size (`summary_size`).
+        .opt_real("summary_ratio", |g, r| summary_share(g, r).map(|(q, _)| q))
+        .opt_whole("summary_cap", |g, r| {
+            summary_share(g, r).map(|(_, cap)| cap)
+        })
+}
+
+/// The (share, cap) of a session's strategy's summaries, when it sizes them by a share.
+fn summary_share(g: &SessionGrid, r: &SessionRow) -> Option<(f64, u64)> {
+    match g.strategies[usize::from(r.strategy)].summary_size()? {
+        crate::strategy::SummarySize::Ratio { ratio, max } => Some((ratio, max)),
+        crate::strategy::SummarySize::Fixed(_) => None,
+    }
 }
 
 /// The keys of a session group, for the summary and the pairs tables.

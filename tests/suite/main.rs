@@ -59,5 +59,6 @@ mod strategies;
 mod strategy_specs;
 mod structure;
 mod summarisers;
+mod summary_size;
 mod supersede;
 mod sweep;

@@ -34,6 +34,12 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("summary(summary_max=2000, recall_user=0.38)", "summary"),
     ("summary(recall_tool_result=0.5)", "summary(recall_tool_result=0.5)"),
+    ("required_summary", "required_summary"),
+    ("required_summary(summary_ratio=0.1, summary_max=2000)", "required_summary"),
+    (
+        "required_summary(summary_size=300, keep_recent=2)",
+        "required_summary(keep_recent=2, summary_size=300)",
+    ),
     (
         "summary(recall_other=0.3, recall_user=0.9)",
         "summary(recall_flagged=0.24, recall_other=0.3, recall_user=0.9)",

@@ -784,7 +784,7 @@ fn the_reader_sees_what_it_should() {
         "error.rs names crate::quote::cut_long"
     );
     assert!(
-        has("strategy/codex_compact", "strategy/summary"),
+        has("strategy/codex_compact", "strategy/summary_rule"),
         "super::Summary…"
     );
     assert!(has("sweep/folder", "error"), "refuse! is made in error.rs");

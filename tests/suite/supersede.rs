@@ -117,9 +117,16 @@ fn a_sweep_reports_stale_sessions_and_a_suffix_is_never_stale() {
     let o = ctxlab(d.path(), &["sweep", "exp.toml", "-q"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (headers, rows) = read_csv(&d.path().join("out/sessions.csv"));
+    // The stale columns, the cache, then the summary's size (each added at the end).
     assert_eq!(
-        headers[headers.len() - 3..],
-        ["stale_end", "stale_calls", "cache"]
+        headers[headers.len() - 5..],
+        [
+            "stale_end",
+            "stale_calls",
+            "cache",
+            "summary_ratio",
+            "summary_cap"
+        ]
     );
     let sum = |strategy: &str, key: &str| -> u64 {
         rows.iter()
