@@ -178,13 +178,20 @@ pub fn score_with(
     has_text.clear();
     has_text.resize(history.len(), 0);
     let truth = &history.truth[..];
+    // A summary's range may enclose records kept verbatim beside it (a rule that keeps flagged
+    // records and summarises the stretches between them): those count once, as verbatim, so
+    // the records kept verbatim are marked before any summary is read.
+    for item in &context.items {
+        if let Item::Verbatim(i) = *item {
+            has_text[i] |= VERBATIM;
+        }
+    }
     // Counts in integers, branch-free on the labels (which the processor cannot predict).
     let (mut verbatim, mut required_kept, mut simulated_kept) = (0u32, 0u32, 0u32);
     for item in &context.items {
         match *item {
             Item::Verbatim(i) => {
                 verbatim += 1;
-                has_text[i] |= VERBATIM;
                 required_kept += u32::from(truth[i]);
                 if context.summary_from_text {
                     // A text summary's shares are fractions: the sum keeps the order of the
@@ -195,19 +202,19 @@ pub fn score_with(
             Item::Placeholder(_) => m.placeholders += 1,
             Item::Summary { first, end, .. } if context.summary_from_text => {
                 // A text carries a record by the share of its needed facts it holds.
-                m.summarised += (end - first) as u32;
+                m.summarised += (first..end).filter(|&i| replaced(has_text, i)).count() as u32;
                 let facts = &history.facts;
                 m.required_any += (first..end)
-                    .filter(|&i| truth[i])
+                    .filter(|&i| truth[i] && replaced(has_text, i))
                     .map(|i| {
                         facts.carried_share(i, |f| context.summary_facts.binary_search(&f).is_ok())
                     })
                     .sum::<f64>();
             }
             Item::Summary { first, end, .. } => {
-                m.summarised += (end - first) as u32;
+                m.summarised += (first..end).filter(|&i| replaced(has_text, i)).count() as u32;
                 simulated_kept += (first..end)
-                    .filter(|&i| truth[i] && context.summary_kept[i])
+                    .filter(|&i| truth[i] && context.summary_kept[i] && replaced(has_text, i))
                     .count() as u32;
                 // The simulated summariser writes the facts of every record it keeps.
                 for (has, &kept) in has_text[first..end]
@@ -266,6 +273,11 @@ pub fn score_with(
     m
 }
 
+/// Whether a record in a summary's range was replaced by it, not kept verbatim beside it.
+fn replaced(has_text: &[u8], i: usize) -> bool {
+    has_text[i] & VERBATIM == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,6 +325,41 @@ mod tests {
         // One verbatim item of three.
         assert_eq!(m.exact(), Some(1.0 / 3.0));
         assert_eq!((m.placeholders, m.summarised), (1, 3));
+    }
+
+    /// A summary of 0..5 placed first, with the flagged records 1 and 4 kept verbatim inside
+    /// its range (as `required_summary` keeps them), and 5 kept after it. The simulated
+    /// summariser marked 0, 1 and 4 kept: 1 and 4 count once, verbatim; of the records the
+    /// summary replaced (0, 2, 3) the required one it keeps is 0. Required 0, 1, 4, 5: verbatim
+    /// 1, 4, 5; any form 0 too, 4 of 4 — not 6, as counting 1 and 4 twice gave.
+    #[test]
+    fn records_kept_verbatim_inside_a_summarys_range_count_once() {
+        let h = six();
+        let mut ctx = Context::default();
+        ctx.clear(6);
+        ctx.push(
+            Item::Summary {
+                first: 0,
+                end: 5,
+                cost: 7,
+            },
+            7,
+            1,
+        );
+        for i in [0, 1, 4] {
+            ctx.summary_kept[i] = true;
+        }
+        ctx.push(Item::Verbatim(1), 10, 1);
+        ctx.push(Item::Verbatim(4), 10, 1);
+        ctx.push(Item::Verbatim(5), 10, 1);
+        let m = score(&h, Outcome::Feasible, &ctx);
+        assert_eq!(
+            (m.required_total, m.required_kept, m.required_any),
+            (4, 3, 4.0)
+        );
+        assert_eq!(m.retention_any(), Some(1.0));
+        // The summary replaced 0, 2 and 3 only.
+        assert_eq!((m.placeholders, m.summarised), (0, 3));
     }
 
     #[test]
