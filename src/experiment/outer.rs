@@ -5,7 +5,6 @@
 use super::frame::{Frame, FrameFile};
 use crate::noise::{NoiseLevel, NoiseModel};
 use crate::strategy::Strategy;
-use crate::tables::manifest::Axes;
 
 #[derive(Debug, Clone)]
 pub struct OuterAxes {
@@ -70,18 +69,5 @@ impl OuterAxes {
 
     pub fn false_positives(&self) -> Vec<f64> {
         self.false_positive.clone()
-    }
-
-    /// The outer axes as the manifest records them (the kind fills in its own).
-    pub fn axes(&self) -> Axes {
-        Axes {
-            histories: self.histories as u64,
-            replicates: u64::from(self.replicates),
-            false_negative: self.false_negatives(),
-            false_positive: self.false_positives(),
-            noise: self.noise_labels.clone(),
-            strategies: self.labels.clone(),
-            ..Axes::default()
-        }
     }
 }

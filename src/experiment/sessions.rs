@@ -539,7 +539,7 @@ impl SessionExperiment {
 
 #[cfg(test)]
 mod tests {
-    use crate::experiment::{parse_any, AnyExperiment};
+    use super::super::engine::{apply_overrides, parse_table};
 
     const GOOD: &str = r#"
 name = "s"
@@ -556,12 +556,13 @@ target = 0.25
 layers = {}
 "#;
 
+    /// The file with its overrides applied, read as a session experiment (as `parse_any` does
+    /// for a file with a `[session]` table).
     fn parse(text: &str, overrides: &[&str]) -> Result<super::SessionExperiment, String> {
         let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
-        match parse_any("s.toml", text, &o).map_err(|e| e.to_string())? {
-            AnyExperiment::Sessions(e) => Ok(e),
-            AnyExperiment::Cells(_) => Err("parsed as a cell sweep".into()),
-        }
+        let mut table = parse_table("s.toml", text).map_err(|e| e.to_string())?;
+        apply_overrides(&mut table, &o).map_err(|e| e.to_string())?;
+        super::from_table("s.toml", table, true).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -697,10 +698,7 @@ layers = {}
             ),
             (&["replicates=0"], "key `replicates`: must be at least 1"),
             (&["output.formats=[\"xlsx\"]"], "key `output.formats[0]`"),
-            (
-                &["sweep.budgets=[50]"],
-                "key `session`: an experiment has either a [sweep] table",
-            ),
+            // Both tables at once is `parse_any`'s to refuse (tests/suite/session_sweep.rs).
             (&["charts.noise_budget=50"], "unknown field `charts`"),
         ];
         for (overrides, want) in cases {

@@ -178,7 +178,7 @@ impl SweepGrid for Grid {
                 .map(|k| k as u64)
                 .collect(),
             budgets: self.budgets.clone(),
-            ..self.outer.axes()
+            ..outer_axes(&self.outer)
         }
     }
 }
@@ -236,7 +236,7 @@ impl SweepGrid for SessionGrid {
             ratios: self.ratios.clone(),
             note_rates: self.note_rates.clone(),
             caches: self.caches.clone(),
-            ..self.outer.axes()
+            ..outer_axes(&self.outer)
         }
     }
 }
@@ -276,5 +276,19 @@ impl SweepExperiment for SessionExperiment {
     }
     fn check_histories(&self, recorded: &[(&str, bool)]) -> Result<(), crate::error::InputError> {
         SessionExperiment::check_histories(self, recorded)
+    }
+}
+
+/// The outer axes (histories, replicates, noise, strategies) as the manifest records them;
+/// each kind fills in its own.
+fn outer_axes(o: &OuterAxes) -> Axes {
+    Axes {
+        histories: o.histories as u64,
+        replicates: u64::from(o.replicates),
+        false_negative: o.false_negatives(),
+        false_positive: o.false_positives(),
+        noise: o.noise_labels.clone(),
+        strategies: o.labels.clone(),
+        ..Axes::default()
     }
 }
