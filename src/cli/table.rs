@@ -27,14 +27,14 @@ pub struct TableArgs {
     pub history_name: Option<String>,
     /// How to print the table: aligned text, CSV or a Markdown table.
     #[arg(long, value_enum, default_value = "text")]
-    pub format: TableFormat,
+    pub format: PrintFormat,
     /// The experiment seed: a summary's draws are those of a sweep's first history with it.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum TableFormat {
+pub enum PrintFormat {
     Text,
     Csv,
     Markdown,
@@ -57,9 +57,9 @@ pub fn run(a: TableArgs) -> Result<()> {
         ));
     }
     let out = match a.format {
-        TableFormat::Text => table::to_text(&costed, &rows),
-        TableFormat::Csv => table::to_csv(&rows),
-        TableFormat::Markdown => table::to_markdown(&rows),
+        PrintFormat::Text => table::to_text(&costed, &rows),
+        PrintFormat::Csv => table::to_csv(&rows),
+        PrintFormat::Markdown => table::to_markdown(&rows),
     };
     crate::say!("{out}");
     Ok(())

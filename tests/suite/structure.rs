@@ -84,6 +84,9 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// listed here, an arrow when both its ends are. Empty, and meant to stay so.
 const KNOWN_EXCEPTIONS: &[&str] = &[];
 
+/// The mark a `macro_rules!` body leaves on the brace stack in place of a module's name.
+const MACRO: &str = "macro_rules!";
+
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {
     Ident(String),
@@ -297,7 +300,17 @@ fn read_file(module: &[String], src: &str) -> FileFacts {
         let at_module_level = braces.iter().all(Option::is_some);
         match &t[i] {
             Tok::Punct('{') => {
-                braces.push(pending_mod.take());
+                // An arm's body in a `macro_rules!` is read as module level, so the types a
+                // macro defines are seen (`=>` reads as `=` then `>`).
+                let arm = i >= 2
+                    && t[i - 2] == Tok::Punct('=')
+                    && t[i - 1] == Tok::Punct('>')
+                    && braces.last() == Some(&Some(MACRO.to_string()));
+                braces.push(if arm {
+                    Some(MACRO.to_string())
+                } else {
+                    pending_mod.take()
+                });
                 i += 1;
             }
             Tok::Punct('}') => {
@@ -323,6 +336,8 @@ fn read_file(module: &[String], src: &str) -> FileFacts {
                 if let (true, Some(Tok::Ident(name))) = (exported, t.get(i + 2)) {
                     f.exported_macros.push(name.clone());
                 }
+                // Its outer brace: the arms' bodies inside it are read as module level.
+                pending_mod = Some(MACRO.to_string());
                 i += 3;
             }
             Tok::Ident(w)
@@ -777,6 +792,14 @@ fn the_reader_sees_what_it_should() {
     assert!(has("sweep/folder", "error"), "refuse! is made in error.rs");
     assert!(!has("strategy/codex_compact", "strategy") && !has("text", "lib"));
     assert!(lib.files.len() > 100);
+    // A type a `macro_rules!` arm defines is seen where the macro is written.
+    let defines = |file: &str, name: &str| {
+        lib.files
+            .iter()
+            .any(|(m, (_, f))| show(m) == file && f.types.iter().any(|(t, _)| t == name))
+    };
+    assert!(defines("tables/formats", "TableFormat"));
+    assert!(defines("strategy", "Strategy") || defines("strategy", "Rule"));
 }
 
 /// Prints every arrow, for reading the structure: `cargo test --release structure::print -- --ignored --nocapture`.
