@@ -55,7 +55,9 @@ fn three_caches_on_one_axis_give_pairs_rows_per_cache() {
     // Sessions: strategy major, the cache innermost; the same replay under each cache.
     let (h, sessions) = rows(&dir.path().join("out/sessions.csv"));
     let at = |name: &str| h.iter().position(|x| x == name).unwrap();
-    assert_eq!(h.iter().next_back(), Some("cache"));
+    // Every sessions table ends with its cache, then the summary-size axis.
+    let tail: Vec<&str> = h.iter().rev().take(3).collect();
+    assert_eq!(tail, ["summary_cap", "summary_ratio", "cache"]);
     let got: Vec<(&str, &str, &str, &str, &str)> = sessions
         .iter()
         .map(|r| {
