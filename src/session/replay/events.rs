@@ -79,7 +79,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             return;
         }
         self.mark_summary_facts();
-        let appeared = self.appeared;
+        let appeared = self.progress.appeared;
         let needed = self.needed_carried(0..appeared);
         let turn = self.log.first_turn.start.min(appeared)..self.log.first_turn.end.min(appeared);
         let turn_needed = self.needed_carried(turn.clone());
@@ -115,13 +115,13 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     pub(super) fn log_call(&mut self, bill: &Billing) {
         let log = &mut self.log;
         // What the provider held for this call: nothing once its cache expired.
-        let held = match self.cache.emptied() {
+        let held = match self.bills.cache.emptied() {
             true => 0,
             false => log.last_cached,
         };
         let ledgers = &mut self.s.ledgers;
         for open in &mut ledgers[log.ledgers_waiting..] {
-            open.first_call(&self.cache, &self.cfg.prices, bill, held);
+            open.first_call(&self.bills.cache, &self.cfg.prices, bill, held);
         }
         log.ledgers_waiting = ledgers.len();
         if let Some(out) = log.out.as_deref_mut() {
@@ -139,7 +139,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Closes the ledgers once the run made its last call: writes them into the events logged
     /// and returns their sums.
     pub(super) fn close_ledgers(&mut self) -> LedgerTotals {
-        let calls = self.calls;
+        let calls = self.progress.calls;
         let log = &mut self.log;
         let ledgers = &self.s.ledgers;
         if let Some(out) = log.out.as_deref_mut() {
@@ -178,7 +178,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Retention in any form of the required records that had appeared, by region of the
     /// records that had appeared (`None` for a region without a required record).
     pub(super) fn regions(&self) -> [Option<f64>; REGIONS] {
-        let appeared = self.appeared;
+        let appeared = self.progress.appeared;
         let mut required = [0u32; REGIONS];
         let mut carried = [0.0; REGIONS];
         for r in (0..appeared).filter(|&r| self.h.truth[r]) {
