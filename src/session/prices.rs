@@ -23,7 +23,8 @@
 //! SWE-bench runs (gemini-3-pro-preview, whose $2 / $12 and 0.1× reads their recorded costs
 //! confirm).
 
-use super::cache::CacheKind;
+// From its own file, not through `cache`, which reads these prices: no circle.
+use super::cache::kind::CacheKind;
 use super::invalid::{invalid, Invalid};
 
 /// When the prices below were read off the providers' pages.

@@ -45,7 +45,7 @@
 
 pub mod anthropic;
 pub mod gemini;
-mod kind;
+pub(crate) mod kind;
 pub mod none;
 pub mod openai;
 pub mod recorded;
