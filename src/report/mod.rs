@@ -21,6 +21,7 @@ pub(crate) mod publish;
 pub mod republish;
 pub mod session;
 pub mod session_charts;
+mod session_groups;
 pub mod summary_frontier;
 pub(crate) mod summary_grid;
 pub mod summary_table;
