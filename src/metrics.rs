@@ -180,18 +180,20 @@ pub fn score_with(
     let truth = &history.truth[..];
     // A summary's range may enclose records kept verbatim beside it (a rule that keeps flagged
     // records and summarises the stretches between them): those count once, as verbatim, so
-    // the records kept verbatim are marked before any summary is read.
-    for item in &context.items {
-        if let Item::Verbatim(i) = *item {
-            has_text[i] |= VERBATIM;
-        }
-    }
+    // at the first summary every record kept verbatim is marked (a context without a summary,
+    // most cells, never pays for the extra pass).
+    let mut verbatim_marked = false;
     // Counts in integers, branch-free on the labels (which the processor cannot predict).
     let (mut verbatim, mut required_kept, mut simulated_kept) = (0u32, 0u32, 0u32);
     for item in &context.items {
+        if !verbatim_marked && matches!(item, Item::Summary { .. }) {
+            mark_verbatim(&context.items, has_text);
+            verbatim_marked = true;
+        }
         match *item {
             Item::Verbatim(i) => {
                 verbatim += 1;
+                has_text[i] |= VERBATIM;
                 required_kept += u32::from(truth[i]);
                 if context.summary_from_text {
                     // A text summary's shares are fractions: the sum keeps the order of the
@@ -271,6 +273,15 @@ pub fn score_with(
     m.items = context.items.len() as u32;
     m.verbatim = verbatim;
     m
+}
+
+/// Marks every record the context keeps verbatim.
+fn mark_verbatim(items: &[Item], has_text: &mut [u8]) {
+    for item in items {
+        if let Item::Verbatim(i) = *item {
+            has_text[i] |= VERBATIM;
+        }
+    }
 }
 
 /// Whether a record in a summary's range was replaced by it, not kept verbatim beside it.
