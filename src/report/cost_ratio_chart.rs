@@ -535,6 +535,12 @@ fn subtitle(
 ) -> String {
     let grid = &manifest.grid;
     let (lowest, highest) = (BANDS[0].0, BANDS[BANDS.len() - 1].1);
+    // Every cache replays the same sessions: count them once, under the first cache.
+    let first = all.first().map(|r| r.cache.as_str());
+    let all: Vec<&Ratio> = all
+        .iter()
+        .filter(|r| Some(r.cache.as_str()) == first)
+        .collect();
     let outside = all
         .iter()
         .filter(|r| r.completed && !(lowest..highest).contains(&r.length))
