@@ -13,32 +13,21 @@ use crate::noise;
 use crate::rng;
 use crate::session::{self, CompactionEvent, SessionMetrics, SessionScratch};
 
-/// One simulated session, by axis indices (labels are attached when the tables are written).
+/// One simulated session: where it sits in the grid and what it measured (labels are
+/// attached when the tables are written).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SessionRow {
-    pub history: u32,
-    pub replicate: u32,
-    pub level: u16,
-    pub strategy: u16,
-    pub window: u16,
-    pub ratio: u16,
-    pub note_rate: u16,
-    pub cache: u16,
-    /// What the noise model's flags got wrong on this history and replicate.
-    pub realised: noise::Realised,
+    pub key: SessionKey,
     pub metrics: SessionMetrics,
 }
 
 impl SessionRow {
+    pub fn key(&self) -> SessionKey {
+        self.key
+    }
+
     pub fn coordinates(&self) -> Coordinates {
-        Coordinates {
-            strategy: usize::from(self.strategy),
-            window: usize::from(self.window),
-            ratio: usize::from(self.ratio),
-            note_rate: usize::from(self.note_rate),
-            cache: usize::from(self.cache),
-            level: usize::from(self.level),
-        }
+        self.key.coordinates()
     }
 }
 
@@ -49,7 +38,7 @@ pub struct EventRow {
     pub event: CompactionEvent,
 }
 
-/// Where a session sits in the grid (a [`SessionRow`] without its measures).
+/// Where a session sits in the grid, by axis indices.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SessionKey {
     pub history: u32,
@@ -60,21 +49,19 @@ pub struct SessionKey {
     pub ratio: u16,
     pub note_rate: u16,
     pub cache: u16,
+    /// What the noise model's flags got wrong on this history and replicate.
     pub realised: noise::Realised,
 }
 
-impl SessionRow {
-    pub fn key(&self) -> SessionKey {
-        SessionKey {
-            history: self.history,
-            replicate: self.replicate,
-            level: self.level,
-            strategy: self.strategy,
-            window: self.window,
-            ratio: self.ratio,
-            note_rate: self.note_rate,
-            cache: self.cache,
-            realised: self.realised,
+impl SessionKey {
+    pub fn coordinates(&self) -> Coordinates {
+        Coordinates {
+            strategy: usize::from(self.strategy),
+            window: usize::from(self.window),
+            ratio: usize::from(self.ratio),
+            note_rate: usize::from(self.note_rate),
+            cache: usize::from(self.cache),
+            level: usize::from(self.level),
         }
     }
 }
@@ -154,7 +141,7 @@ pub fn evaluate_replicates(
                                     &mut s.session,
                                     &mut s.log,
                                 );
-                                let row = SessionRow {
+                                let session = SessionKey {
                                     history: index as u32,
                                     replicate,
                                     level: level as u16,
@@ -164,9 +151,11 @@ pub fn evaluate_replicates(
                                     note_rate: note_rate as u16,
                                     cache: cache as u16,
                                     realised,
+                                };
+                                let row = SessionRow {
+                                    key: session,
                                     metrics,
                                 };
-                                let session = row.key();
                                 s.events
                                     .extend(s.log.iter().map(|&event| EventRow { session, event }));
                                 out.push(row);

@@ -82,19 +82,19 @@ pub fn session_failure(
     let mut before = 0u64;
     for r in rows
         .iter()
-        .filter(|r| is_external(&grid.strategies[usize::from(r.strategy)]))
+        .filter(|r| is_external(&grid.strategies[usize::from(r.key.strategy)]))
     {
         let compactions = u64::from(r.metrics.compactions);
         if before + compactions >= f.call {
             let cfg = grid.config(r.coordinates());
             return f.message(&format!(
                 "{history}, replicate {}, noise {}, strategy `{}`, window {}, ratio {}, note_rate {}, compaction {} (capacity {}, keep_recent {})",
-                r.replicate,
-                grid.noise_labels[usize::from(r.level)],
-                grid.labels[usize::from(r.strategy)],
+                r.key.replicate,
+                grid.noise_labels[usize::from(r.key.level)],
+                grid.labels[usize::from(r.key.strategy)],
                 cfg.window,
-                grid.ratios[usize::from(r.ratio)],
-                grid.note_rates[usize::from(r.note_rate)],
+                grid.ratios[usize::from(r.key.ratio)],
+                grid.note_rates[usize::from(r.key.note_rate)],
                 f.call - before,
                 f.capacity,
                 f.keep_recent

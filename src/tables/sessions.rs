@@ -72,7 +72,7 @@ impl Grouping<SessionRow> for SessionGrid {
         self.strategies.len()
     }
     fn strategy(&self, r: &SessionRow) -> usize {
-        r.strategy as usize
+        r.key.strategy as usize
     }
     // Sessions run strategy, window, ratio, note rate, cache within a replicate and noise
     // level.
@@ -248,7 +248,7 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
         .whole("stale_calls", |_, r| r.metrics.stale.calls)
         .measure()
         // The cache that billed the session (`session.cache`, or one of `session.caches`).
-        .text("cache", |g, _, r| cache_label(g, r.cache))
+        .text("cache", |g, _, r| cache_label(g, r.key.cache))
         // The summary's size the strategy ran with (the summary-size axis's, else its own
         // default): a share of what it replaces and a token cap; null for a strategy that
         // writes no summary or one of a fixed size (`summary_size`).
@@ -260,7 +260,7 @@ pub fn table() -> Table<SessionGrid, SessionRow> {
 
 /// The (share, cap) of a session's strategy's summaries, when it sizes them by a share.
 fn summary_share(g: &SessionGrid, r: &SessionRow) -> Option<(f64, u64)> {
-    match g.strategies[usize::from(r.strategy)].summary_size()? {
+    match g.strategies[usize::from(r.key.strategy)].summary_size()? {
         crate::strategy::SummarySize::Ratio { ratio, max } => Some((ratio, max)),
         crate::strategy::SummarySize::Fixed(_) => None,
     }
