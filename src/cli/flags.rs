@@ -83,10 +83,8 @@ fn audit(a: AuditArgs) -> Result<()> {
     for line in left_out_lines(&left_out) {
         crate::warnln!("{line}");
     }
-    let HistorySource::Loaded(all) = opened else {
-        unreachable!("files are loaded, not generated");
-    };
-    if all.iter().all(|(h, _)| h.flags.is_none()) {
+    let all = opened.all()?;
+    if all.iter().all(|h| h.flags.is_none()) {
         bail!(
             "{}: the histories carry no flags of their own: pass --flags FILE, or give their records a `flag` field",
             a.histories[0].display()
@@ -97,7 +95,7 @@ fn audit(a: AuditArgs) -> Result<()> {
         (None, "jsonl") => "the records' `flag` fields".to_string(),
         (None, _) => format!("the flag rules `{DEFAULT_TRANSCRIPT_FLAGS}`"),
     };
-    let audit = crate::flags::audit::audit(all.iter().map(|(h, _)| &**h));
+    let audit = crate::flags::audit::audit(all.iter().map(|h| &**h));
     crate::say!(
         "{}",
         crate::report::flagger::audit_text(&audit, &flags_from)

@@ -65,10 +65,13 @@ pub struct Confusion {
 
 impl Confusion {
     /// Counts every record of `histories` by its truth and its flag base.
-    pub fn of<'a>(histories: impl IntoIterator<Item = &'a History>) -> Confusion {
+    pub fn of<H: std::borrow::Borrow<History>>(
+        histories: impl IntoIterator<Item = H>,
+    ) -> Confusion {
         let mut overall = Counts::default();
         let mut by_kind = [Counts::default(); Kind::ALL.len()];
         for h in histories {
+            let h = h.borrow();
             let flags = h.flag_base();
             let mut seen = [false; Kind::ALL.len()];
             for (r, &flag) in h.records.iter().zip(&flags) {
@@ -99,6 +102,10 @@ impl Confusion {
             HistorySource::Loaded(all) if all.iter().any(|(h, _)| h.flags.is_some()) => {
                 Some(Confusion::of(all.iter().map(|(h, _)| &**h)))
             }
+            // One history at a time, without its texts: the counts read kinds, truth and flags.
+            HistorySource::Streamed(s) if s.skeletons().iter().any(|h| h.flags.is_some()) => Some(
+                Confusion::of(s.skeletons().iter().map(|h| h.without_texts())),
+            ),
             _ => None,
         }
     }

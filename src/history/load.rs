@@ -47,21 +47,81 @@ pub fn load_jsonl(path: &Path) -> Result<Vec<History>, InputError> {
 
 /// Parses JSONL text; `path` is used for the default history name and for error messages.
 pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> {
-    let default_name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "history".to_string());
-    let text = crate::text::without_bom(text);
+    let mut checks = LineChecks::new(path);
     let mut histories: Vec<History> = Vec::new();
-    let mut index_of: HashMap<String, usize> = HashMap::new();
-    // Per history: each record's `flag` and line, checked to be all given or none at the end.
-    let mut flags: Vec<Vec<(Option<bool>, usize)>> = Vec::new();
-    // Per history: where its records stand in time (the start of its latest model call).
-    let mut order: Vec<super::time_order::TimeOrder> = Vec::new();
-    for (n, raw) in text.lines().enumerate() {
-        let line_no = n + 1;
-        if raw.trim().is_empty() {
+    // Per history: each record's `flag`, kept until the flags rule is checked at the end.
+    let mut flags: Vec<Vec<Option<bool>>> = Vec::new();
+    for (n, raw) in crate::text::without_bom(text).lines().enumerate() {
+        let Some(line) = checks.check(n + 1, raw)? else {
             continue;
+        };
+        if line.slot == histories.len() {
+            histories.push(History::new(checks.name(line.slot), Vec::new()));
+            flags.push(Vec::new());
+        }
+        histories[line.slot].records.push(line.record);
+        flags[line.slot].push(line.flag);
+    }
+    checks.finish()?;
+    for (history, flags) in histories.iter_mut().zip(flags) {
+        history.flags = flags.into_iter().collect();
+    }
+    Ok(histories)
+}
+
+/// One line that passed [`LineChecks::check`]: its history's slot (in order of first
+/// appearance), its record and its `flag`.
+pub(super) struct CheckedLine {
+    pub slot: usize,
+    pub record: Record,
+    pub flag: Option<bool>,
+}
+
+/// The checks a history file's lines pass one at a time, and what they remember of each
+/// history to make them: its name, its last id, where its records stand in time and which lines
+/// gave a `flag`. Shared by the whole-file parse and the streamed index
+/// ([`super::stream`]), so both refuse a file with the same message.
+pub(super) struct LineChecks<'p> {
+    path: &'p Path,
+    default_name: String,
+    names: Vec<String>,
+    index_of: HashMap<String, usize>,
+    last_id: Vec<Option<u64>>,
+    /// Per history: the first line with a `flag` and the first without.
+    flag_lines: Vec<(Option<usize>, Option<usize>)>,
+    /// Per history: where its records stand in time (the start of its latest model call).
+    order: Vec<super::time_order::TimeOrder>,
+}
+
+impl<'p> LineChecks<'p> {
+    pub fn new(path: &'p Path) -> Self {
+        let default_name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "history".to_string());
+        LineChecks {
+            path,
+            default_name,
+            names: Vec::new(),
+            index_of: HashMap::new(),
+            last_id: Vec::new(),
+            flag_lines: Vec::new(),
+            order: Vec::new(),
+        }
+    }
+
+    /// The name of the history in `slot`.
+    pub fn name(&self, slot: usize) -> String {
+        self.names[slot].clone()
+    }
+
+    /// Checks line `line_no` (its text `raw`, without the line ending): `None` for a blank
+    /// line, else the record it gives. A history's slot is new when it equals the number of
+    /// histories seen before the line.
+    pub fn check(&mut self, line_no: usize, raw: &str) -> Result<Option<CheckedLine>, InputError> {
+        let path = self.path;
+        if raw.trim().is_empty() {
+            return Ok(None);
         }
         // serde reads a struct from an array by position; a record has named fields.
         if raw.trim_start().starts_with('[') {
@@ -85,81 +145,86 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
             .map(super::time::Time::parse)
             .transpose()
             .map_err(|msg| InputError::line(path, line_no, format!("`time`: {msg}")))?;
-        let name = line.history.unwrap_or_else(|| default_name.clone());
-        let slot = *index_of.entry(name.clone()).or_insert_with(|| {
-            histories.push(History::new(name.clone(), Vec::new()));
-            flags.push(Vec::new());
-            order.push(Default::default());
-            histories.len() - 1
-        });
-        flags[slot].push((line.flag, line_no));
-        let history = &mut histories[slot];
-        if let Some(prev) = history.records.last() {
-            if line.id <= prev.id {
+        let slot = self.slot(line.history.unwrap_or_else(|| self.default_name.clone()));
+        let first = self.flag_lines[slot];
+        self.flag_lines[slot] = match line.flag {
+            Some(_) => (first.0.or(Some(line_no)), first.1),
+            None => (first.0, first.1.or(Some(line_no))),
+        };
+        let name = &self.names[slot];
+        if let Some(prev) = self.last_id[slot] {
+            if line.id <= prev {
                 return Err(InputError::line(
                     path,
                     line_no,
                     format!(
-                        "id {} is not greater than the previous id {} of history {:?}; ids must strictly increase",
-                        line.id, prev.id, history.name
+                        "id {} is not greater than the previous id {prev} of history {name:?}; ids must strictly increase",
+                        line.id
                     ),
                 ));
             }
         }
-        if let Err((before, at)) = order[slot].next(kind, time, line_no) {
+        if let Err((before, at)) = self.order[slot].next(kind, time, line_no) {
             return Err(InputError::line(
                 path,
                 line_no,
                 format!(
-                    "`time` {} is earlier than {before}, the time of the model output on line {at} that starts the latest model call of history {:?}; records must follow the run in time order (a call starts at its first output)",
+                    "`time` {} is earlier than {before}, the time of the model output on line {at} that starts the latest model call of history {name:?}; records must follow the run in time order (a call starts at its first output)",
                     time.expect("only a timed record is out of order"),
-                    history.name
                 ),
             ));
         }
-        history.records.push(Record {
-            id: line.id,
-            kind,
-            tool: line.tool,
-            time,
-            text: line.text,
-            required: line.required,
-        });
+        self.last_id[slot] = Some(line.id);
+        Ok(Some(CheckedLine {
+            slot,
+            record: Record {
+                id: line.id,
+                kind,
+                tool: line.tool,
+                time,
+                text: line.text,
+                required: line.required,
+            },
+            flag: line.flag,
+        }))
     }
-    for (history, flags) in histories.iter_mut().zip(flags) {
-        history.flags = all_or_none(path, &history.name, &flags)?;
-    }
-    if histories.is_empty() {
-        return Err(InputError::File {
-            path: path.to_path_buf(),
-            message: "holds no records (expected one JSON object per line)".into(),
-        });
-    }
-    Ok(histories)
-}
 
-/// A history's `flag` fields: all given (its flags), none (`None`), or an error naming the
-/// first line that breaks the rule.
-fn all_or_none(
-    path: &Path,
-    name: &str,
-    flags: &[(Option<bool>, usize)],
-) -> Result<Option<Vec<bool>>, InputError> {
-    let Some(&(_, with)) = flags.iter().find(|(f, _)| f.is_some()) else {
-        return Ok(None);
-    };
-    match flags.iter().find(|(f, _)| f.is_none()) {
-        Some(&(_, without)) => Err(InputError::line(
-            path,
-            without,
-            format!(
-                "this record of history {name:?} has no `flag` while line {with} has one; give every record of a history a `flag`, or none"
-            ),
-        )),
-        None => Ok(Some(flags.iter().map(|(f, _)| f.unwrap_or(false)).collect())),
+    /// The slot of the history named `name`, made at its first line.
+    fn slot(&mut self, name: String) -> usize {
+        if let Some(&slot) = self.index_of.get(&name) {
+            return slot;
+        }
+        self.index_of.insert(name.clone(), self.names.len());
+        self.names.push(name);
+        self.last_id.push(None);
+        self.flag_lines.push((None, None));
+        self.order.push(Default::default());
+        self.names.len() - 1
+    }
+
+    /// After the last line: every history gives a `flag` on all its records or on none, and
+    /// the file holds a record; the error names the first line that breaks a rule.
+    pub fn finish(&self) -> Result<(), InputError> {
+        for (name, lines) in self.names.iter().zip(&self.flag_lines) {
+            if let (Some(with), Some(without)) = *lines {
+                return Err(InputError::line(
+                    self.path,
+                    without,
+                    format!(
+                        "this record of history {name:?} has no `flag` while line {with} has one; give every record of a history a `flag`, or none"
+                    ),
+                ));
+            }
+        }
+        if self.names.is_empty() {
+            return Err(InputError::File {
+                path: self.path.to_path_buf(),
+                message: "holds no records (expected one JSON object per line)".into(),
+            });
+        }
+        Ok(())
     }
 }
-
 fn describe_json_error(e: &serde_json::Error) -> String {
     // serde_json appends "at line 1 column N" about the line itself; the column helps, the
     // line number does not (every line is parsed alone), so keep only the column.

@@ -10,6 +10,7 @@ mod load;
 mod record;
 pub mod recovery;
 pub mod source;
+pub mod stream;
 mod supersede;
 pub mod time;
 pub mod time_order;

@@ -2,6 +2,7 @@
 //! transcripts imported as they are loaded.
 
 use super::batch::{BadFiles, FileBatch, LeftOut};
+use super::stream::Streamed;
 use super::{generate, CostedHistory, History, RecordedCall};
 use crate::error::InputError;
 use rayon::prelude::*;
@@ -31,9 +32,12 @@ const HISTORIES_PER_TASK: usize = 4;
 /// so memory does not grow with their number; loaded ones are read (and checked) up front.
 pub enum HistorySource {
     Generated(generate::GenerateConfig),
-    /// Each history with the usage its transcript records (empty for JSONL files), shared with
-    /// its costed form rather than copied into it.
+    /// Each history with the usage its transcript records, shared with its costed form rather
+    /// than copied into it.
     Loaded(Vec<(Arc<History>, Vec<RecordedCall>)>),
+    /// ctxlab JSONL files, checked whole up front and read again a history at a time as it is
+    /// evaluated (see [`super::stream`]), so memory does not grow with the files' size.
+    Streamed(Streamed),
 }
 
 impl HistorySource {
@@ -62,18 +66,13 @@ impl HistorySource {
                 .map(|h| (Arc::new(h), Vec::new()))
                 .collect(),
             HistorySource::Loaded(all) => all,
+            HistorySource::Streamed(streamed) => {
+                return Ok((
+                    HistorySource::Streamed(flag_streamed(streamed, flags_file)?),
+                    left_out,
+                ))
+            }
         };
-        if let (Source::Files(_), Some((h, _))) =
-            (source, all.iter().find(|(h, _)| h.flags.is_some()))
-        {
-            return Err(InputError::File {
-                path: flags_file.to_path_buf(),
-                message: format!(
-                    "history {:?} already carries flags (the `flag` field of its records); give flags either in the history files or in histories.flags_file, not both",
-                    h.name
-                ),
-            });
-        }
         let loaded: Vec<&History> = all.iter().map(|(h, _)| &**h).collect();
         let flags = super::flags_file::read(flags_file, &loaded)?;
         for ((h, _), f) in all.iter_mut().zip(flags) {
@@ -95,18 +94,13 @@ impl HistorySource {
                 labels,
                 flags,
             } => {
-                let (all, left_out) =
-                    super::import::load_batch(paths, *format, labels, Some(flags), bad)?;
-                let all = all
-                    .into_iter()
-                    .map(|(h, recorded)| (Arc::new(h), recorded))
-                    .collect();
-                (HistorySource::Loaded(all), left_out)
+                let (streamed, left_out) =
+                    Streamed::open_transcripts(paths, *format, labels, flags, bad)?;
+                (HistorySource::Streamed(streamed), left_out)
             }
             Source::Files(files) => {
-                let (all, left_out) = load_history_files(files, bad)?;
-                let all = all.into_iter().map(|h| (Arc::new(h), Vec::new())).collect();
-                (HistorySource::Loaded(all), left_out)
+                let (streamed, left_out) = Streamed::open_jsonl(files, bad)?;
+                (HistorySource::Streamed(streamed), left_out)
             }
         })
     }
@@ -115,6 +109,7 @@ impl HistorySource {
         match self {
             HistorySource::Generated(cfg) => cfg.count as usize,
             HistorySource::Loaded(h) => h.len(),
+            HistorySource::Streamed(s) => s.len(),
         }
     }
 
@@ -126,6 +121,11 @@ impl HistorySource {
     pub fn recorded(&self) -> Vec<(&str, bool)> {
         match self {
             HistorySource::Generated(_) => Vec::new(),
+            HistorySource::Streamed(s) => s
+                .skeletons()
+                .iter()
+                .map(|h| (h.name.as_str(), h.records_usage))
+                .collect(),
             HistorySource::Loaded(all) => all
                 .iter()
                 .map(|(h, r)| (h.name.as_str(), !r.is_empty()))
@@ -135,13 +135,14 @@ impl HistorySource {
 
     /// Costs (or generates) histories `range` in parallel, a few per task, and runs `evaluate`
     /// on each with a scratch reused within the task; returns each history's name and what
-    /// `evaluate` made of it, in history order whatever the thread count.
+    /// `evaluate` made of it, in history order whatever the thread count. Fails only when a
+    /// streamed file can no longer be read as it was checked.
     pub fn evaluate<S, T, F>(
         &self,
         range: std::ops::Range<usize>,
         cost: crate::cost::CostModel,
         evaluate: F,
-    ) -> Vec<(String, T)>
+    ) -> Result<Vec<(String, T)>, InputError>
     where
         S: Default + Send,
         T: Send,
@@ -155,17 +156,21 @@ impl HistorySource {
             .into_par_iter()
             .with_max_len(HISTORIES_PER_TASK)
             .map_init(S::default, |scratch, i| {
-                let (name, costed) = self.costed(i, cost);
+                let (name, costed) = self.costed(i, cost)?;
                 let made = evaluate(i, &costed, scratch);
-                (name, made)
+                Ok((name, made))
             })
             .collect()
     }
 
     /// History `i`'s name and costs (sharing its records, whose texts only the summarisers that
     /// write text read).
-    pub fn costed(&self, i: usize, cost: crate::cost::CostModel) -> (String, CostedHistory) {
-        match self {
+    pub fn costed(
+        &self,
+        i: usize,
+        cost: crate::cost::CostModel,
+    ) -> Result<(String, CostedHistory), InputError> {
+        Ok(match self {
             HistorySource::Generated(cfg) => {
                 let h = generate::generate_one(cfg, i as u32);
                 (h.name.clone(), CostedHistory::shared(Arc::new(h), cost))
@@ -175,7 +180,57 @@ impl HistorySource {
                 let costed = CostedHistory::shared(h.clone(), cost).with_recorded(recorded.clone());
                 (h.name.clone(), costed)
             }
+            HistorySource::Streamed(streamed) => {
+                let (h, recorded) = streamed.load(i)?;
+                let name = h.name.clone();
+                (
+                    name,
+                    CostedHistory::shared(Arc::new(h), cost).with_recorded(recorded),
+                )
+            }
+        })
+    }
+
+    /// Every history, read whole: for the commands that look at all of them at once (a flag
+    /// audit), not for a sweep.
+    pub fn all(&self) -> Result<Vec<Arc<History>>, InputError> {
+        match self {
+            HistorySource::Generated(cfg) => {
+                Ok(generate::generate(cfg).into_iter().map(Arc::new).collect())
+            }
+            HistorySource::Loaded(all) => Ok(all.iter().map(|(h, _)| h.clone()).collect()),
+            HistorySource::Streamed(s) => (0..s.len())
+                .map(|i| s.load(i).map(|(h, _)| Arc::new(h)))
+                .collect(),
         }
+    }
+}
+
+/// `streamed` with the flags `flags_file` gives its histories; a history whose records carry
+/// flags of their own is refused (flags come from one place).
+fn flag_streamed(mut streamed: Streamed, flags_file: &Path) -> Result<Streamed, InputError> {
+    let own = streamed.skeletons().iter().find(|h| h.flags.is_some());
+    if let (true, Some(h)) = (streamed.is_jsonl(), own) {
+        return Err(already_flagged(flags_file, &h.name));
+    }
+    let light: Vec<History> = streamed
+        .skeletons()
+        .iter()
+        .map(|h| h.without_texts())
+        .collect();
+    let flags = super::flags_file::read(flags_file, &light.iter().collect::<Vec<_>>())?;
+    for (i, f) in flags.into_iter().enumerate() {
+        streamed.set_flags(i, f);
+    }
+    Ok(streamed)
+}
+
+fn already_flagged(flags_file: &Path, name: &str) -> InputError {
+    InputError::File {
+        path: flags_file.to_path_buf(),
+        message: format!(
+            "history {name:?} already carries flags (the `flag` field of its records); give flags either in the history files or in histories.flags_file, not both"
+        ),
     }
 }
 

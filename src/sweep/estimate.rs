@@ -195,6 +195,10 @@ fn mean_name_len(source: &HistorySource) -> f64 {
         HistorySource::Loaded(all) => {
             all.iter().map(|h| h.0.name.len() as f64).sum::<f64>() / all.len().max(1) as f64
         }
+        HistorySource::Streamed(s) => {
+            let all = s.skeletons();
+            all.iter().map(|h| h.name.len() as f64).sum::<f64>() / all.len().max(1) as f64
+        }
     }
 }
 
@@ -217,6 +221,22 @@ fn history_memory(source: &HistorySource) -> (u64, u64) {
                 .max()
                 .unwrap_or(0);
             (held, largest * PER_RECORD)
+        }
+        // Held: each record's skeleton (id, kind, truth, flag); in flight: the history read
+        // back whole, its texts with its costs.
+        HistorySource::Streamed(s) => {
+            const SKELETON: u64 = 11;
+            let all = s.skeletons();
+            let held = all
+                .iter()
+                .map(|h| h.len() as u64 * SKELETON + h.name.len() as u64 + 96)
+                .sum();
+            let largest = all
+                .iter()
+                .map(|h| h.text_bytes + h.len() as u64 * PER_RECORD)
+                .max()
+                .unwrap_or(0);
+            (held, largest)
         }
     }
 }

@@ -44,7 +44,7 @@ pub fn tables<E: SweepExperiment>(exp: &E, threads: Option<usize>) -> Result<Tab
                 }
                 rows
             },
-        );
+        )?;
         if let Some(e) = failure.error() {
             return Err(e);
         }

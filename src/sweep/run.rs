@@ -237,7 +237,7 @@ fn run_in_pool<E: SweepExperiment>(exp: &E, opts: &RunOptions) -> Result<RunRepo
                     failure: &failure,
                 };
                 let evaluated =
-                    evaluate_chunk(&grid, &source, exp.cost(), &chunk, &mut costed, &sinks);
+                    evaluate_chunk(&grid, &source, exp.cost(), &chunk, &mut costed, &sinks)?;
                 if let Some(e) = failure.error() {
                     // An external program failed: nothing of this chunk is kept.
                     return Err(e);
@@ -510,7 +510,7 @@ fn evaluate_chunk<G: SweepGrid>(
     chunk: &Chunk,
     cache: &mut CostedCache,
     sinks: &ChunkSinks<'_, '_, G>,
-) -> Vec<EvaluatedHistory<G::Row, G::Event>> {
+) -> Result<Vec<EvaluatedHistory<G::Row, G::Event>>> {
     use rayon::prelude::*;
     let (progress, totals) = (sinks.progress, sinks.totals);
     if chunk.replicates == (0..grid.replicates()) {
@@ -547,8 +547,8 @@ fn evaluate_chunk<G: SweepGrid>(
                 }
                 (rows, events)
             },
-        );
-        return chunk
+        )?;
+        return Ok(chunk
             .histories
             .clone()
             .zip(evaluated)
@@ -559,12 +559,12 @@ fn evaluate_chunk<G: SweepGrid>(
                 events: vec![events],
                 added: totals.is_some(),
             })
-            .collect();
+            .collect());
     }
     let i = chunk.histories.start;
     let (name, history) = match cache.0.take() {
         Some((at, name, history)) if at == i => (name, history),
-        _ => source.costed(i, cost),
+        _ => source.costed(i, cost)?,
     };
     let per_replicate = grid.rows_per_history() / grid.replicates().max(1) as usize;
     // A few runs per worker, so the workers stay busy to the end of the chunk.
@@ -600,13 +600,13 @@ fn evaluate_chunk<G: SweepGrid>(
     if !chunk.ends_history {
         cache.0 = Some((i, name, history));
     }
-    vec![EvaluatedHistory {
+    Ok(vec![EvaluatedHistory {
         index: i,
         name: first,
         pieces,
         events,
         added: false,
-    }]
+    }])
 }
 
 /// What the `llm` summarisers of an experiment still need: every history evaluated, nothing
@@ -644,7 +644,7 @@ fn needed_summaries<G: SweepGrid>(
                 failure.record(i, grid.failure_message(i, &costed.name, &rows, &f));
             }
         },
-    );
+    )?;
     if let Some(e) = failure.error() {
         return Err(e);
     }

@@ -89,6 +89,7 @@ impl Population {
         };
         let partials = source
             .evaluate(0..source.len(), SweepExperiment::cost(&exp), sum)
+            .expect("the generated histories need no file")
             .into_iter()
             .map(|(_, p)| p)
             .collect();

@@ -52,6 +52,51 @@ pub fn load_batch(
     Ok((histories, left_out))
 }
 
+/// [`load_batch`] a file at a time: each history, labelled, is handed to `keep` with its file's
+/// index in `paths` and its place among the file's runs as soon as its file is read, so only
+/// what `keep` makes of it stays in memory (a streamed sweep keeps a skeleton).
+pub fn index_batch<T>(
+    paths: &[PathBuf],
+    format: Format,
+    labels: &LabelRules,
+    flags: Option<&LabelRules>,
+    bad: BadFiles,
+    mut keep: impl FnMut(usize, usize, Loaded) -> T,
+) -> Result<(Vec<T>, Vec<LeftOut>), InputError> {
+    let mut batch = FileBatch::new("transcripts");
+    let mut names = RunNames::default();
+    for (file, path) in paths.iter().enumerate() {
+        let read = read_tallied(path, format, &mut Problems::strict(), &mut Tally::default())
+            .and_then(|runs| {
+                let taken: Vec<&str> = runs.iter().map(|r| r.history.name.as_str()).collect();
+                names.claim_all(&taken, path)?;
+                Ok(runs
+                    .into_iter()
+                    .enumerate()
+                    .map(|(run, r)| keep(file, run, super::labelled(r, labels, flags)))
+                    .collect())
+            });
+        batch.push(path, read);
+    }
+    batch.finish(bad)
+}
+
+/// Run number `run` of the transcript at `path`, read and labelled again as [`index_batch`]
+/// read it; `None` when the file no longer holds that many runs.
+pub fn load_run(
+    path: &Path,
+    format: Format,
+    labels: &LabelRules,
+    flags: Option<&LabelRules>,
+    run: usize,
+) -> Result<Option<Loaded>, InputError> {
+    let mut runs = read_tallied(path, format, &mut Problems::strict(), &mut Tally::default())?;
+    if run >= runs.len() {
+        return Ok(None);
+    }
+    Ok(Some(super::labelled(runs.swap_remove(run), labels, flags)))
+}
+
 /// Reads every transcript file of a batch (strictly, each), adding what the lines of the good
 /// ones became to `tally`: the runs of the good files and the files left out (see
 /// [`crate::history::batch`]). A file whose run name another file already gave is a bad file.

@@ -11,7 +11,7 @@ pub mod label;
 mod many;
 
 pub use label::LabelRules;
-pub use many::{load_batch, load_files, load_files_recorded, read_batch};
+pub use many::{index_batch, load_batch, load_files, load_files_recorded, load_run, read_batch};
 
 use crate::error::InputError;
 use crate::history::{History, Kind, Record, RecordedCall, Usage};
