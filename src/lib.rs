@@ -7,7 +7,7 @@
 //!
 //! 1. base: `error`, `quote`, `text`, `rng`, `strict_json`, `links`, `output_file`, `stats`
 //! 2. model calls: `llm`
-//! 3. histories and their costs: `history`, `cost`, `facts`
+//! 3. histories and their costs: `history`, `cost`
 //! 4. spec syntax: `spec`
 //! 5. context and view: `context`, `view`
 //! 6. noise, strategies, summarisers: `noise`, `strategy`, `summariser`
@@ -43,7 +43,6 @@ pub mod context;
 pub mod cost;
 pub mod error;
 pub mod experiment;
-pub mod facts;
 pub mod flags;
 pub mod history;
 mod links;

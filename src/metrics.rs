@@ -21,8 +21,8 @@ pub struct Metrics {
     pub required_kept: u32,
     /// Required records whose information is present verbatim or inside a summary: a record
     /// kept verbatim counts 1, one a text summary carries the share of its needed facts the
-    /// summary holds ([`crate::facts::Facts::carried_share`]), one the simulated summariser
-    /// kept 1 (it writes every fact of a record it keeps, none of one it drops).
+    /// summary holds ([`crate::history::facts::Facts::carried_share`]), one the simulated
+    /// summariser kept 1 (it writes every fact of a record it keeps, none of one it drops).
     pub required_any: f64,
     /// The context's items, and those of them that are original text verbatim.
     pub items: u32,
@@ -30,15 +30,15 @@ pub struct Metrics {
     pub placeholders: u32,
     /// Records replaced by a summary.
     pub summarised: u32,
-    /// Facts of the required records ([`crate::facts`]).
+    /// Facts of the required records ([`crate::history::facts`]).
     pub facts_total: u32,
     /// Of those, the facts whose token the context's text still holds.
     pub facts_kept: u32,
     /// The needed facts of the required records (a later record uses them again).
     pub needed_facts_total: u32,
     /// Of those, the facts kept through their owner: the record that introduced the fact kept
-    /// verbatim, or a summary that holds the fact (see [`crate::facts`]). A later record that
-    /// merely repeats the token does not count here.
+    /// verbatim, or a summary that holds the fact (see [`crate::history::facts`]). A later record
+    /// that merely repeats the token does not count here.
     pub needed_facts_kept: u32,
     /// Of those, the facts whose token any record or summary of the context holds, a later
     /// record that repeats it included: what `needed_facts_kept` counted before it credited
@@ -243,7 +243,7 @@ pub fn score_with(
     }
     // The needed facts are among the required ones: one pass counts all three.
     let kept = if facts_total == 0 {
-        crate::facts::Kept::default()
+        crate::history::facts::Kept::default()
     } else {
         history.facts.kept_by_owner(
             &history.required_facts,

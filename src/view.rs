@@ -2,7 +2,7 @@
 //! ground truth.
 
 use crate::cost::CostModel;
-use crate::facts::Facts;
+use crate::history::facts::Facts;
 use crate::history::{CostedHistory, Kind, Record};
 
 /// Where the text of a view's entry is, for summarisers that write text.

@@ -2,9 +2,9 @@
 //! tools and the costs of the placeholders that could stand in for a record. Texts are kept for
 //! the summarisers that write text; the other strategies never touch them.
 
+use super::facts::Facts;
 use super::record::{History, Kind};
 use crate::cost::CostModel;
-use crate::facts::Facts;
 use std::sync::Arc;
 
 /// The text that stands for a masked tool result, naming its tool.
@@ -45,7 +45,7 @@ fn file_names(files: &super::recovery::FileIndex, facts: &Facts) -> Vec<(u32, u3
         .iter()
         .enumerate()
         .flat_map(|(id, f)| {
-            crate::history::import::label::distinctive_tokens(&f.path)
+            super::tokens::distinctive_tokens(&f.path)
                 .filter_map(|t| facts.id(t))
                 .map(move |fact| (fact, id as u32))
                 .collect::<Vec<_>>()

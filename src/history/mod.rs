@@ -3,6 +3,7 @@
 
 pub mod batch;
 mod costed;
+pub mod facts;
 pub mod flags_file;
 pub mod generate;
 pub mod import;
@@ -13,6 +14,7 @@ pub mod source;
 mod supersede;
 pub mod time;
 pub mod time_order;
+pub mod tokens;
 
 pub use costed::{
     capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,

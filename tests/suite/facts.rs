@@ -3,7 +3,7 @@
 //! the token.
 
 use ctxlab::context::{Context, Item, Outcome};
-use ctxlab::facts::Facts;
+use ctxlab::history::facts::Facts;
 use ctxlab::history::generate::{generate_one, GenerateConfig, Position};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::{score, CostModel};

@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use ctxlab::context::{Context, Item, Outcome};
-use ctxlab::facts::Facts;
+use ctxlab::history::facts::Facts;
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::noise::{Draws, NoiseModel, Realised, Records};
 use ctxlab::session::{simulate, SessionConfig, SessionScratch};

@@ -243,7 +243,7 @@ fn store_text(texts: &mut Vec<String>, all_facts: &mut Vec<Vec<u32>>, ctx: &Cont
 /// Whether a summary's facts (sorted) hold one of the facts that carry record `r` (its needed
 /// facts, or all it introduced when none is needed): a text summary carries a record only
 /// through what it says.
-fn holds_own_fact(facts: &crate::facts::Facts, summary: &[u32], r: usize) -> bool {
+fn holds_own_fact(facts: &crate::history::facts::Facts, summary: &[u32], r: usize) -> bool {
     facts
         .carried_by(r)
         .any(|f| summary.binary_search(&f).is_ok())

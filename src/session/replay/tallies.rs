@@ -63,7 +63,7 @@ impl NotesKept {
 pub(super) struct RetentionTally {
     pub(super) appeared_required: u32,
     /// Required records present in the context: 1 each verbatim, the carried share of each a
-    /// text summary holds (see [`crate::facts::Facts::carried_share`]).
+    /// text summary holds (see [`crate::history::facts::Facts::carried_share`]).
     pub(super) present_required: f64,
     pub(super) need_pairs: u64,
     pub(super) need_hits: f64,
