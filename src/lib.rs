@@ -77,20 +77,21 @@ pub use strategy::Strategy;
 pub use view::View;
 
 pub use error::{Error, ParseError};
-pub use experiment::{load_any, parse_any, AnyExperiment};
-pub use sweep::memory::Tables;
 
 /// Runs an experiment of either kind in memory and returns its tables (see
 /// [`sweep::memory`]): the entry point for a notebook or another tool.
 ///
 /// ```no_run
-/// let exp = ctxlab::load_any("experiments/noise.toml".as_ref(), &[]).unwrap();
+/// let exp = ctxlab::experiment::load_any("experiments/noise.toml".as_ref(), &[]).unwrap();
 /// let tables = ctxlab::run_in_memory(&exp, None).unwrap();
 /// println!("{}", tables.summary.height());
 /// ```
-pub fn run_in_memory(exp: &AnyExperiment, threads: Option<usize>) -> Result<Tables, Error> {
+pub fn run_in_memory(
+    exp: &experiment::AnyExperiment,
+    threads: Option<usize>,
+) -> Result<sweep::memory::Tables, Error> {
     match exp {
-        AnyExperiment::Cells(e) => sweep::memory::tables(e, threads),
-        AnyExperiment::Sessions(e) => sweep::memory::tables(e, threads),
+        experiment::AnyExperiment::Cells(e) => sweep::memory::tables(e, threads),
+        experiment::AnyExperiment::Sessions(e) => sweep::memory::tables(e, threads),
     }
 }
