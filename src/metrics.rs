@@ -177,6 +177,16 @@ pub fn score_with(
     let has_text = &mut scratch.has_text;
     has_text.clear();
     has_text.resize(history.len(), 0);
+    count_items(history, context, has_text, &mut m);
+    let in_summary = summary_facts(history, context, &mut scratch.in_summary);
+    count_facts(history, has_text, in_summary, &mut m);
+    m
+}
+
+/// The first step of [`score_with`]: walks the context's items, marking in `has_text` which
+/// records it keeps verbatim or a summary carries, and counts the items, the required records
+/// kept and what the summaries stand for.
+fn count_items(history: &CostedHistory, context: &Context, has_text: &mut [u8], m: &mut Metrics) {
     let truth = &history.truth[..];
     // A summary's range may enclose records kept verbatim beside it (a rule that keeps flagged
     // records and summarises the stretches between them): those count once, as verbatim, so
@@ -233,7 +243,17 @@ pub fn score_with(
         // Every term was a whole number: their sum in any order is exact.
         m.required_any = f64::from(required_kept + simulated_kept);
     }
-    let in_summary = &mut scratch.in_summary;
+    m.items = context.items.len() as u32;
+    m.verbatim = verbatim;
+}
+
+/// Per fact, whether the context's text summary holds it (empty without one): a step of its
+/// own so that [`count_facts`] reads it by index, whatever the summary.
+fn summary_facts<'s>(
+    history: &CostedHistory,
+    context: &Context,
+    in_summary: &'s mut Vec<bool>,
+) -> &'s [bool] {
     in_summary.clear();
     if context.summary_from_text {
         in_summary.resize(history.facts.len(), false);
@@ -241,8 +261,15 @@ pub fn score_with(
             in_summary[f as usize] = true;
         }
     }
+    in_summary
+}
+
+/// The last step of [`score_with`]: counts the facts kept, the required records dropped that
+/// could be fetched again, and the stale decisions, from what [`count_items`] marked.
+fn count_facts(history: &CostedHistory, has_text: &[u8], in_summary: &[bool], m: &mut Metrics) {
+    let truth = &history.truth[..];
     // The needed facts are among the required ones: one pass counts all three.
-    let kept = if facts_total == 0 {
+    let kept = if m.facts_total == 0 {
         crate::history::facts::Kept::default()
     } else {
         history.facts.kept_by_owner(
@@ -270,9 +297,6 @@ pub fn score_with(
                     .any(|f| in_summary.get(f as usize) == Some(&true))
         });
     }
-    m.items = context.items.len() as u32;
-    m.verbatim = verbatim;
-    m
 }
 
 /// Marks every record the context keeps verbatim.
