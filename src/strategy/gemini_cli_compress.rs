@@ -72,12 +72,13 @@
 //!   parts against `getLastPromptTokenCount`): here the new context without the leading
 //!   `system` records against the old one with them. The context is left unchanged, truncation
 //!   included (infeasible when that does not fit), and the masking service runs. Both model
-//!   calls ran before the check, so the session bills them ([`Context::rejected_call`]).
-//!   Gemini then remembers the failure
+//!   calls ran before the check, so the session bills them
+//!   ([`crate::context::CallReport::rejected_call`]). Gemini then remembers the failure
 //!   (`hasFailedCompressionAttempt`, reset only by a new chat): every later automatic
 //!   compression of the session skips the model and applies only the tool-output truncation
-//!   (step 1), kept when it truncated something ([`Context::compression_failed_before`]; a
-//!   cell has no earlier attempt).
+//!   (step 1), kept when it truncated something
+//!   ([`crate::context::FromSession::compression_failed_before`]; a cell has no earlier
+//!   attempt).
 //! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{
@@ -309,11 +310,11 @@ impl GeminiCliCompress {
             );
         if after > before {
             // Inflated: both calls ran; Gemini remembers the failure.
-            out.compression_failed = true;
-            out.rejected_call = Some((original, written));
+            out.call_report.compression_failed = true;
+            out.call_report.rejected_call = Some((original, written));
             return false;
         }
-        out.summary_read_extra = env;
+        out.call_report.summary_read_extra = env;
         for i in 0..systems {
             out.push(Item::Verbatim(i), view.costs[i], sep);
         }
@@ -426,7 +427,7 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 view.costs[i]
             }
         };
-        let pushed = if out.compression_failed_before {
+        let pushed = if out.from_session.compression_failed_before {
             // Truncation only, no model call.
             let any = chosen.iter().take(view.len()).any(|&c| c);
             if any {

@@ -100,7 +100,7 @@ pub(super) struct CompactionBook {
     /// A compression of this session was rejected as a failure its harness remembers.
     pub(super) compression_failed: bool,
     /// The entries the latest compaction that changed the context left before the ones
-    /// appended since ([`crate::context::Context::left_by_compaction`]).
+    /// appended since ([`crate::context::FromSession::left_by_compaction`]).
     pub(super) left_by_compaction: usize,
 }
 
