@@ -154,8 +154,8 @@ pub fn score_with(
     scratch: &mut ScoreScratch,
 ) -> Metrics {
     let required_total = history.truth.iter().filter(|&&t| t).count() as u32;
-    let facts_total = history.required_facts.len() as u32;
-    let needed_facts_total = history.needed_facts.len() as u32;
+    let facts_total = history.scored.required_facts.len() as u32;
+    let needed_facts_total = history.scored.needed_facts.len() as u32;
     if outcome == Outcome::Infeasible {
         return Metrics {
             total: history.total,
@@ -215,7 +215,7 @@ fn count_items(history: &CostedHistory, context: &Context, has_text: &mut [u8], 
             Item::Summary { first, end, .. } if context.summary_from_text => {
                 // A text carries a record by the share of its needed facts it holds.
                 m.summarised += (first..end).filter(|&i| replaced(has_text, i)).count() as u32;
-                let facts = &history.facts;
+                let facts = &history.scored.facts;
                 m.required_any += (first..end)
                     .filter(|&i| truth[i] && replaced(has_text, i))
                     .map(|i| {
@@ -256,7 +256,7 @@ fn summary_facts<'s>(
 ) -> &'s [bool] {
     in_summary.clear();
     if context.summary_from_text {
-        in_summary.resize(history.facts.len(), false);
+        in_summary.resize(history.scored.facts.len(), false);
         for &f in &context.summary_facts {
             in_summary[f as usize] = true;
         }
@@ -272,8 +272,8 @@ fn count_facts(history: &CostedHistory, has_text: &[u8], in_summary: &[bool], m:
     let kept = if m.facts_total == 0 {
         crate::history::facts::Kept::default()
     } else {
-        history.facts.kept_by_owner(
-            &history.required_facts,
+        history.scored.facts.kept_by_owner(
+            &history.scored.required_facts,
             |j| has_text[j],
             |f| in_summary.get(f as usize).copied().unwrap_or(false),
         )
@@ -283,13 +283,13 @@ fn count_facts(history: &CostedHistory, has_text: &[u8], in_summary: &[bool], m:
     m.needed_facts_any_record = kept.needed_any_record;
     m.required_dropped_recoverable = truth
         .iter()
-        .zip(&history.recoverable)
+        .zip(&history.fetchable.recoverable)
         .zip(has_text.iter())
         .map(|((&t, &r), &h)| u32::from(t & r & (h & VERBATIM == 0)))
         .sum();
-    let pairs = &history.source.supersessions;
+    let pairs = &history.text.source.supersessions;
     if !pairs.is_empty() {
-        let facts = &history.facts;
+        let facts = &history.scored.facts;
         m.stale = crate::stale::count(pairs, history.len(), |i| {
             has_text[i] != 0
                 || facts
@@ -400,7 +400,7 @@ mod tests {
     #[test]
     fn a_context_holding_an_overridden_record_without_its_successor_is_stale() {
         // Record 4 (required) overrides record 1 (required).
-        let mut h = six().source.as_ref().clone();
+        let mut h = six().text.source.as_ref().clone();
         h.supersessions = vec![(1, 4)];
         let h = CostedHistory::new(&h, CostModel::Chars);
         let stale = |verbatim: &[usize], summarised: &[usize]| {

@@ -17,7 +17,8 @@ pub mod time_order;
 pub mod tokens;
 
 pub use costed::{
-    capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,
+    capacity_for, mask_placeholder, CostedHistory, Fetchable, RecordedCall, ScoredFacts,
+    SourceText, StandIns, Usage, CLEARED_PLACEHOLDER,
 };
 pub use load::{load_jsonl, parse_jsonl, write_jsonl};
 pub use record::THINKING_TOOL;

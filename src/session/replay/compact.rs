@@ -198,9 +198,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             kinds: &s.view_kinds,
             tools: &s.view_tools[..len],
             mask_costs: &s.view_mask,
-            clear_cost: self.h.clear_cost,
+            clear_cost: self.h.stand_ins.clear_cost,
             omitted_costs: &s.view_omitted,
-            masked_cost: self.h.masked_cost,
+            masked_cost: self.h.stand_ins.masked_cost,
             separator: self.h.separator,
             flags: &s.view_flags,
             model: self.h.model,
@@ -210,7 +210,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 entries: &s.view_texts,
             },
             task: self.h.task_text(),
-            facts: &self.h.facts,
+            facts: &self.h.scored.facts,
             fixed_prefix: self.cfg.prefix_tokens,
         };
         let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
