@@ -22,7 +22,7 @@
 //! replaced and used again by a model-written record after it (before the next summary), the
 //! share present in its text, split by whether the record that first held the token is flagged.
 
-use crate::facts::Facts;
+use crate::history::facts::Facts;
 use crate::history::Kind;
 use crate::import::{LabelRules, Run};
 use crate::report::text_table::{self, Align};

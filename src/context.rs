@@ -48,6 +48,17 @@ pub struct Context {
     /// the window) read them; the window a rule compacts against is its capacity plus the head.
     pub(crate) head_len: usize,
     pub(crate) head_cost: u64,
+    /// What the session tells the rule before a compaction (kept across [`Context::clear`]).
+    pub from_session: FromSession,
+    /// What the rule reports of its compaction's model calls besides the items (reset by
+    /// [`Context::clear`]).
+    pub call_report: CallReport,
+}
+
+/// What the session sets in a context before a compaction, for the rule to read: none of it is
+/// reset by [`Context::clear`], which runs before the rule.
+#[derive(Debug, Clone, Default)]
+pub struct FromSession {
     /// The session asks for a condensation now, whatever the trigger says (the provider refused
     /// the context as too long: OpenHands' `CondensationRequestAction`). Set by the session
     /// around one compaction and not reset by [`Context::clear`], which runs before the rule.
@@ -56,6 +67,19 @@ pub struct Context {
     /// `hasFailedCompressionAttempt`): set by the session before a compaction, not reset by
     /// [`Context::clear`]; a cell has no earlier attempt.
     pub compression_failed_before: bool,
+    /// How many entries at the front of the view the session's latest compaction left (the
+    /// entries after them were appended since): 0 in a cell and before a session's first
+    /// compaction. Harnesses that treat what their last compaction kept apart from what came
+    /// after it read it (pi summarises only what came after; OpenCode's continuation message
+    /// starts a turn there). Set by the session before a compaction, not reset by
+    /// [`Context::clear`]; it counts from the start of the whole view, head included.
+    pub left_by_compaction: usize,
+}
+
+/// What a rule reports of its compaction's model calls beyond the items it keeps: set by the
+/// rule, reset by [`Context::clear`], read by the session that bills the calls.
+#[derive(Debug, Clone, Default)]
+pub struct CallReport {
     /// This compaction was rejected as a failed attempt the harness remembers (set by the rule,
     /// reset by [`Context::clear`]).
     pub compression_failed: bool,
@@ -68,13 +92,6 @@ pub struct Context {
     /// session bills those calls though the context is left as it was. Set by the rule, reset
     /// by [`Context::clear`].
     pub rejected_call: Option<(u64, u64)>,
-    /// How many entries at the front of the view the session's latest compaction left (the
-    /// entries after them were appended since): 0 in a cell and before a session's first
-    /// compaction. Harnesses that treat what their last compaction kept apart from what came
-    /// after it read it (pi summarises only what came after; OpenCode's continuation message
-    /// starts a turn there). Set by the session before a compaction, not reset by
-    /// [`Context::clear`]; it counts from the start of the whole view, head included.
-    pub left_by_compaction: usize,
 }
 
 impl Context {
@@ -93,9 +110,7 @@ impl Context {
         self.gap_to_tail = 0;
         self.head_len = 0;
         self.head_cost = 0;
-        self.compression_failed = false;
-        self.summary_read_extra = 0;
-        self.rejected_call = None;
+        self.call_report = CallReport::default();
     }
 
     /// Appends an item of the given cost, adding the separator when it is not the first.

@@ -7,7 +7,7 @@
 //!
 //! 1. base: `error`, `quote`, `text`, `rng`, `strict_json`, `links`, `output_file`, `stats`
 //! 2. model calls: `llm`
-//! 3. histories and their costs: `history`, `cost`, `facts`
+//! 3. histories and their costs: `history`, `cost`
 //! 4. spec syntax: `spec`
 //! 5. context and view: `context`, `view`
 //! 6. noise, strategies, summarisers: `noise`, `strategy`, `summariser`
@@ -43,7 +43,6 @@ pub mod context;
 pub mod cost;
 pub mod error;
 pub mod experiment;
-pub mod facts;
 pub mod flags;
 pub mod history;
 mod links;
@@ -78,20 +77,21 @@ pub use strategy::Strategy;
 pub use view::View;
 
 pub use error::{Error, ParseError};
-pub use experiment::{load_any, parse_any, AnyExperiment};
-pub use sweep::memory::Tables;
 
 /// Runs an experiment of either kind in memory and returns its tables (see
 /// [`sweep::memory`]): the entry point for a notebook or another tool.
 ///
 /// ```no_run
-/// let exp = ctxlab::load_any("experiments/noise.toml".as_ref(), &[]).unwrap();
+/// let exp = ctxlab::experiment::load_any("experiments/noise.toml".as_ref(), &[]).unwrap();
 /// let tables = ctxlab::run_in_memory(&exp, None).unwrap();
 /// println!("{}", tables.summary.height());
 /// ```
-pub fn run_in_memory(exp: &AnyExperiment, threads: Option<usize>) -> Result<Tables, Error> {
+pub fn run_in_memory(
+    exp: &experiment::AnyExperiment,
+    threads: Option<usize>,
+) -> Result<sweep::memory::Tables, Error> {
     match exp {
-        AnyExperiment::Cells(e) => sweep::memory::tables(e, threads),
-        AnyExperiment::Sessions(e) => sweep::memory::tables(e, threads),
+        experiment::AnyExperiment::Cells(e) => sweep::memory::tables(e, threads),
+        experiment::AnyExperiment::Sessions(e) => sweep::memory::tables(e, threads),
     }
 }

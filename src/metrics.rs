@@ -21,8 +21,8 @@ pub struct Metrics {
     pub required_kept: u32,
     /// Required records whose information is present verbatim or inside a summary: a record
     /// kept verbatim counts 1, one a text summary carries the share of its needed facts the
-    /// summary holds ([`crate::facts::Facts::carried_share`]), one the simulated summariser
-    /// kept 1 (it writes every fact of a record it keeps, none of one it drops).
+    /// summary holds ([`crate::history::facts::Facts::carried_share`]), one the simulated
+    /// summariser kept 1 (it writes every fact of a record it keeps, none of one it drops).
     pub required_any: f64,
     /// The context's items, and those of them that are original text verbatim.
     pub items: u32,
@@ -30,15 +30,15 @@ pub struct Metrics {
     pub placeholders: u32,
     /// Records replaced by a summary.
     pub summarised: u32,
-    /// Facts of the required records ([`crate::facts`]).
+    /// Facts of the required records ([`crate::history::facts`]).
     pub facts_total: u32,
     /// Of those, the facts whose token the context's text still holds.
     pub facts_kept: u32,
     /// The needed facts of the required records (a later record uses them again).
     pub needed_facts_total: u32,
     /// Of those, the facts kept through their owner: the record that introduced the fact kept
-    /// verbatim, or a summary that holds the fact (see [`crate::facts`]). A later record that
-    /// merely repeats the token does not count here.
+    /// verbatim, or a summary that holds the fact (see [`crate::history::facts`]). A later record
+    /// that merely repeats the token does not count here.
     pub needed_facts_kept: u32,
     /// Of those, the facts whose token any record or summary of the context holds, a later
     /// record that repeats it included: what `needed_facts_kept` counted before it credited
@@ -154,8 +154,8 @@ pub fn score_with(
     scratch: &mut ScoreScratch,
 ) -> Metrics {
     let required_total = history.truth.iter().filter(|&&t| t).count() as u32;
-    let facts_total = history.required_facts.len() as u32;
-    let needed_facts_total = history.needed_facts.len() as u32;
+    let facts_total = history.scored.required_facts.len() as u32;
+    let needed_facts_total = history.scored.needed_facts.len() as u32;
     if outcome == Outcome::Infeasible {
         return Metrics {
             total: history.total,
@@ -177,6 +177,16 @@ pub fn score_with(
     let has_text = &mut scratch.has_text;
     has_text.clear();
     has_text.resize(history.len(), 0);
+    count_items(history, context, has_text, &mut m);
+    let in_summary = summary_facts(history, context, &mut scratch.in_summary);
+    count_facts(history, has_text, in_summary, &mut m);
+    m
+}
+
+/// The first step of [`score_with`]: walks the context's items, marking in `has_text` which
+/// records it keeps verbatim or a summary carries, and counts the items, the required records
+/// kept and what the summaries stand for.
+fn count_items(history: &CostedHistory, context: &Context, has_text: &mut [u8], m: &mut Metrics) {
     let truth = &history.truth[..];
     // A summary's range may enclose records kept verbatim beside it (a rule that keeps flagged
     // records and summarises the stretches between them): those count once, as verbatim, so
@@ -205,7 +215,7 @@ pub fn score_with(
             Item::Summary { first, end, .. } if context.summary_from_text => {
                 // A text carries a record by the share of its needed facts it holds.
                 m.summarised += (first..end).filter(|&i| replaced(has_text, i)).count() as u32;
-                let facts = &history.facts;
+                let facts = &history.scored.facts;
                 m.required_any += (first..end)
                     .filter(|&i| truth[i] && replaced(has_text, i))
                     .map(|i| {
@@ -233,20 +243,37 @@ pub fn score_with(
         // Every term was a whole number: their sum in any order is exact.
         m.required_any = f64::from(required_kept + simulated_kept);
     }
-    let in_summary = &mut scratch.in_summary;
+    m.items = context.items.len() as u32;
+    m.verbatim = verbatim;
+}
+
+/// Per fact, whether the context's text summary holds it (empty without one): a step of its
+/// own so that [`count_facts`] reads it by index, whatever the summary.
+fn summary_facts<'s>(
+    history: &CostedHistory,
+    context: &Context,
+    in_summary: &'s mut Vec<bool>,
+) -> &'s [bool] {
     in_summary.clear();
     if context.summary_from_text {
-        in_summary.resize(history.facts.len(), false);
+        in_summary.resize(history.scored.facts.len(), false);
         for &f in &context.summary_facts {
             in_summary[f as usize] = true;
         }
     }
+    in_summary
+}
+
+/// The last step of [`score_with`]: counts the facts kept, the required records dropped that
+/// could be fetched again, and the stale decisions, from what [`count_items`] marked.
+fn count_facts(history: &CostedHistory, has_text: &[u8], in_summary: &[bool], m: &mut Metrics) {
+    let truth = &history.truth[..];
     // The needed facts are among the required ones: one pass counts all three.
-    let kept = if facts_total == 0 {
-        crate::facts::Kept::default()
+    let kept = if m.facts_total == 0 {
+        crate::history::facts::Kept::default()
     } else {
-        history.facts.kept_by_owner(
-            &history.required_facts,
+        history.scored.facts.kept_by_owner(
+            &history.scored.required_facts,
             |j| has_text[j],
             |f| in_summary.get(f as usize).copied().unwrap_or(false),
         )
@@ -256,13 +283,13 @@ pub fn score_with(
     m.needed_facts_any_record = kept.needed_any_record;
     m.required_dropped_recoverable = truth
         .iter()
-        .zip(&history.recoverable)
+        .zip(&history.fetchable.recoverable)
         .zip(has_text.iter())
         .map(|((&t, &r), &h)| u32::from(t & r & (h & VERBATIM == 0)))
         .sum();
-    let pairs = &history.source.supersessions;
+    let pairs = &history.text.source.supersessions;
     if !pairs.is_empty() {
-        let facts = &history.facts;
+        let facts = &history.scored.facts;
         m.stale = crate::stale::count(pairs, history.len(), |i| {
             has_text[i] != 0
                 || facts
@@ -270,9 +297,6 @@ pub fn score_with(
                     .any(|f| in_summary.get(f as usize) == Some(&true))
         });
     }
-    m.items = context.items.len() as u32;
-    m.verbatim = verbatim;
-    m
 }
 
 /// Marks every record the context keeps verbatim.
@@ -376,7 +400,7 @@ mod tests {
     #[test]
     fn a_context_holding_an_overridden_record_without_its_successor_is_stale() {
         // Record 4 (required) overrides record 1 (required).
-        let mut h = six().source.as_ref().clone();
+        let mut h = six().text.source.as_ref().clone();
         h.supersessions = vec![(1, 4)];
         let h = CostedHistory::new(&h, CostModel::Chars);
         let stale = |verbatim: &[usize], summarised: &[usize]| {

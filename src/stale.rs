@@ -3,7 +3,7 @@
 //! one has appeared. The agent reading it acts on the old decision.
 //!
 //! A record is *held* when the context keeps it verbatim, a simulated summary carries it, or a
-//! summary's text holds any of the facts that carry it ([`crate::facts::Facts::carried_by`]):
+//! summary's text holds any of the facts that carry it ([`crate::history::facts::Facts::carried_by`]):
 //! any trace of the old decision can mislead, and a new decision the context holds in part
 //! still tells the agent the old one changed. A placeholder holds nothing.
 

@@ -2,7 +2,7 @@
 //! transcript records (Claude Code's `isCompactSummary` lines), each summariser is run on the
 //! very span the real summary replaced (the records since the previous summary, or the start),
 //! at the real summary's size in characters, and both are scored the same way: by the **needed
-//! facts** of that span — the facts ([`crate::facts`]) its records introduced that a
+//! facts** of that span — the facts ([`crate::history::facts`]) its records introduced that a
 //! model-written record after the summary uses again (beyond `min_gap` records of the fact's
 //! owner). A summary keeps such a fact when the token is in its text; the simulated summariser,
 //! which writes no text, keeps every fact of each record it keeps.
@@ -16,7 +16,7 @@
 //! the transcript's first summary) is left out and counted.
 
 use crate::context::Context;
-use crate::facts::Facts;
+use crate::history::facts::Facts;
 use crate::history::{CostedHistory, Kind};
 use crate::import::{LabelRules, Run};
 use crate::rng;

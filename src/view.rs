@@ -2,7 +2,7 @@
 //! ground truth.
 
 use crate::cost::CostModel;
-use crate::facts::Facts;
+use crate::history::facts::Facts;
 use crate::history::{CostedHistory, Kind, Record};
 
 /// Where the text of a view's entry is, for summarisers that write text.
@@ -87,7 +87,7 @@ impl<'a> Texts<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     pub costs: &'a [u64],
-    /// Text lengths in chars, whatever the cost model (see [`CostedHistory::chars`]).
+    /// Text lengths in chars, whatever the cost model (see [`crate::history::StandIns::chars`]).
     pub chars: &'a [u64],
     /// Lines of each record's text; 0 for stand-ins.
     pub lines: &'a [u32],
@@ -121,20 +121,20 @@ impl<'a> View<'a> {
         assert_eq!(flags.len(), history.len(), "one flag per record");
         View {
             costs: &history.costs,
-            chars: &history.chars,
-            lines: &history.lines,
+            chars: &history.stand_ins.chars,
+            lines: &history.stand_ins.lines,
             kinds: &history.kinds,
             tools: &history.tools,
-            mask_costs: &history.mask_costs,
-            clear_cost: history.clear_cost,
-            omitted_costs: &history.omitted_costs,
-            masked_cost: history.masked_cost,
+            mask_costs: &history.stand_ins.mask_costs,
+            clear_cost: history.stand_ins.clear_cost,
+            omitted_costs: &history.stand_ins.omitted_costs,
+            masked_cost: history.stand_ins.masked_cost,
             separator: history.separator,
             flags,
             model: history.model,
             texts: Texts::Records(history.records()),
             task: history.task_text(),
-            facts: &history.facts,
+            facts: &history.scored.facts,
             fixed_prefix: 0,
         }
     }

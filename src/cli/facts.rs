@@ -1,11 +1,11 @@
 //! `ctxlab facts FILE... --format F [--labels R] [--min-gap N] [--explain]`: the facts of real
-//! transcripts (`crate::facts`), how many of them a later record uses again (the needed ones,
+//! transcripts (`crate::history::facts`), how many of them a later record uses again (the needed ones,
 //! what retention of information is scored on) and how many are never used again, directory
 //! listings among them. With `--explain`, every needed fact of a required record with the
 //! later record that uses it, so a reader can check the rule by hand.
 
-use crate::facts::Facts;
 use crate::history::batch::BadFiles;
+use crate::history::facts::Facts;
 use crate::history::{History, Kind};
 use crate::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};

@@ -2,9 +2,9 @@
 //! tools and the costs of the placeholders that could stand in for a record. Texts are kept for
 //! the summarisers that write text; the other strategies never touch them.
 
+use super::facts::Facts;
 use super::record::{History, Kind};
 use crate::cost::CostModel;
-use crate::facts::Facts;
 use std::sync::Arc;
 
 /// The text that stands for a masked tool result, naming its tool.
@@ -45,7 +45,7 @@ fn file_names(files: &super::recovery::FileIndex, facts: &Facts) -> Vec<(u32, u3
         .iter()
         .enumerate()
         .flat_map(|(id, f)| {
-            crate::history::import::label::distinctive_tokens(&f.path)
+            super::tokens::distinctive_tokens(&f.path)
                 .filter_map(|t| facts.id(t))
                 .map(move |fact| (fact, id as u32))
                 .collect::<Vec<_>>()
@@ -91,22 +91,10 @@ pub struct CostedHistory {
     pub model: CostModel,
     pub ids: Vec<u64>,
     pub costs: Vec<u64>,
-    /// Length of each record's text in Unicode scalar values, whatever the cost model: what
-    /// `mask(min_chars=...)` compares against, as the harnesses it comes from do.
-    pub chars: Vec<u64>,
-    /// Lines of each record's text (as Python's `splitlines` counts them): what a harness's
-    /// `(N lines omitted)` stand-in says.
-    pub lines: Vec<u32>,
+    /// The stand-ins' costs and the text measures that decide them.
+    pub stand_ins: StandIns,
     pub kinds: Vec<Kind>,
     pub tools: Vec<Option<String>>,
-    /// Cost of [`mask_placeholder`] for each record.
-    pub mask_costs: Vec<u64>,
-    /// Cost of [`CLEARED_PLACEHOLDER`] (the same for every record).
-    pub clear_cost: u64,
-    /// Cost of [`omitted_placeholder`] for each record, by its line count.
-    pub omitted_costs: Vec<u64>,
-    /// Cost of [`MASKED_PLACEHOLDER`].
-    pub masked_cost: u64,
     /// Ground truth; only scoring (and the oracle, through the runner) may read it.
     pub truth: Vec<bool>,
     /// What the flags strategies see start from before label noise: the truth, unless the
@@ -118,19 +106,38 @@ pub struct CostedHistory {
     /// The usage its transcript records, call by call, oldest first (empty: none recorded, as
     /// for generated and JSONL histories); what `session.cache = "recorded"` bills.
     pub recorded: Vec<RecordedCall>,
-    /// What each record says first: what `fact_retention` scores.
-    pub facts: Facts,
-    /// The facts the required records introduce (`facts.required(&truth)`).
-    pub required_facts: Vec<u32>,
-    /// The needed ones among them (`facts.needed_of(&required_facts)`): what
-    /// `needed_fact_retention` scores.
-    pub needed_facts: Vec<u32>,
-    /// The history itself, shared rather than copied: only summarisers that write text read
-    /// its records' texts (extractive, llm, recorded).
-    pub source: Arc<History>,
-    /// The task statement: the first `user` record, if any (what the extractive summariser
-    /// ranks lines against).
-    pub task: Option<usize>,
+    /// The facts `fact_retention` and `needed_fact_retention` score.
+    pub scored: ScoredFacts,
+    /// The history itself and its task statement.
+    pub text: SourceText,
+    /// What can be fetched again once dropped.
+    pub fetchable: Fetchable,
+}
+
+/// What the stand-ins a strategy may put in place of a record cost, and the text measures
+/// that decide them.
+#[derive(Debug, Clone)]
+pub struct StandIns {
+    /// Length of each record's text in Unicode scalar values, whatever the cost model: what
+    /// `mask(min_chars=...)` compares against, as the harnesses it comes from do.
+    pub chars: Vec<u64>,
+    /// Lines of each record's text (as Python's `splitlines` counts them): what a harness's
+    /// `(N lines omitted)` stand-in says.
+    pub lines: Vec<u32>,
+    /// Cost of [`mask_placeholder`] for each record.
+    pub mask_costs: Vec<u64>,
+    /// Cost of [`CLEARED_PLACEHOLDER`] (the same for every record).
+    pub clear_cost: u64,
+    /// Cost of [`omitted_placeholder`] for each record, by its line count.
+    pub omitted_costs: Vec<u64>,
+    /// Cost of [`MASKED_PLACEHOLDER`].
+    pub masked_cost: u64,
+}
+
+/// What the agent can fetch again once a record is dropped: the files the history views,
+/// the records that are re-runnable reads, and the facts that name a viewed file.
+#[derive(Debug, Clone)]
+pub struct Fetchable {
     /// Per record: a re-runnable read the agent can fetch again once dropped, judged over the
     /// whole history ([`super::recovery`]); every other record is lost when dropped.
     pub recoverable: Vec<bool>,
@@ -138,6 +145,30 @@ pub struct CostedHistory {
     pub files: super::recovery::FileIndex,
     /// `(fact, file)`, sorted: the facts that name a viewed file (its path or its file name).
     pub file_names: Vec<(u32, u32)>,
+}
+
+/// The facts scoring reads: what each record says first, and those of the required records
+/// (all and the needed ones).
+#[derive(Debug, Clone)]
+pub struct ScoredFacts {
+    /// What each record says first: what `fact_retention` scores.
+    pub facts: Facts,
+    /// The facts the required records introduce (`facts.required(&truth)`).
+    pub required_facts: Vec<u32>,
+    /// The needed ones among them (`facts.needed_of(&required_facts)`): what
+    /// `needed_fact_retention` scores.
+    pub needed_facts: Vec<u32>,
+}
+
+/// The history's own text, for the summarisers that write text.
+#[derive(Debug, Clone)]
+pub struct SourceText {
+    /// The history itself, shared rather than copied: only summarisers that write text read
+    /// its records' texts (extractive, llm, recorded).
+    pub source: Arc<History>,
+    /// The task statement: the first `user` record, if any (what the extractive summariser
+    /// ranks lines against).
+    pub task: Option<usize>,
 }
 
 impl CostedHistory {
@@ -170,59 +201,70 @@ impl CostedHistory {
             name: history.name.clone(),
             model,
             ids: history.records.iter().map(|r| r.id).collect(),
-            chars: history
-                .records
-                .iter()
-                .map(|r| r.text.chars().count() as u64)
-                .collect(),
+            stand_ins: StandIns {
+                chars: history
+                    .records
+                    .iter()
+                    .map(|r| r.text.chars().count() as u64)
+                    .collect(),
+                mask_costs: history
+                    .records
+                    .iter()
+                    .map(|r| model.cost(&mask_placeholder(r.tool.as_deref())))
+                    .collect(),
+                clear_cost: model.cost(CLEARED_PLACEHOLDER),
+                omitted_costs: omitted_costs(&lines, model),
+                masked_cost: model.cost(MASKED_PLACEHOLDER),
+                lines,
+            },
             kinds: history.records.iter().map(|r| r.kind).collect(),
             tools: history.records.iter().map(|r| r.tool.clone()).collect(),
-            mask_costs: history
-                .records
-                .iter()
-                .map(|r| model.cost(&mask_placeholder(r.tool.as_deref())))
-                .collect(),
-            clear_cost: model.cost(CLEARED_PLACEHOLDER),
-            omitted_costs: omitted_costs(&lines, model),
-            masked_cost: model.cost(MASKED_PLACEHOLDER),
-            lines,
-            needed_facts: facts.needed_of(&required_facts),
-            required_facts,
+            scored: ScoredFacts {
+                needed_facts: facts.needed_of(&required_facts),
+                required_facts,
+                facts,
+            },
             truth,
             flag_base: history.flag_base(),
             costs,
             separator,
             total,
             recorded: Vec::new(),
-            facts,
-            task: history.records.iter().position(|r| r.kind == Kind::User),
-            recoverable: (0..history.len())
-                .map(|i| files.recoverable_at(i, history.len()))
-                .collect(),
-            file_names,
-            files,
-            source: source.clone(),
+            text: SourceText {
+                task: history.records.iter().position(|r| r.kind == Kind::User),
+                source: source.clone(),
+            },
+            fetchable: Fetchable {
+                recoverable: (0..history.len())
+                    .map(|i| files.recoverable_at(i, history.len()))
+                    .collect(),
+                file_names,
+                files,
+            },
         }
     }
 
     /// The history with its facts found again, the records marked in `not_uses` using
     /// nothing ([`Facts::excluding_uses`]; the needed facts follow).
     pub fn excluding_uses(mut self, not_uses: &[bool]) -> Self {
-        self.facts = Facts::excluding_uses(&self.source, self.facts.min_gap(), not_uses);
-        self.required_facts = self.facts.required(&self.truth);
-        self.needed_facts = self.facts.needed_of(&self.required_facts);
-        self.file_names = file_names(&self.files, &self.facts);
+        let scored = &mut self.scored;
+        scored.facts = Facts::excluding_uses(&self.text.source, scored.facts.min_gap(), not_uses);
+        scored.required_facts = scored.facts.required(&self.truth);
+        scored.needed_facts = scored.facts.needed_of(&scored.required_facts);
+        self.fetchable.file_names = file_names(&self.fetchable.files, &scored.facts);
         self
     }
 
     /// Each record's text, in order.
     pub fn records(&self) -> &[super::Record] {
-        &self.source.records
+        &self.text.source.records
     }
 
     /// The task statement's text (empty without a `user` record).
     pub fn task_text(&self) -> &str {
-        self.task.map_or("", |t| &self.source.records[t].text)
+        self.text
+            .task
+            .map_or("", |t| &self.text.source.records[t].text)
     }
 
     /// The history with the usage its transcript records.
@@ -276,12 +318,12 @@ mod tests {
         );
         let c = CostedHistory::new(&h, CostModel::Chars);
         assert_eq!(c.costs, vec![3, 2, 0]);
-        assert_eq!(c.chars, vec![3, 2, 0]);
+        assert_eq!(c.stand_ins.chars, vec![3, 2, 0]);
         assert_eq!(c.total, 7); // 3 + 2 + 0 and two separators
         assert_eq!(c.capacity(50.0), 3);
         let bytes = CostedHistory::new(&h, CostModel::Bytes);
         assert_eq!(bytes.total, 3 + 6 + 2);
-        assert_eq!(bytes.chars, vec![3, 2, 0]);
+        assert_eq!(bytes.stand_ins.chars, vec![3, 2, 0]);
         assert_eq!(capacity_for(256, 70.0), 179);
         assert_eq!(capacity_for(256, 12.5), 32);
     }
@@ -291,7 +333,9 @@ mod tests {
         assert_eq!(mask_placeholder(Some("bash")), "[Previous: used bash]");
         let h = History::new("h", vec![Record::new(1, "x").tool("bash")]);
         assert_eq!(
-            CostedHistory::new(&h, CostModel::Chars).mask_costs,
+            CostedHistory::new(&h, CostModel::Chars)
+                .stand_ins
+                .mask_costs,
             vec![21]
         );
         // SWE-agent's stand-in says how many lines it replaces; OpenHands' is one word.
@@ -303,14 +347,14 @@ mod tests {
             ],
         );
         let c = CostedHistory::new(&h, CostModel::Chars);
-        assert_eq!(c.lines, vec![3, 12]);
+        assert_eq!(c.stand_ins.lines, vec![3, 12]);
         assert_eq!(
-            c.omitted_costs,
+            c.stand_ins.omitted_costs,
             vec![
                 "Old environment output: (3 lines omitted)".len() as u64,
                 "Old environment output: (12 lines omitted)".len() as u64
             ]
         );
-        assert_eq!(c.masked_cost, 8);
+        assert_eq!(c.stand_ins.masked_cost, 8);
     }
 }

@@ -16,7 +16,7 @@
 //! than [`DEFAULT_MIN_GAP`] records later (when it has no room for it, the next of them in turn,
 //! at most 8 tried, so generating stays linear in the history's length), written over as many
 //! characters (no length, line count or cost changes). So a synthetic fact is *needed*
-//! ([`crate::facts`]) exactly when a later record repeats it. The reuse draws come from a
+//! ([`crate::history::facts`]) exactly when a later record repeats it. The reuse draws come from a
 //! stream of their own, so the records, their lengths and their labels are those of a
 //! generator without reuse.
 
@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn a_generated_fact_is_needed_exactly_when_a_later_record_repeats_it() {
-        use crate::facts::Facts;
+        use crate::history::facts::Facts;
         let (mut required, mut required_needed, mut other, mut other_needed) = (0, 0, 0, 0);
         for h in generate(&cfg(Position::Early)) {
             let f = Facts::of(&h);

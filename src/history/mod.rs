@@ -3,6 +3,7 @@
 
 pub mod batch;
 mod costed;
+pub mod facts;
 pub mod flags_file;
 pub mod generate;
 pub mod import;
@@ -14,9 +15,11 @@ pub mod stream;
 mod supersede;
 pub mod time;
 pub mod time_order;
+pub mod tokens;
 
 pub use costed::{
-    capacity_for, mask_placeholder, CostedHistory, RecordedCall, Usage, CLEARED_PLACEHOLDER,
+    capacity_for, mask_placeholder, CostedHistory, Fetchable, RecordedCall, ScoredFacts,
+    SourceText, StandIns, Usage, CLEARED_PLACEHOLDER,
 };
 pub use load::{load_jsonl, parse_jsonl, write_jsonl};
 pub use record::THINKING_TOOL;

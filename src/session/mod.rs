@@ -239,7 +239,7 @@ pub struct SessionMetrics {
     /// Present-in-any-form over (required record, later agent call) pairs; see the module
     /// documentation.
     pub retention_at_need: Option<f64>,
-    /// Facts ([`crate::facts`]) of the required records.
+    /// Facts ([`crate::history::facts`]) of the required records.
     pub facts_total: u32,
     /// Of those, the facts the context's text holds at the end (any record holding the token
     /// counts).

@@ -2,7 +2,7 @@
 //! dropped.
 //!
 //! **First returns.** A needed fact of a required record has at most one *first return*
-//! ([`crate::facts::Facts::first_return`]): the first agent call whose output holds the fact
+//! ([`crate::history::facts::Facts::first_return`]): the first agent call whose output holds the fact
 //! again without the agent having restated it since the record that introduced it (its
 //! owner). There it is **met** when the call's input holds the fact through its owner: the
 //! owner verbatim (its own entry or the notes read back), or a summary that holds the fact.

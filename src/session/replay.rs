@@ -232,7 +232,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             self.progress.exit_call = Some(call);
             return false;
         }
-        if !self.h.facts.is_empty() {
+        if !self.h.scored.facts.is_empty() {
             let fetch = self.needs_of_call(call, a, b);
             self.retention.needs.call(&self.bills.cache, input, fetch);
         }
@@ -244,7 +244,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         self.retention.need_pairs += u64::from(self.retention.appeared_required);
         self.retention.need_hits += self.retention.present_required;
         self.retention.stale_calls += u64::from(self.stale_now());
-        if !self.h.facts.is_empty() {
+        if !self.h.scored.facts.is_empty() {
             let (total, kept) = self.facts_present();
             self.retention.need_facts += u64::from(total);
             self.retention.need_facts_kept += u64::from(kept);

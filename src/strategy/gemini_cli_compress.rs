@@ -72,12 +72,13 @@
 //!   parts against `getLastPromptTokenCount`): here the new context without the leading
 //!   `system` records against the old one with them. The context is left unchanged, truncation
 //!   included (infeasible when that does not fit), and the masking service runs. Both model
-//!   calls ran before the check, so the session bills them ([`Context::rejected_call`]).
-//!   Gemini then remembers the failure
+//!   calls ran before the check, so the session bills them
+//!   ([`crate::context::CallReport::rejected_call`]). Gemini then remembers the failure
 //!   (`hasFailedCompressionAttempt`, reset only by a new chat): every later automatic
 //!   compression of the session skips the model and applies only the tool-output truncation
-//!   (step 1), kept when it truncated something ([`Context::compression_failed_before`]; a
-//!   cell has no earlier attempt).
+//!   (step 1), kept when it truncated something
+//!   ([`crate::context::FromSession::compression_failed_before`]; a cell has no earlier
+//!   attempt).
 //! - **Summary size and writer**: [`SummaryRule`] parameters, `summariser=NAME` included (default `simulated`).
 
 use super::summary_preset::{
@@ -164,6 +165,25 @@ pub fn masked_cost(view: &View, i: usize, wrapper: u64) -> u64 {
     }
 }
 
+/// Pushes the records from `from` on, each truncated one (marked in `chosen`) as a stand-in
+/// of its truncated size.
+fn push_truncated(
+    view: &View,
+    chosen: &[bool],
+    from: usize,
+    size: &impl Fn(usize) -> u64,
+    out: &mut Context,
+) {
+    for (i, &truncated) in chosen.iter().enumerate().take(view.len()).skip(from) {
+        let item = if truncated {
+            Item::Placeholder(i)
+        } else {
+            Item::Verbatim(i)
+        };
+        out.push(item, size(i), view.separator);
+    }
+}
+
 impl GeminiCliCompress {
     /// Marks in `out.chosen` the tool results after `from` that truncation replaces, newest
     /// first against the budget, with `t` characters kept of each.
@@ -245,6 +265,72 @@ impl GeminiCliCompress {
         any
     }
 
+    /// The compression itself, on the records' sizes after truncation (`size`, `chosen` marking
+    /// the truncated ones): the records before the split (and the environment message) become
+    /// one summary, unless there is no split or the new history would be larger than the
+    /// prompt it replaces (`before`, in a `window`). Returns whether it pushed the context;
+    /// when not, the masking service alone runs.
+    fn compress(
+        &self,
+        view: &View,
+        systems: usize,
+        (window, before): (u64, u64),
+        (chosen, size): (&[bool], &impl Fn(usize) -> u64),
+        stream: u64,
+        out: &mut Context,
+    ) -> bool {
+        let (n, sep) = (view.len(), view.separator);
+        let Some(split) = self.split(view, systems, size) else {
+            return false;
+        };
+        // The environment message is summarised with the records before the split.
+        let env = self.env
+            + if self.env > 0 && split > systems {
+                sep
+            } else {
+                0
+            };
+        let original = env + view.span_cost(systems..split);
+        let replaced = if original < window {
+            original
+        } else {
+            env + joined(sep, (systems..split).map(size))
+        };
+        let written = self.summary.size.cost(replaced);
+        // The summary stands for itself and the acknowledgement after it.
+        let summary = written + view.model.cost(ACK) + sep;
+        // Gemini counts the new history (a fresh environment message, the summary, the
+        // acknowledgement and what is kept) against the last prompt, which also held the
+        // system instruction: the system records count only before.
+        let after = out.head_cost
+            + out.joined_cost(
+                summary + (split..n).map(size).sum::<u64>(),
+                (1 + n - split) as u64,
+                sep,
+            );
+        if after > before {
+            // Inflated: both calls ran; Gemini remembers the failure.
+            out.call_report.compression_failed = true;
+            out.call_report.rejected_call = Some((original, written));
+            return false;
+        }
+        out.call_report.summary_read_extra = env;
+        for i in 0..systems {
+            out.push(Item::Verbatim(i), view.costs[i], sep);
+        }
+        push_summary(
+            &self.summary,
+            view,
+            (systems, split),
+            |_| true,
+            summary,
+            stream,
+            out,
+        );
+        push_truncated(view, chosen, split, size, out);
+        true
+    }
+
     /// The context after the masking service alone (every call, after the compression check
     /// changed nothing).
     fn masked(&self, view: &View, from: usize, capacity: u64, out: &mut Context) -> Outcome {
@@ -324,8 +410,6 @@ impl super::rule::RuleSpec for GeminiCliCompress {
         stream: u64,
         out: &mut Context,
     ) -> Outcome {
-        let n = view.len();
-        let sep = view.separator;
         let systems = leading_systems(view.kinds);
         if !reached(When::Share(self.threshold), &view, capacity, out) {
             return self.masked(&view, systems, capacity, out);
@@ -343,86 +427,29 @@ impl super::rule::RuleSpec for GeminiCliCompress {
                 view.costs[i]
             }
         };
-        if out.compression_failed_before {
+        let pushed = if out.from_session.compression_failed_before {
             // Truncation only, no model call.
-            let outcome = if chosen.iter().take(n).any(|&c| c) {
-                for (i, &truncated) in chosen.iter().enumerate().take(n) {
-                    let item = if truncated {
-                        Item::Placeholder(i)
-                    } else {
-                        Item::Verbatim(i)
-                    };
-                    out.push(item, size(i), sep);
-                }
-                out.chosen = chosen;
-                fits(out, capacity)
-            } else {
-                out.chosen = chosen;
-                self.masked(&view, systems, capacity, out)
-            };
-            return outcome;
-        }
-        let Some(split) = self.split(&view, systems, &size) else {
-            out.chosen = chosen;
-            return self.masked(&view, systems, capacity, out);
-        };
-        // The environment message is summarised with the records before the split.
-        let env = self.env
-            + if self.env > 0 && split > systems {
-                sep
-            } else {
-                0
-            };
-        let original = env + view.span_cost(systems..split);
-        let replaced = if original < window {
-            original
-        } else {
-            env + joined(sep, (systems..split).map(size))
-        };
-        let written = self.summary.size.cost(replaced);
-        // The summary stands for itself and the acknowledgement after it.
-        let summary = written + view.model.cost(ACK) + sep;
-        // Gemini counts the new history (a fresh environment message, the summary, the
-        // acknowledgement and what is kept) against the last prompt, which also held the
-        // system instruction: the system records count only before.
-        let after = out.head_cost
-            + out.joined_cost(
-                summary + (split..n).map(size).sum::<u64>(),
-                (1 + n - split) as u64,
-                sep,
-            );
-        let outcome = if after > before {
-            // Inflated: both calls ran; Gemini remembers the failure.
-            out.compression_failed = true;
-            out.rejected_call = Some((original, written));
-            out.chosen = chosen;
-            self.masked(&view, systems, capacity, out)
-        } else {
-            out.summary_read_extra = env;
-            for i in 0..systems {
-                out.push(Item::Verbatim(i), view.costs[i], sep);
+            let any = chosen.iter().take(view.len()).any(|&c| c);
+            if any {
+                push_truncated(&view, &chosen, 0, &size, out);
             }
-            push_summary(
-                &self.summary,
+            any
+        } else {
+            self.compress(
                 &view,
-                (systems, split),
-                |_| true,
-                summary,
+                systems,
+                (window, before),
+                (&chosen, &size),
                 stream,
                 out,
-            );
-            for (i, &truncated) in chosen.iter().enumerate().take(n).skip(split) {
-                let item = if truncated {
-                    Item::Placeholder(i)
-                } else {
-                    Item::Verbatim(i)
-                };
-                out.push(item, size(i), sep);
-            }
-            out.chosen = chosen;
-            fits(out, capacity)
+            )
         };
-        outcome
+        out.chosen = chosen;
+        if pushed {
+            fits(out, capacity)
+        } else {
+            self.masked(&view, systems, capacity, out)
+        }
     }
 
     fn when(&self) -> Option<When> {

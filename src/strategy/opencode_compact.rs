@@ -326,14 +326,15 @@ impl RuleSpec for OpenCodeCompact {
         // `out.chosen` holds the pruned outputs (taken while the context is written).
         let mut pruned = std::mem::take(&mut out.chosen);
         let did_prune = self.prune && self.mark_prune(&view, &mut pruned[..view.len()]);
-        let outcome = if out.condensation_requested || last_call_cost(&view, out) >= usable {
-            self.summarise(&view, (capacity, usable), &pruned, stream, out)
-        } else if did_prune {
-            let cleared = view.model.cost(CLEARED);
-            push_marked(&view, &pruned[..view.len()], cleared, capacity, out)
-        } else {
-            unchanged(&view, capacity, out)
-        };
+        let outcome =
+            if out.from_session.condensation_requested || last_call_cost(&view, out) >= usable {
+                self.summarise(&view, (capacity, usable), &pruned, stream, out)
+            } else if did_prune {
+                let cleared = view.model.cost(CLEARED);
+                push_marked(&view, &pruned[..view.len()], cleared, capacity, out)
+            } else {
+                unchanged(&view, capacity, out)
+            };
         out.chosen = pruned;
         outcome
     }

@@ -75,7 +75,7 @@ impl RuleSpec for OpenHandsAmortized {
 
     fn apply(&self, view: View, capacity: u64, _: usize, _: u64, out: &mut Context) -> Outcome {
         let n = view.len();
-        if out.head_len + n <= self.max_size && !out.condensation_requested {
+        if out.head_len + n <= self.max_size && !out.from_session.condensation_requested {
             return push_first_and_newest(view, n, 0, capacity, out);
         }
         let pre = reinserted(&view);

@@ -96,7 +96,7 @@ impl super::rule::RuleSpec for OpenHandsLlmSummarizing {
         // Over max_size events, at most max_size/2 of them head or tail: n > tail (a head over
         // max_size alone leaves nothing to summarise).
         let end = n.saturating_sub(tail).max(pre);
-        let due = out.condensation_requested
+        let due = out.from_session.condensation_requested
             || reached(When::Events(self.max_size), &view, capacity, out);
         if !due || end == pre {
             return unchanged(&view, capacity, out);

@@ -312,7 +312,7 @@ impl super::rule::RuleSpec for OpenHandsSdkSummarizing {
     ) -> Outcome {
         let n = view.len();
         // The rule keeps its head itself: the capacity is the whole window.
-        let reasons = self.reasons(&view, capacity, out.condensation_requested);
+        let reasons = self.reasons(&view, capacity, out.from_session.condensation_requested);
         if !reasons.request && reasons.tokens.is_none() && !reasons.events {
             return unchanged(&view, capacity, out);
         }

@@ -29,7 +29,7 @@
 //!   with the previous summary, and the context it rebuilds starts at the new cut, so the
 //!   messages the previous compaction kept verbatim are dropped without being summarised. The
 //!   session tells the rule what its last compaction left
-//!   ([`Context::left_by_compaction`](crate::context::Context)).
+//!   ([`Context::from_session`](crate::context::FromSession::left_by_compaction)).
 //! - **Summary call** (`generateSummary`): pi's own system prompt and instruction
 //!   ([`PROMPT_TOKENS`]: `SUMMARIZATION_SYSTEM_PROMPT`, `SUMMARIZATION_PROMPT` and the
 //!   `<conversation>` wrapper, 1 229 characters, ¼ of them), the summarised messages and the
@@ -106,6 +106,7 @@ impl PiCompact {
         let kinds = view.kinds;
         let from = leading_systems(kinds);
         let boundary = out
+            .from_session
             .left_by_compaction
             .saturating_sub(out.head_len)
             .clamp(from, n);
@@ -196,7 +197,7 @@ impl RuleSpec for PiCompact {
             // pi is undefined on this window (see the module documentation).
             return Outcome::Infeasible;
         }
-        let overflow = out.condensation_requested || whole_cost(&view, out) > window;
+        let overflow = out.from_session.condensation_requested || whole_cost(&view, out) > window;
         let threshold = turn_end(view.kinds).is_some()
             && last_call_cost(&view, out) > window - self.reserve_tokens;
         if overflow || threshold {

@@ -1,7 +1,7 @@
 //! Summarisers: what writes a summary's text. Every summarising strategy and preset takes
 //! `summariser=NAME` and that summariser's own parameters (`summary(summariser=extractive)`,
 //! `codex_compact(summariser=simulated, recall_flagged=0.4)`); retention in any form is then
-//! measured on the summary by facts ([`crate::facts`]), the same way for all of them.
+//! measured on the summary by facts ([`crate::history::facts`]), the same way for all of them.
 //!
 //! - [`Simulated`] (the default): no text is read; each replaced record survives with a recall
 //!   drawn from the cell's stream, and the summary holds the facts of the records that survive.

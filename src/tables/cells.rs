@@ -103,7 +103,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .share()
         .zero_fails()
         .measure()
-        // The facts a later record uses again (`crate::facts`): the information that matters.
+        // The facts a later record uses again (`crate::history::facts`): the information that matters.
         .whole("needed_facts_total", |_, r| {
             u64::from(r.metrics.needed_facts_total)
         })

@@ -227,7 +227,7 @@ fn the_estimated_bytes_are_within_a_factor_of_two_of_the_files() {
             vec!["histories.generate.count=40".to_string()],
         ),
     ] {
-        let mut exp = ctxlab::load_any(&root().join(file), &sets).unwrap();
+        let mut exp = ctxlab::experiment::load_any(&root().join(file), &sets).unwrap();
         let out = d.join(file.replace('/', "_"));
         exp.set_output_dir(&out);
         let opts = RunOptions {
@@ -235,8 +235,8 @@ fn the_estimated_bytes_are_within_a_factor_of_two_of_the_files() {
             ..RunOptions::default()
         };
         let report = match &exp {
-            ctxlab::AnyExperiment::Cells(e) => run::run(e, &opts).unwrap(),
-            ctxlab::AnyExperiment::Sessions(e) => run::run(e, &opts).unwrap(),
+            ctxlab::experiment::AnyExperiment::Cells(e) => run::run(e, &opts).unwrap(),
+            ctxlab::experiment::AnyExperiment::Sessions(e) => run::run(e, &opts).unwrap(),
         };
         let e = &report.estimate;
         for (format, estimated) in [("parquet", e.parquet_bytes), ("csv", e.csv_bytes)] {

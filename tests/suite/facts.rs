@@ -3,7 +3,7 @@
 //! the token.
 
 use ctxlab::context::{Context, Item, Outcome};
-use ctxlab::facts::Facts;
+use ctxlab::history::facts::Facts;
 use ctxlab::history::generate::{generate_one, GenerateConfig, Position};
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::{score, CostModel};
@@ -48,7 +48,7 @@ fn facts_of(items: &[Item], kept: &[usize]) -> (u32, u32, Option<f64>) {
 #[test]
 fn records_own_what_they_say_first() {
     let h = hand();
-    let f = &h.facts;
+    let f = &h.scored.facts;
     let owned = |i| {
         f.owned(i)
             .map(|x| f.name(x).to_string())

@@ -238,7 +238,7 @@ fn mutated_inputs_never_panic_and_rejections_say_where() {
                 let input = mutate(&mut rng, EXP.as_bytes());
                 let text = String::from_utf8_lossy(&input);
                 match no_panic("experiment TOML", &input, || {
-                    ctxlab::parse_any("exp.toml", &text, &[])
+                    ctxlab::experiment::parse_any("exp.toml", &text, &[])
                 }) {
                     Ok(_) => true,
                     Err(e) => {
@@ -252,7 +252,7 @@ fn mutated_inputs_never_panic_and_rejections_say_where() {
                 let input = mutate(&mut rng, set.as_bytes());
                 let set = String::from_utf8_lossy(&input).into_owned();
                 match no_panic("--set", &input, || {
-                    ctxlab::parse_any("exp.toml", EXP, std::slice::from_ref(&set))
+                    ctxlab::experiment::parse_any("exp.toml", EXP, std::slice::from_ref(&set))
                 }) {
                     Ok(_) => true,
                     Err(e) => {

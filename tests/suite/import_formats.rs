@@ -3,7 +3,7 @@
 
 use crate::common::root;
 use ctxlab::history::Usage;
-use ctxlab::import::{self, label, Call, Format, LabelRules, Problems, Run};
+use ctxlab::import::{self, failure, Call, Format, LabelRules, Problems, Run};
 use ctxlab::Kind;
 use std::path::PathBuf;
 
@@ -224,7 +224,7 @@ fn claude_code_labels_by_rule() {
     let run = read("claude-session.jsonl", Format::ClaudeCode);
     assert_eq!(marked(&run, "instructions"), [1, 13, 14]);
     // The failed build result says so only through `is_error: true`.
-    assert!(!label::reports_failure(&run.history.records[5].text));
+    assert!(!failure::reports_failure(&run.history.records[5].text));
     assert_eq!(marked(&run, "errors"), [6]);
     // 4: parse_hdr (used by 7 and 8, three records on); 6: E0425, used by the next record (7),
     // within min_gap = 2. The Edit call's JSON keys (file_path, old_string) are not tokens, so

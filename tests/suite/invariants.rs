@@ -110,11 +110,11 @@ fn item_cost(h: &CostedHistory, s: &Strategy, ctx: &Context, k: usize) -> u64 {
     match ctx.items[k] {
         Item::Verbatim(i) => h.costs[i],
         Item::Placeholder(i) => match s.rule {
-            Rule::Mask(_) => h.mask_costs[i],
-            Rule::ClearToolUses(_) | Rule::AnthropicClearToolUses(_) => h.clear_cost,
+            Rule::Mask(_) => h.stand_ins.mask_costs[i],
+            Rule::ClearToolUses(_) | Rule::AnthropicClearToolUses(_) => h.stand_ins.clear_cost,
             Rule::SweAgentLastN(_) => h.model.cost(&format!(
                 "Old environment output: ({} lines omitted)",
-                h.lines[i]
+                h.stand_ins.lines[i]
             )),
             Rule::OpenHandsObservationMasking(_) if h.kinds[i] == Kind::ToolResult => {
                 h.model.cost("<MASKED>")
@@ -122,16 +122,20 @@ fn item_cost(h: &CostedHistory, s: &Strategy, ctx: &Context, k: usize) -> u64 {
             // The call of a masked step, which OpenHands no longer sends: it costs nothing
             // (a record that is a stand-in already keeps its cost).
             Rule::OpenHandsObservationMasking(_)
-                if h.chars[i] == 0 && h.lines[i] == 0 && h.costs[i] == h.mask_costs[i] =>
+                if h.stand_ins.chars[i] == 0
+                    && h.stand_ins.lines[i] == 0
+                    && h.costs[i] == h.stand_ins.mask_costs[i] =>
             {
                 h.costs[i]
             }
             Rule::OpenHandsObservationMasking(_) => 0,
             // A record without text that costs something counts as a stand-in already.
-            Rule::ComplexityTrapHybrid(_) if h.chars[i] == 0 && h.costs[i] > 0 => h.costs[i],
+            Rule::ComplexityTrapHybrid(_) if h.stand_ins.chars[i] == 0 && h.costs[i] > 0 => {
+                h.costs[i]
+            }
             Rule::ComplexityTrapHybrid(_) => h.model.cost(&format!(
                 "Old environment output: ({} lines omitted)",
-                h.lines[i]
+                h.stand_ins.lines[i]
             )),
             // A truncated tool output: its header and the share of the record it keeps.
             Rule::GeminiCliCompress(_) => ctx.item_costs(&h.costs)[k],

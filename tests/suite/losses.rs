@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use ctxlab::context::{Context, Item, Outcome};
-use ctxlab::facts::Facts;
+use ctxlab::history::facts::Facts;
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::noise::{Draws, NoiseModel, Realised, Records};
 use ctxlab::session::{simulate, SessionConfig, SessionScratch};
@@ -188,8 +188,8 @@ fn a_fact_is_needed_when_a_later_model_record_beyond_the_gap_uses_it() {
     assert_eq!(f1.used_by(f1.id("notes.txt").unwrap()), Some(2));
     // The cells score them: one needed fact of the required task.
     let c = CostedHistory::new(&h, CostModel::Chars);
-    assert_eq!(c.needed_facts, vec![id("parse_args")]);
-    assert_eq!(c.required_facts.len(), f.owned(0).len());
+    assert_eq!(c.scored.needed_facts, vec![id("parse_args")]);
+    assert_eq!(c.scored.required_facts.len(), f.owned(0).len());
 }
 
 #[test]
@@ -206,7 +206,7 @@ fn a_text_summary_carries_a_record_by_the_share_of_its_needed_facts() {
         ],
     );
     let c = CostedHistory::new(&h, CostModel::Chars);
-    assert_eq!(c.needed_facts.len(), 2);
+    assert_eq!(c.scored.needed_facts.len(), 2);
     let mut ctx = Context::default();
     ctx.clear(4);
     ctx.push(
@@ -220,7 +220,7 @@ fn a_text_summary_carries_a_record_by_the_share_of_its_needed_facts() {
     );
     // The summary's text names parse_args only: half of the task's needed facts.
     ctx.summary_from_text = true;
-    ctx.summary_facts = vec![c.facts.id("parse_args").unwrap()];
+    ctx.summary_facts = vec![c.scored.facts.id("parse_args").unwrap()];
     let m = score(&c, Outcome::Feasible, &ctx);
     assert_eq!(m.required_any, 0.5);
     assert_eq!(m.retention_any(), Some(0.5));

@@ -48,7 +48,7 @@ fn in_memory_tables_equal_the_published_ones() {
         std::fs::write(dir.path().join("e.toml"), text).unwrap();
         let o = ctxlab(dir.path(), &["sweep", "e.toml", "-q"]);
         assert!(o.status.success(), "{}", stderr(&o));
-        let exp = ctxlab::parse_any("e.toml", text, &[]).unwrap();
+        let exp = ctxlab::experiment::parse_any("e.toml", text, &[]).unwrap();
         let tables = ctxlab::run_in_memory(&exp, Some(1)).unwrap();
         let published = read(&dir.path().join("out").join(rows));
         assert!(tables.rows.equals_missing(&published), "{rows} differs");

@@ -117,7 +117,7 @@ fn a_dropped_file_view_is_read_again_a_dropped_instruction_and_an_edited_view_ar
         (A, None, "Done.", false),
     ]);
     assert_eq!(
-        h.recoverable,
+        h.fetchable.recoverable,
         [false, false, false, false, true, false, false, false, false, false, false, false]
     );
     // Calls: 2+3, 5, 7+8, 10, 11. Before call 4 the context holds records 0..=9, 10 entries:
@@ -191,13 +191,16 @@ fn first_returns_leave_out_the_uses_that_echo_the_agent() {
         (T, Some("bash"), "ok", false),
         (A, None, "patching load_config and parse_header", false),
     ]);
-    let parse = h.facts.id("parse_header").unwrap();
-    let load = h.facts.id("load_config").unwrap();
+    let parse = h.scored.facts.id("parse_header").unwrap();
+    let load = h.scored.facts.id("load_config").unwrap();
     assert_eq!(
-        (h.facts.first_return(parse), h.facts.first_return(load)),
+        (
+            h.scored.facts.first_return(parse),
+            h.scored.facts.first_return(load)
+        ),
         (None, Some(5))
     );
-    assert!(h.facts.is_needed(parse) && h.facts.is_needed(load));
+    assert!(h.scored.facts.is_needed(parse) && h.scored.facts.is_needed(load));
     // Calls at 1, 3, 5, 7. Before call 3 the context holds records 0..=4 (5 entries, over 4):
     // the newest two (3 and 4) are kept.
     let (m, _) = replay(

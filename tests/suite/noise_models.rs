@@ -369,7 +369,7 @@ dir = "out"
 "#;
 
 fn err(text: &str) -> String {
-    ctxlab::parse_any("exp.toml", text, &[])
+    ctxlab::experiment::parse_any("exp.toml", text, &[])
         .unwrap_err()
         .to_string()
 }

@@ -521,10 +521,10 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
     assert_eq!(ctx.item_costs(&h.costs), [20, 133, 10, 10, 138, 10]);
     assert_eq!(ctx.cost, 326);
     assert_eq!(
-        ctx.summary_read_extra, 88,
+        ctx.call_report.summary_read_extra, 88,
         "the environment message and its gap"
     );
-    assert_eq!(ctx.rejected_call, None);
+    assert_eq!(ctx.call_report.rejected_call, None);
     // A compression that would grow the context (a summary of 2000: 2043 + 168 + 4 = 2215 >
     // 1158) is rejected: unchanged, truncation included, and its calls (which read 891 and
     // wrote 2000) are to be billed.
@@ -537,8 +537,8 @@ fn gemini_cli_compress_truncates_old_tool_outputs_then_summarises_before_the_spl
         (o, ctx.items, ctx.cost),
         (Outcome::Feasible, verbatim(0..9), 1158)
     );
-    assert_eq!(ctx.rejected_call, Some((891, 2000)));
-    assert!(ctx.compression_failed);
+    assert_eq!(ctx.call_report.rejected_call, Some((891, 2000)));
+    assert!(ctx.call_report.compression_failed);
     // Under the threshold (0.5 of 2400 = 1200 > 1158) nothing happens.
     let (_, ctx) = cell(spec, &h, 2400);
     assert_eq!(ctx.items, verbatim(0..9));
@@ -592,7 +592,7 @@ fn gemini_cli_compress_on_a_single_prompt_compresses_the_environment_message_alo
         ]
     );
     assert_eq!(ctx.cost, 1358);
-    assert_eq!(ctx.summary_read_extra, 87);
+    assert_eq!(ctx.call_report.summary_read_extra, 87);
     // A system instruction of 20 is smaller than that summary: 52 + 1100 + 5 = 1157 > 1125,
     // inflated, rejected; both calls (reading 87, writing 9) are billed.
     let small = history(&[
@@ -605,7 +605,7 @@ fn gemini_cli_compress_on_a_single_prompt_compresses_the_environment_message_alo
     ]);
     let (_, ctx) = cell("gemini_cli_compress", &small, 2000);
     assert_eq!(ctx.items, verbatim(0..6));
-    assert_eq!(ctx.rejected_call, Some((87, 9)));
+    assert_eq!(ctx.call_report.rejected_call, Some((87, 9)));
 }
 
 /// The tool-output masking service (context/toolOutputMaskingService.ts @ 5411f113), run on

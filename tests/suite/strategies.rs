@@ -173,7 +173,7 @@ fn agent_run() -> CostedHistory {
 fn mask_replaces_old_long_tool_results_even_under_capacity() {
     let h = agent_run();
     assert_eq!(h.total, 407);
-    assert_eq!(h.mask_costs[2], 21);
+    assert_eq!(h.stand_ins.mask_costs[2], 21);
     // keep_recent=1: result 6 stays; 2 (150 > 100) and 4 (120 > 100) become placeholders:
     // 20 + 10 + 21 + 10 + 21 + 10 + 50 + 30 = 172, + 7 = 179.
     let (o, ctx, m) = run(&h, "mask(keep_recent=1)", 407);
@@ -241,7 +241,7 @@ fn mask_threshold_counts_chars_whatever_the_cost_model() {
 #[test]
 fn clear_tool_uses_acts_only_over_capacity() {
     let h = agent_run();
-    assert_eq!(h.clear_cost, 25);
+    assert_eq!(h.stand_ins.clear_cost, 25);
     let (_, ctx, m) = run(&h, "clear_tool_uses(keep=1)", 407);
     assert_eq!(ctx.items, (0..8).map(V).collect::<Vec<_>>());
     assert_eq!(m.placeholders, 0);

@@ -39,7 +39,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("model calls", &["llm"]),
-    ("histories and their costs", &["history", "cost", "facts"]),
+    ("histories and their costs", &["history", "cost"]),
     ("spec syntax", &["spec"]),
     ("context and view", &["context", "view"]),
     (

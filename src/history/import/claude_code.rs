@@ -195,73 +195,146 @@ pub(crate) fn parse_with(
     tally: &mut Tally,
     thinking: Thinking,
 ) -> Result<Run, InputError> {
-    let mut held = HeldThinking::default();
-    let mut run = RunBuilder::new(run_name(path));
+    let mut reader = Reader {
+        path,
+        thinking,
+        held: HeldThinking::default(),
+        run: RunBuilder::new(run_name(path)),
+        tools: ToolIds::default(),
+        responses: SeenIds::default(),
+        response_start: None,
+        order: TimeOrder::default(),
+    };
     if continues_elsewhere(text) {
-        run.continues_elsewhere();
+        reader.run.continues_elsewhere();
     }
-    let mut tools = ToolIds::default();
-    let mut responses = SeenIds::default();
-    // The time and line of the first line of the latest model response.
-    let mut response_start: Option<(Time, usize)> = None;
-    // The time order of the records given so far, by the lines they came from.
-    let mut order = TimeOrder::default();
     for (n, raw) in text.lines().enumerate() {
-        let line_no = n + 1;
         if raw.trim().is_empty() {
             continue;
         }
-        let line: TranscriptLine = match crate::strict_json::from_str(raw) {
-            Ok(l) => l,
-            Err(e) => {
-                tally.line("(unreadable)");
-                tally.skipped("(unreadable)", "malformed line");
-                problems.line(json_error(path, &e, Some(line_no), EXPECTED))?;
-                continue;
-            }
+        reader.line(n + 1, raw, problems, tally)?;
+    }
+    reader.held.flush(&mut reader.run, tally);
+    reader.run.finish(path)
+}
+
+/// A transcript being read line by line: the run so far and what each later line is checked
+/// against.
+struct Reader<'a> {
+    path: &'a Path,
+    thinking: Thinking,
+    held: HeldThinking,
+    run: RunBuilder,
+    tools: ToolIds,
+    responses: SeenIds,
+    /// The time and line of the first line of the latest model response.
+    response_start: Option<(Time, usize)>,
+    /// The time order of the records given so far, by the lines they came from.
+    order: TimeOrder,
+}
+
+/// Counts a line of type `kind` as malformed and reports it: what every check of a line
+/// does with the line it refuses.
+fn malformed(
+    kind: &str,
+    problems: &mut Problems,
+    tally: &mut Tally,
+    e: InputError,
+) -> Result<(), InputError> {
+    tally.skipped(kind, "malformed line");
+    problems.line(e)
+}
+
+/// The line `raw` when it is a turn sent to the model (a `user` or `assistant` line of the
+/// main agent, written by a model or a human); `None` for any other, counted as skipped.
+fn turn_line(
+    path: &Path,
+    line_no: usize,
+    raw: &str,
+    problems: &mut Problems,
+    tally: &mut Tally,
+) -> Result<Option<TranscriptLine>, InputError> {
+    let line: TranscriptLine = match crate::strict_json::from_str(raw) {
+        Ok(l) => l,
+        Err(e) => {
+            tally.line("(unreadable)");
+            tally.skipped("(unreadable)", "malformed line");
+            problems.line(json_error(path, &e, Some(line_no), EXPECTED))?;
+            return Ok(None);
+        }
+    };
+    let kind = line.kind.as_str();
+    tally.line(kind);
+    let is_turn = kind == "user" || kind == "assistant";
+    if !is_turn {
+        let reason = if NOT_SENT.contains(&kind) {
+            "not sent to the model"
+        } else {
+            "unknown line type, not sent to the model"
+        };
+        tally.skipped(kind, reason);
+        return Ok(None);
+    }
+    if line.is_sidechain == Some(true) {
+        tally.skipped(kind, "sidechain (a sub-agent's own context)");
+        return Ok(None);
+    }
+    let synthetic = line.message.as_ref().and_then(|m| m.model.as_deref()) == Some("<synthetic>");
+    if line.is_api_error_message == Some(true) || synthetic {
+        tally.skipped(kind, "written by Claude Code, not a model (no call)");
+        return Ok(None);
+    }
+    Ok(Some(line))
+}
+
+impl Reader<'_> {
+    /// Reads one turn line: checks it whole, then adds its records and its billing to the run
+    /// (a line refused leaves nothing behind).
+    fn line(
+        &mut self,
+        line_no: usize,
+        raw: &str,
+        problems: &mut Problems,
+        tally: &mut Tally,
+    ) -> Result<(), InputError> {
+        let Some(line) = turn_line(self.path, line_no, raw, problems, tally)? else {
+            return Ok(());
         };
         let kind = line.kind.as_str();
-        tally.line(kind);
-        let is_turn = kind == "user" || kind == "assistant";
-        if !is_turn {
-            let reason = if NOT_SENT.contains(&kind) {
-                "not sent to the model"
-            } else {
-                "unknown line type, not sent to the model"
-            };
-            tally.skipped(kind, reason);
-            continue;
-        }
-        if line.is_sidechain == Some(true) {
-            tally.skipped(kind, "sidechain (a sub-agent's own context)");
-            continue;
-        }
-        let synthetic =
-            line.message.as_ref().and_then(|m| m.model.as_deref()) == Some("<synthetic>");
-        if line.is_api_error_message == Some(true) || synthetic {
-            tally.skipped(kind, "written by Claude Code, not a model (no call)");
-            continue;
-        }
-        let mut bad = |tally: &mut Tally, e: InputError| {
-            tally.skipped(kind, "malformed line");
-            problems.line(e)
-        };
         let Some(message) = &line.message else {
-            bad(
-                tally,
-                InputError::line(
-                    path,
-                    line_no,
-                    format!("a `{kind}` line needs a `message` object"),
-                ),
-            )?;
-            continue;
+            let e = InputError::line(
+                self.path,
+                line_no,
+                format!("a `{kind}` line needs a `message` object"),
+            );
+            return malformed(kind, problems, tally, e);
         };
-        if !held.records.is_empty()
-            && (kind != "assistant" || message.id.is_none() || message.id != held.response)
+        if !self.held.records.is_empty()
+            && (kind != "assistant" || message.id.is_none() || message.id != self.held.response)
         {
-            held.flush(&mut run, tally);
+            self.held.flush(&mut self.run, tally);
         }
+        let time = match self.time_of(&line, line_no) {
+            Ok(t) => t,
+            Err(e) => return malformed(kind, problems, tally, e),
+        };
+        let (pending, thought) = match self.records_in_order(&line, message, time, line_no) {
+            Ok(records) => records,
+            Err(e) => return malformed(kind, problems, tally, e),
+        };
+        if kind == "assistant" && !self.bill(message, time, line_no, problems, tally)? {
+            return Ok(());
+        }
+        if line.is_compact_summary == Some(true) {
+            self.run.restart_context();
+        }
+        self.give(kind, message, time, (pending, thought), tally);
+        Ok(())
+    }
+
+    /// The line's time, checked against the start of the latest model response: `None` for a
+    /// line without one and for a caveat.
+    fn time_of(&self, line: &TranscriptLine, line_no: usize) -> Result<Option<Time>, InputError> {
         let time = match line.timestamp.as_deref().map(Time::parse).transpose() {
             // A caveat (`isMeta`) carries the time of the local command it introduces, which
             // Claude Code writes after the response before it (seconds to hours later): its
@@ -269,100 +342,119 @@ pub(crate) fn parse_with(
             Ok(_) if line.is_meta == Some(true) => None,
             Ok(t) => t,
             Err(msg) => {
-                bad(
-                    tally,
-                    InputError::line(path, line_no, format!("`timestamp`: {msg}")),
-                )?;
-                continue;
+                return Err(InputError::line(
+                    self.path,
+                    line_no,
+                    format!("`timestamp`: {msg}"),
+                ))
             }
         };
-        if let (Some(t), Some((before, at))) = (time, response_start) {
+        if let (Some(t), Some((before, at))) = (time, self.response_start) {
             if t < before {
-                bad(
-                    tally,
-                    InputError::line(
-                        path,
-                        line_no,
-                        format!(
-                            "`timestamp` {t} is earlier than {before}, the start of the model response on line {at}; lines must follow the session in time order (a line may come before the later lines of a response, never before its first)"
-                        ),
+                return Err(InputError::line(
+                    self.path,
+                    line_no,
+                    format!(
+                        "`timestamp` {t} is earlier than {before}, the start of the model response on line {at}; lines must follow the session in time order (a line may come before the later lines of a response, never before its first)"
                     ),
-                )?;
-                continue;
+                ));
             }
         }
+        Ok(time)
+    }
+
+    /// The line's records and, when kept, its thinking records, once they are known to keep
+    /// the history in time order (which then takes them in).
+    fn records_in_order(
+        &mut self,
+        line: &TranscriptLine,
+        message: &ClaudeMessage,
+        time: Option<Time>,
+        line_no: usize,
+    ) -> Result<(Vec<Pending>, Vec<Pending>), InputError> {
         let mut thought = Vec::new();
-        let keep_thinking = (thinking == Thinking::Keep).then_some(&mut thought);
-        let pending = if kind == "assistant" {
-            assistant_records(message, &mut tools, keep_thinking)
+        let keep_thinking = (self.thinking == Thinking::Keep).then_some(&mut thought);
+        let pending = if line.kind == "assistant" {
+            assistant_records(message, &mut self.tools, keep_thinking)
         } else {
-            user_records(&line, message, &tools)
+            user_records(line, message, &self.tools)
         };
-        let pending = match pending {
-            Ok(p) => p,
-            Err(msg) => {
-                bad(tally, InputError::line(path, line_no, msg))?;
-                continue;
-            }
-        };
-        let mut after = order.clone();
+        let pending = pending.map_err(|msg| InputError::line(self.path, line_no, msg))?;
+        let mut after = self.order.clone();
         let ordered = pending
             .iter()
             .try_for_each(|p| after.next(p.kind, time, line_no));
         if let (Err((before, at)), Some(t)) = (ordered, time) {
-            bad(
-                tally,
-                InputError::line(
-                    path,
-                    line_no,
-                    format!(
-                        "`timestamp` {t} is earlier than {before}, the time of line {at}, where the latest run of model outputs starts (a later part of a response, after other lines came between); its history could not keep its records in time order"
-                    ),
+            return Err(InputError::line(
+                self.path,
+                line_no,
+                format!(
+                    "`timestamp` {t} is earlier than {before}, the time of line {at}, where the latest run of model outputs starts (a later part of a response, after other lines came between); its history could not keep its records in time order"
                 ),
-            )?;
-            continue;
+            ));
         }
-        order = after;
-        if kind == "assistant" {
-            // The three input figures must add up within u64 before any sum is taken.
-            if message.usage.as_ref().map(ClaudeUsage::context) == Some(None) {
-                bad(
-                    tally,
-                    InputError::line(
-                        path,
-                        line_no,
-                        "`message.usage`: input_tokens + cache_creation_input_tokens + cache_read_input_tokens exceeds 2^64 − 1",
-                    ),
-                )?;
-                continue;
-            }
-            let new_response = match &message.id {
-                Some(id) => responses.insert(id.clone()),
-                None => true,
-            };
-            let counted = match (new_response, &message.usage) {
-                (true, Some(usage)) => run.call_billed(usage.billed()),
-                // Later lines of a response repeat its input and stream its output.
-                (false, Some(usage)) => run.raise_output(usage.output_tokens),
-                _ => Ok(()),
-            };
-            if let Err(msg) = counted {
-                problems.line(InputError::line(path, line_no, msg))?;
-                continue;
-            }
-            if new_response {
-                tally.responses += 1;
-                if let Some(t) = time {
-                    response_start = Some((t, line_no));
-                }
+        self.order = after;
+        Ok((pending, thought))
+    }
+
+    /// Bills an assistant line's usage: a new response's call, or the output a later line of
+    /// the same response streams. Returns whether the line goes on to give its records.
+    fn bill(
+        &mut self,
+        message: &ClaudeMessage,
+        time: Option<Time>,
+        line_no: usize,
+        problems: &mut Problems,
+        tally: &mut Tally,
+    ) -> Result<bool, InputError> {
+        // The three input figures must add up within u64 before any sum is taken.
+        if message.usage.as_ref().map(ClaudeUsage::context) == Some(None) {
+            let e = InputError::line(
+                self.path,
+                line_no,
+                "`message.usage`: input_tokens + cache_creation_input_tokens + cache_read_input_tokens exceeds 2^64 − 1",
+            );
+            malformed("assistant", problems, tally, e)?;
+            return Ok(false);
+        }
+        let new_response = match &message.id {
+            Some(id) => self.responses.insert(id.clone()),
+            None => true,
+        };
+        let counted = match (new_response, &message.usage) {
+            (true, Some(usage)) => self.run.call_billed(usage.billed()),
+            // Later lines of a response repeat its input and stream its output.
+            (false, Some(usage)) => self.run.raise_output(usage.output_tokens),
+            _ => Ok(()),
+        };
+        if let Err(msg) = counted {
+            problems.line(InputError::line(self.path, line_no, msg))?;
+            return Ok(false);
+        }
+        if new_response {
+            tally.responses += 1;
+            if let Some(t) = time {
+                self.response_start = Some((t, line_no));
             }
         }
-        if line.is_compact_summary == Some(true) {
-            run.restart_context();
-        }
+        Ok(true)
+    }
+
+    /// Adds a checked line's records to the run, its thinking records held until its
+    /// response's last line, and counts what the line gave.
+    fn give(
+        &mut self,
+        kind: &str,
+        message: &ClaudeMessage,
+        time: Option<Time>,
+        (pending, thought): (Vec<Pending>, Vec<Pending>),
+        tally: &mut Tally,
+    ) {
         if !thought.is_empty() {
-            held.response = message.id.clone();
-            held.records.extend(thought.into_iter().map(|p| (p, time)));
+            self.held.response = message.id.clone();
+            self.held
+                .records
+                .extend(thought.into_iter().map(|p| (p, time)));
             if pending.is_empty() {
                 tally.gave_records(kind);
             }
@@ -376,14 +468,12 @@ pub(crate) fn parse_with(
         } else {
             tally.gave_records(kind);
         }
-        run.at(time);
+        self.run.at(time);
         for p in pending {
             tally.record(kind, p.kind);
-            run.push_flagged(p.kind, p.tool.as_deref(), p.text, p.failed);
+            self.run.push_flagged(p.kind, p.tool.as_deref(), p.text, p.failed);
         }
     }
-    held.flush(&mut run, tally);
-    run.finish(path)
 }
 
 /// The records of an assistant line; its thinking blocks go to `thinking` when given.

@@ -6,6 +6,7 @@
 //! becomes one record; what is left out (thinking blocks, sub-agent lines, title lines) is
 //! listed in each format's module and in the README.
 
+pub mod failure;
 pub mod file_view;
 pub mod label;
 mod many;

@@ -11,7 +11,7 @@ use crate::session::{Compactor, RefetchRow};
 impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// The supersessions the context is stale on now: a record held is one present in any form.
     pub(super) fn stale_now(&self) -> u32 {
-        let pairs = &self.h.source.supersessions;
+        let pairs = &self.h.text.source.supersessions;
         if pairs.is_empty() {
             return 0;
         }
@@ -21,8 +21,8 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Counts the uses of needed facts of required records by the agent call whose output is
     /// records `a..b`, and those the call's input (the context now) holds.
     pub(super) fn needed_uses(&mut self, a: usize, b: usize) {
-        let facts = &self.h.facts;
-        let needed = &self.h.needed_facts;
+        let facts = &self.h.scored.facts;
+        let needed = &self.h.scored.needed_facts;
         let mut uses = std::mem::take(&mut self.s.uses);
         uses.clear();
         for r in a..b {
@@ -57,20 +57,23 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                     end += 1;
                 }
                 self.retention.need_pairs += u64::from(required);
-                let introduced = h.facts.introduced_by(r);
+                let introduced = h.scored.facts.introduced_by(r);
                 self.retention.need_facts +=
-                    h.required_facts.partition_point(|&f| f < introduced) as u64;
+                    h.scored.required_facts.partition_point(|&f| f < introduced) as u64;
                 for j in r..end {
                     let uses = h
+                        .scored
                         .facts
                         .holds(j)
                         .iter()
                         .filter(|&&f| {
-                            h.facts.is_use(f, j) && h.needed_facts.binary_search(&f).is_ok()
+                            h.scored.facts.is_use(f, j)
+                                && h.scored.needed_facts.binary_search(&f).is_ok()
                         })
                         .count() as u64;
                     self.retention.need_uses += uses;
                     let first_returns = h
+                        .scored
                         .facts
                         .holds(j)
                         .iter()
@@ -93,8 +96,8 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// holds.
     pub(super) fn facts_present(&mut self) -> (u32, u32) {
         // The required facts of the records that appeared: those introduced before `appeared`.
-        let all = &self.h.required_facts;
-        let introduced = self.h.facts.introduced_by(self.progress.appeared);
+        let all = &self.h.scored.required_facts;
+        let introduced = self.h.scored.facts.introduced_by(self.progress.appeared);
         let appeared = &all[..all.partition_point(|&f| f < introduced)];
         (appeared.len() as u32, self.facts_kept_of(appeared))
     }
@@ -102,7 +105,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// How many of `facts` (ascending) the context's text holds now.
     pub(super) fn facts_kept_of(&mut self, appeared: &[u32]) -> u32 {
         let s = &mut *self.s;
-        let facts = &self.h.facts;
+        let facts = &self.h.scored.facts;
         if !self.book.text_summaries {
             let mark = &s.mark;
             return facts.kept(
@@ -132,8 +135,8 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Whether record `r`'s holding fact `f` is the first return of a needed fact of a
     /// required record (a need, [`crate::session::need`]).
     pub(super) fn is_first_return(&self, f: u32, r: usize) -> bool {
-        self.h.facts.first_return(f) == Some(r as u32)
-            && self.h.needed_facts.binary_search(&f).is_ok()
+        self.h.scored.facts.first_return(f) == Some(r as u32)
+            && self.h.scored.needed_facts.binary_search(&f).is_ok()
     }
 
     /// The needs of agent call `call`, whose output is records `a..b` (see [`crate::session::need`]):
@@ -142,7 +145,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     pub(super) fn needs_of_call(&mut self, call: u32, a: usize, b: usize) -> Fetch {
         let mut fetch = Fetch::default();
         self.mark_summary_facts();
-        let facts = &self.h.facts;
+        let facts = &self.h.scored.facts;
         for r in a..b {
             for &f in facts.holds(r) {
                 if self.is_first_return(f, r) {
@@ -156,19 +159,17 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         }
         self.reread_named_files(call, a, b, &mut fetch);
         // The call's uses, each fact once (as `needed_uses` counts them).
-        let facts = &self.h.facts;
+        let facts = &self.h.scored.facts;
         let mut uses = std::mem::take(&mut self.s.uses);
         uses.clear();
         for r in a..b {
-            uses.extend(
-                facts.holds(r).iter().copied().filter(|&f| {
-                    facts.is_use(f, r) && self.h.needed_facts.binary_search(&f).is_ok()
-                }),
-            );
+            uses.extend(facts.holds(r).iter().copied().filter(|&f| {
+                facts.is_use(f, r) && self.h.scored.needed_facts.binary_search(&f).is_ok()
+            }));
         }
         uses.sort_unstable();
         uses.dedup();
-        let files = &self.h.files;
+        let files = &self.h.fetchable.files;
         for &f in &uses {
             if self.held_anywhere(f) {
                 continue;
@@ -204,20 +205,23 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// whether or not it edited the file since. A call that views the file is that read itself.
     pub(super) fn reread_named_files(&mut self, call: u32, a: usize, b: usize, fetch: &mut Fetch) {
         let h = self.h;
-        if h.file_names.is_empty() {
+        if h.fetchable.file_names.is_empty() {
             return;
         }
         for r in a..b {
             if !matches!(h.kinds[r], Kind::Assistant | Kind::ToolCall) {
                 continue;
             }
-            for &f in h.facts.holds(r) {
-                let at = h.file_names.partition_point(|&(x, _)| x < f);
-                for &(_, file) in h.file_names[at..].iter().take_while(|&&(x, _)| x == f) {
-                    if h.files.call_views[r] == file {
+            for &f in h.scored.facts.holds(r) {
+                let at = h.fetchable.file_names.partition_point(|&(x, _)| x < f);
+                for &(_, file) in h.fetchable.file_names[at..]
+                    .iter()
+                    .take_while(|&&(x, _)| x == f)
+                {
+                    if h.fetchable.files.call_views[r] == file {
                         continue;
                     }
-                    let views = &h.files.files[file as usize].views;
+                    let views = &h.fetchable.files.files[file as usize].views;
                     let before = &views[..views.partition_point(|&v| (v as usize) < a)];
                     let Some(&latest) = before.last() else {
                         continue;
@@ -261,7 +265,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             !0
         };
         s.fact_mark[f as usize]
-            || self.h.facts.held_by(f).iter().any(|&j| {
+            || self.h.scored.facts.held_by(f).iter().any(|&j| {
                 s.mark
                     .get(j as usize)
                     .is_some_and(|&m| m & verbatim_only != 0)
@@ -273,7 +277,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     pub(super) fn mark_summary_facts(&mut self) {
         let s = &mut *self.s;
         s.fact_mark.clear();
-        s.fact_mark.resize(self.h.facts.len(), false);
+        s.fact_mark.resize(self.h.scored.facts.len(), false);
         if !self.book.text_summaries {
             return;
         }
@@ -292,7 +296,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// facts it writes). A later record that merely repeats the token does not count.
     pub(super) fn held_by_owner(&self, f: u32) -> bool {
         let s = &*self.s;
-        let facts = &self.h.facts;
+        let facts = &self.h.scored.facts;
         let mark = |j: usize| s.mark.get(j).copied().unwrap_or(0);
         if mark(facts.owner(f)) & VERBATIM != 0 || s.fact_mark[f as usize] {
             return true;

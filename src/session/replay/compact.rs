@@ -23,9 +23,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         if !self.compactor.honours_condensation_request() {
             return false;
         }
-        self.s.ctx.condensation_requested = true;
+        self.s.ctx.from_session.condensation_requested = true;
         self.compact(self.progress.calls + 1);
-        self.s.ctx.condensation_requested = false;
+        self.s.ctx.from_session.condensation_requested = false;
         if !self.book.compacted {
             return false;
         }
@@ -84,7 +84,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let capacity = self.capacity(view_cost);
         let outcome = self.run_strategy(stream, len, capacity);
         self.book.compacted = true;
-        self.book.compression_failed |= self.s.ctx.compression_failed;
+        self.book.compression_failed |= self.s.ctx.call_report.compression_failed;
         // Only a summary is written by a model: masking and clearing call none, and a failed
         // compaction wrote nothing.
         let calls_model = outcome == Outcome::Feasible
@@ -104,11 +104,11 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             match summary_call {
                 SummaryCall::WholeContext => bill = self.bill(None, 0),
                 SummaryCall::Separate { .. } => {
-                    summarised = self.summarised_cost() + self.s.ctx.summary_read_extra;
+                    summarised = self.summarised_cost() + self.s.ctx.call_report.summary_read_extra;
                 }
             }
         }
-        if let Some((read, written)) = self.s.ctx.rejected_call {
+        if let Some((read, written)) = self.s.ctx.call_report.rejected_call {
             // The harness called the model and then threw its summary away: the calls are
             // billed, nothing is replaced.
             if let SummaryCall::Separate {
@@ -198,9 +198,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             kinds: &s.view_kinds,
             tools: &s.view_tools[..len],
             mask_costs: &s.view_mask,
-            clear_cost: self.h.clear_cost,
+            clear_cost: self.h.stand_ins.clear_cost,
             omitted_costs: &s.view_omitted,
-            masked_cost: self.h.masked_cost,
+            masked_cost: self.h.stand_ins.masked_cost,
             separator: self.h.separator,
             flags: &s.view_flags,
             model: self.h.model,
@@ -210,12 +210,12 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 entries: &s.view_texts,
             },
             task: self.h.task_text(),
-            facts: &self.h.facts,
+            facts: &self.h.scored.facts,
             fixed_prefix: self.cfg.prefix_tokens,
         };
         let strategy_stream = rng::key(&[stream, rng::tag::SUMMARY]);
-        s.ctx.compression_failed_before = self.book.compression_failed;
-        s.ctx.left_by_compaction = self.book.left_by_compaction;
+        s.ctx.from_session.compression_failed_before = self.book.compression_failed;
+        s.ctx.from_session.left_by_compaction = self.book.left_by_compaction;
         self.compactor
             .compact(view, capacity, keep_recent, strategy_stream, &mut s.ctx)
     }

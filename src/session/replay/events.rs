@@ -164,9 +164,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Needed facts owned by `records` (all appeared), and those the context holds through
     /// their owner. `fact_mark` must hold the summaries' facts ([`Self::mark_summary_facts`]).
     fn needed_carried(&self, records: std::ops::Range<usize>) -> (u32, u32) {
-        let facts = &self.h.facts;
+        let facts = &self.h.scored.facts;
         let (mut total, mut kept) = (0, 0);
-        for &f in &self.h.needed_facts {
+        for &f in &self.h.scored.needed_facts {
             if records.contains(&facts.owner(f)) {
                 total += 1;
                 kept += u32::from(self.held_by_owner(f));

@@ -14,11 +14,12 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         // Over every required record and fact of the history (the records that appeared are
         // all of them, for a run that completed).
         let (_, facts_kept) = self.facts_present();
-        let facts_total = self.h.required_facts.len() as u32;
-        let needed_facts_total = self.h.needed_facts.len() as u32;
+        let facts_total = self.h.scored.required_facts.len() as u32;
+        let needed_facts_total = self.h.scored.needed_facts.len() as u32;
         self.mark_summary_facts();
         let needed_facts_kept = self
             .h
+            .scored
             .needed_facts
             .iter()
             .filter(|&&f| self.held_by_owner(f))

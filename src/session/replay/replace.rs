@@ -80,7 +80,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                                 s.in_summary[r as usize] = id;
                                 s.kept[r as usize] = if self.book.text_summaries {
                                     holds_own_fact(
-                                        &self.h.facts,
+                                        &self.h.scored.facts,
                                         &s.summary_facts[id as usize],
                                         r as usize,
                                     )
@@ -158,7 +158,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                     s.in_summary[r] = new;
                     s.kept[r] = s.kept[r]
                         && if self.book.text_summaries {
-                            holds_own_fact(&self.h.facts, &s.summary_facts[new as usize], r)
+                            holds_own_fact(&self.h.scored.facts, &s.summary_facts[new as usize], r)
                         } else {
                             summariser.keeps(self.flags[r], self.h.kinds[r], stream, r as u64)
                         };
@@ -217,6 +217,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         } else if self.book.text_summaries {
             let facts = &s.summary_facts[s.in_summary[r] as usize];
             self.h
+                .scored
                 .facts
                 .carried_share(r, |f| facts.binary_search(&f).is_ok())
         } else {
@@ -243,7 +244,7 @@ fn store_text(texts: &mut Vec<String>, all_facts: &mut Vec<Vec<u32>>, ctx: &Cont
 /// Whether a summary's facts (sorted) hold one of the facts that carry record `r` (its needed
 /// facts, or all it introduced when none is needed): a text summary carries a record only
 /// through what it says.
-fn holds_own_fact(facts: &crate::facts::Facts, summary: &[u32], r: usize) -> bool {
+fn holds_own_fact(facts: &crate::history::facts::Facts, summary: &[u32], r: usize) -> bool {
     facts
         .carried_by(r)
         .any(|f| summary.binary_search(&f).is_ok())

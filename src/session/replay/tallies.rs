@@ -63,7 +63,7 @@ impl NotesKept {
 pub(super) struct RetentionTally {
     pub(super) appeared_required: u32,
     /// Required records present in the context: 1 each verbatim, the carried share of each a
-    /// text summary holds (see [`crate::facts::Facts::carried_share`]).
+    /// text summary holds (see [`crate::history::facts::Facts::carried_share`]).
     pub(super) present_required: f64,
     pub(super) need_pairs: u64,
     pub(super) need_hits: f64,
@@ -100,7 +100,7 @@ pub(super) struct CompactionBook {
     /// A compression of this session was rejected as a failure its harness remembers.
     pub(super) compression_failed: bool,
     /// The entries the latest compaction that changed the context left before the ones
-    /// appended since ([`crate::context::Context::left_by_compaction`]).
+    /// appended since ([`crate::context::FromSession::left_by_compaction`]).
     pub(super) left_by_compaction: usize,
 }
 

@@ -35,7 +35,12 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             let (kind, tool, mask, flag) = match e.origin {
                 Origin::Record(r) => {
                     let r = r as usize;
-                    (h.kinds[r], &h.tools[r], h.mask_costs[r], self.flags[r])
+                    (
+                        h.kinds[r],
+                        &h.tools[r],
+                        h.stand_ins.mask_costs[r],
+                        self.flags[r],
+                    )
                 }
                 // A stand-in carries nothing, so it is never flagged; masking it again
                 // changes nothing.
@@ -48,18 +53,18 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             };
             s.view_costs.push(e.cost);
             s.view_chars.push(match e.origin {
-                Origin::Record(r) => h.chars[r as usize],
+                Origin::Record(r) => h.stand_ins.chars[r as usize],
                 _ => 0,
             });
             s.view_lines.push(match e.origin {
-                Origin::Record(r) => h.lines[r as usize],
+                Origin::Record(r) => h.stand_ins.lines[r as usize],
                 _ => 0,
             });
             s.view_kinds.push(kind);
             s.view_mask.push(mask);
             // A stand-in elided again keeps its cost, as a masked one does.
             s.view_omitted.push(match e.origin {
-                Origin::Record(r) => h.omitted_costs[r as usize],
+                Origin::Record(r) => h.stand_ins.omitted_costs[r as usize],
                 _ => e.cost,
             });
             s.view_flags.push(flag);

@@ -45,7 +45,7 @@ pub fn costed(records: Vec<Record>) -> CostedHistory {
 pub fn cell(spec: &str, h: &CostedHistory, capacity: u64, requested: bool) -> (Outcome, Context) {
     let s = Strategy::parse(spec).unwrap_or_else(|e| panic!("{spec}: {e}"));
     let mut ctx = Context::default();
-    ctx.condensation_requested = requested;
+    ctx.from_session.condensation_requested = requested;
     let keep = s.effective_keep_recent(None);
     let o = s.apply(View::new(h, &h.truth), capacity, keep, 7, &mut ctx);
     (o, ctx)

@@ -20,7 +20,8 @@
 //! itself can be needed: a fact is about information, not about who wrote it.
 //! `needed_fact_retention` is the share of the required records' needed facts a context keeps.
 
-use crate::history::import::label::{distinctive_tokens, for_each_record_token, DEFAULT_MIN_GAP};
+use crate::history::import::label::DEFAULT_MIN_GAP;
+use crate::history::tokens::{distinctive_tokens, for_each_record_token};
 use crate::history::History;
 use std::collections::{HashMap, HashSet};
 
