@@ -20,7 +20,6 @@ use super::publish::{self, FileToWrite, CHARTS_DIR};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::{read_summary, SummaryRow};
 use crate::error::InputError;
-pub use crate::experiment::check_noise_budget;
 use crate::tables::numbers;
 use std::path::{Path, PathBuf};
 
@@ -763,12 +762,5 @@ mod tests {
         let a = rate_axis("x".into(), &[0.0, 0.7]);
         assert_eq!(a.ticks.len(), 6);
         assert_eq!(a.ticks[5], 1.0);
-    }
-
-    #[test]
-    fn noise_budget_must_be_swept() {
-        assert!(check_noise_budget(50.0, &[25.0, 50.0]).is_ok());
-        let e = check_noise_budget(50.0, &[25.0, 75.0]).unwrap_err();
-        assert!(e.contains("25, 75"), "{e}");
     }
 }
