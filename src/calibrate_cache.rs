@@ -183,6 +183,38 @@ fn fit_lifetimes(runs: &[&FitRun], base: CacheRules) -> (Fit, Vec<(u64, f64)>) {
 pub fn report(runs: &[FitRun], base: CacheRules) -> String {
     let all: Vec<&FitRun> = runs.iter().collect();
     let (f, tried) = fit_lifetimes(&all, base);
+    let mut out = fit_lines(runs, f, &tried);
+    // With times, "untimed" is the rules as they bill a history without times (every call
+    // within the TTL); "before" applies the TTL.
+    let untimed_rules = timed(&all).then_some(CacheRules {
+        ttl_seconds: None,
+        ..base
+    });
+    let _ = writeln!(
+        out,
+        "cached share of input, recorded and modelled (runs replayed under raw) with the rules before (\"{}\"{}) and after fitting:\n",
+        base.spec(),
+        if untimed_rules.is_some() {
+            "; untimed: the same without the calls' times, every call within the TTL"
+        } else {
+            ""
+        }
+    );
+    out += &share_table(runs, base, f.rules, untimed_rules);
+    if runs.len() >= 2 {
+        out += &held_out(runs, base);
+    }
+    out
+}
+
+/// A share as the report prints it, three decimals; blank without a whole.
+fn cell(x: (u64, u64)) -> String {
+    share(x).map(|v| format!("{v:.3}")).unwrap_or_default()
+}
+
+/// The fitted spec and what it rests on: the lifetimes tried, the recorded misses, and the
+/// calls `miss` and `credit` were fitted on.
+fn fit_lines(runs: &[FitRun], f: Fit, tried: &[(u64, f64)]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "cache = \"{}\"", f.rules.spec());
     if !tried.is_empty() {
@@ -215,31 +247,25 @@ pub fn report(runs: &[FitRun], base: CacheRules) -> String {
         f.rules.miss,
         f.rules.credit
     );
-    // With times, "untimed" is the rules as they bill a history without times (every call
-    // within the TTL); "before" applies the TTL.
-    let untimed_rules = timed(&all).then_some(CacheRules {
-        ttl_seconds: None,
-        ..base
-    });
-    let _ = writeln!(
-        out,
-        "cached share of input, recorded and modelled (runs replayed under raw) with the rules before (\"{}\"{}) and after fitting:\n",
-        base.spec(),
-        if untimed_rules.is_some() {
-            "; untimed: the same without the calls' times, every call within the TTL"
-        } else {
-            ""
-        }
-    );
+    out
+}
+
+/// Per run and pooled: the recorded cached share of input beside the modelled one before and
+/// after fitting (and untimed, when the runs have times).
+fn share_table(
+    runs: &[FitRun],
+    base: CacheRules,
+    fitted: CacheRules,
+    untimed_rules: Option<CacheRules>,
+) -> String {
     let mut rows = Vec::new();
-    let cell = |x: (u64, u64)| share(x).map(|v| format!("{v:.3}")).unwrap_or_default();
     let (mut rec, mut before, mut after, mut untimed) = ((0, 0), (0, 0), (0, 0), (0, 0));
     let add = |a: &mut (u64, u64), b: (u64, u64)| {
         a.0 += b.0;
         a.1 += b.1;
     };
     for r in runs {
-        let (d, b, a) = (r.recorded(), r.modelled(base), r.modelled(f.rules));
+        let (d, b, a) = (r.recorded(), r.modelled(base), r.modelled(fitted));
         add(&mut rec, d);
         add(&mut before, b);
         add(&mut after, a);
@@ -264,33 +290,36 @@ pub fn report(runs: &[FitRun], base: CacheRules) -> String {
     use crate::report::text_table::{self, Align};
     let mut align = vec![Align::Right; headings.len()];
     align[0] = Align::Left;
-    out += &text_table::render(&headings, &rows, &align);
-    if runs.len() >= 2 {
-        let halves: [Vec<&FitRun>; 2] = [
-            runs.iter().step_by(2).collect(),
-            runs.iter().skip(1).step_by(2).collect(),
-        ];
+    text_table::render(&headings, &rows, &align)
+}
+
+/// The held-out check: fitted on every other run, checked on the rest, both ways round.
+fn held_out(runs: &[FitRun], base: CacheRules) -> String {
+    let mut out = String::new();
+    let halves: [Vec<&FitRun>; 2] = [
+        runs.iter().step_by(2).collect(),
+        runs.iter().skip(1).step_by(2).collect(),
+    ];
+    let _ = writeln!(
+        out,
+        "\nheld out (runs in the order given, alternately in halves A and B; fitted on one, checked on the other):"
+    );
+    for (name, fit_on, check_on) in [("A", 0, 1), ("B", 1, 0)] {
+        let hf = fit_with_lifetime(&halves[fit_on], base);
+        let other = if name == "A" { "B" } else { "A" };
+        let rec = pooled(halves[check_on].iter().map(|r| r.recorded()));
+        let before = pooled(halves[check_on].iter().map(|r| r.modelled(base)));
+        let after = pooled(halves[check_on].iter().map(|r| r.modelled(hf.rules)));
         let _ = writeln!(
             out,
-            "\nheld out (runs in the order given, alternately in halves A and B; fitted on one, checked on the other):"
+            "  fitted on {name} ({} runs): \"{}\"; on {other} ({} runs): recorded {}, before {}, after {}",
+            halves[fit_on].len(),
+            hf.rules.spec(),
+            halves[check_on].len(),
+            cell(rec),
+            cell(before),
+            cell(after)
         );
-        for (name, fit_on, check_on) in [("A", 0, 1), ("B", 1, 0)] {
-            let hf = fit_with_lifetime(&halves[fit_on], base);
-            let other = if name == "A" { "B" } else { "A" };
-            let rec = pooled(halves[check_on].iter().map(|r| r.recorded()));
-            let before = pooled(halves[check_on].iter().map(|r| r.modelled(base)));
-            let after = pooled(halves[check_on].iter().map(|r| r.modelled(hf.rules)));
-            let _ = writeln!(
-                out,
-                "  fitted on {name} ({} runs): \"{}\"; on {other} ({} runs): recorded {}, before {}, after {}",
-                halves[fit_on].len(),
-                hf.rules.spec(),
-                halves[check_on].len(),
-                cell(rec),
-                cell(before),
-                cell(after)
-            );
-        }
     }
     out
 }

@@ -84,6 +84,32 @@ impl<'a> Texts<'a> {
     }
 }
 
+/// What the stand-ins that strategies put in place of a record cost, as the history's cost
+/// model counts their fixed texts.
+#[derive(Debug, Clone, Copy)]
+pub struct StandInCosts<'a> {
+    /// What a mask of each record costs.
+    pub mask_costs: &'a [u64],
+    /// What a cleared tool result's placeholder costs.
+    pub clear_cost: u64,
+    /// What SWE-agent's `Old environment output: (N lines omitted)` costs for each record (a
+    /// stand-in already: its own cost).
+    pub omitted_costs: &'a [u64],
+    /// What OpenHands' `<MASKED>` costs.
+    pub masked_cost: u64,
+}
+
+impl StandInCosts<'_> {
+    /// Those of records `range` only.
+    fn slice(self, range: std::ops::Range<usize>) -> Self {
+        StandInCosts {
+            mask_costs: &self.mask_costs[range.clone()],
+            omitted_costs: &self.omitted_costs[range],
+            ..self
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     pub costs: &'a [u64],
@@ -93,13 +119,7 @@ pub struct View<'a> {
     pub lines: &'a [u32],
     pub kinds: &'a [Kind],
     pub tools: &'a [Option<String>],
-    pub mask_costs: &'a [u64],
-    pub clear_cost: u64,
-    /// What SWE-agent's `Old environment output: (N lines omitted)` costs for each record (a
-    /// stand-in already: its own cost).
-    pub omitted_costs: &'a [u64],
-    /// What OpenHands' `<MASKED>` costs.
-    pub masked_cost: u64,
+    pub stand_ins: StandInCosts<'a>,
     pub separator: u64,
     pub flags: &'a [bool],
     /// The history's cost model, for what a stand-in text of a strategy's own costs.
@@ -125,10 +145,12 @@ impl<'a> View<'a> {
             lines: &history.stand_ins.lines,
             kinds: &history.kinds,
             tools: &history.tools,
-            mask_costs: &history.stand_ins.mask_costs,
-            clear_cost: history.stand_ins.clear_cost,
-            omitted_costs: &history.stand_ins.omitted_costs,
-            masked_cost: history.stand_ins.masked_cost,
+            stand_ins: StandInCosts {
+                mask_costs: &history.stand_ins.mask_costs,
+                clear_cost: history.stand_ins.clear_cost,
+                omitted_costs: &history.stand_ins.omitted_costs,
+                masked_cost: history.stand_ins.masked_cost,
+            },
             separator: history.separator,
             flags,
             model: history.model,
@@ -155,8 +177,7 @@ impl<'a> View<'a> {
             lines: &self.lines[..n],
             kinds: &self.kinds[..n],
             tools: &self.tools[..n],
-            mask_costs: &self.mask_costs[..n],
-            omitted_costs: &self.omitted_costs[..n],
+            stand_ins: self.stand_ins.slice(0..n),
             flags: &self.flags[..n],
             texts: self.texts.slice(0..n),
             ..self
@@ -171,8 +192,7 @@ impl<'a> View<'a> {
             lines: &self.lines[range.clone()],
             kinds: &self.kinds[range.clone()],
             tools: &self.tools[range.clone()],
-            mask_costs: &self.mask_costs[range.clone()],
-            omitted_costs: &self.omitted_costs[range.clone()],
+            stand_ins: self.stand_ins.slice(range.clone()),
             flags: &self.flags[range.clone()],
             texts: self.texts.slice(range),
             ..self

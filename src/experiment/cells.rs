@@ -8,7 +8,7 @@ use super::engine::{deserialize_named, parse_table, read_file, resolved_table};
 use super::frame::{fields, Frame, Framed, KindKeys, KindTables};
 use super::keys::{check_all, no_duplicates, non_empty};
 use super::noise_axis::NoiseKeys;
-use crate::error::{InputError, ParseError};
+use crate::error::InputError;
 use serde::de::{self, MapAccess};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -201,7 +201,7 @@ fn validate(
         }
     }
     if let Some(b) = file.kind.charts.noise_budget {
-        check_noise_budget(b, &s.budgets)
+        check_noise_budget(&b.into(), &s.budgets)
             .map_err(|m| InputError::key(origin, "charts.noise_budget", m))?;
     }
     if let Some(r) = &file.kind.charts.retention {
@@ -222,18 +222,22 @@ fn validate(
     })
 }
 
-/// Checks an experiment's `charts.noise_budget` against its budgets before a sweep runs, so
-/// a budget the sweep will not compute fails at once rather than after the run.
-pub fn check_noise_budget(noise_budget: f64, budgets: &[f64]) -> Result<(), ParseError> {
-    if budgets.contains(&noise_budget) {
-        Ok(())
-    } else {
-        let list: Vec<String> = budgets.iter().map(|b| b.to_string()).collect();
-        Err(format!(
-            "{noise_budget} is not one of the sweep's budgets ({}): the retention-against-noise chart needs one of them",
-            list.join(", ")
-        ).into())
+/// `charts.noise_budget` as written (`value`: a number, or whatever a manifest's copy holds)
+/// checked against the sweep's budgets: the one check of the key, made where an experiment is
+/// read, from its file before a sweep runs, or from the copy a run's manifest carries before
+/// its charts are drawn. The budget, or the message that names what was wrong.
+pub fn check_noise_budget(value: &serde_json::Value, budgets: &[f64]) -> Result<f64, String> {
+    if let Some(b) = value.as_f64().filter(|b| budgets.contains(b)) {
+        return Ok(b);
     }
+    let shown = value
+        .as_f64()
+        .map_or_else(|| value.to_string(), |b| b.to_string());
+    let list: Vec<String> = budgets.iter().map(|b| b.to_string()).collect();
+    Err(format!(
+        "{shown} is not one of the sweep's budgets ({}): expected a percentage among them, as the retention-against-noise chart is drawn at one of them",
+        list.join(", ")
+    ))
 }
 
 impl Experiment {
@@ -308,6 +312,36 @@ false_negative = [0.0, 0.1]
         assert_eq!(e.budgets, vec![25.0, 50.0]);
         assert_eq!(e.output_dir, PathBuf::from("elsewhere"));
         assert_eq!(e.file.seed, 9);
+    }
+
+    /// `charts.noise_budget` must be one of the budgets swept; a manifest's copy is checked by
+    /// the same function, named as the manifest spells it (tests/suite/charts.rs).
+    #[test]
+    fn a_noise_budget_outside_the_sweep_names_the_key() {
+        assert_eq!(
+            parse("exp.toml", GOOD, &["charts.noise_budget=100".to_string()])
+                .unwrap()
+                .budgets,
+            vec![50.0, 100.0]
+        );
+        let e = err(GOOD, &["charts.noise_budget=40"]);
+        assert!(
+            e.contains(
+                "exp.toml: key `charts.noise_budget`: 40 is not one of the sweep's budgets (50, 100): expected a percentage among them"
+            ),
+            "{e}"
+        );
+        let e = err(GOOD, &["charts.noise_budget=\"half\""]);
+        assert!(
+            e.contains("key `charts.noise_budget`: invalid type: string \"half\""),
+            "{e}"
+        );
+        assert_eq!(check_noise_budget(&50.0.into(), &[25.0, 50.0]), Ok(50.0));
+        let e = check_noise_budget(&"half".into(), &[25.0, 75.0]).unwrap_err();
+        assert!(
+            e.starts_with("\"half\" is not one of the sweep's budgets (25, 75)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -49,11 +49,7 @@ pub(crate) fn deserialize_named<T: serde::de::DeserializeOwned + Serialize>(
         InputError::key(origin, key, e.into_inner().message().to_string())
     })?;
     if let Some(key) = super::shape::read_by_position(&input, &file) {
-        return Err(InputError::key(
-            origin,
-            key,
-            "found an array where a table belongs: keys are read by name, not by position (write `{ key = value, ... }`)",
-        ));
+        return Err(InputError::key(origin, key, super::shape::READ_BY_POSITION));
     }
     Ok(file)
 }

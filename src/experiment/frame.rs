@@ -156,8 +156,8 @@ impl<'de, K: KindTables> Visitor<'de> for FramedVisitor<K> {
     }
 }
 
-/// A top-level key, one of `.0`.
-struct Field(&'static [&'static str]);
+/// A key of a hand-read table, one of `.0`.
+pub(super) struct Field(pub(super) &'static [&'static str]);
 
 impl<'de> DeserializeSeed<'de> for Field {
     type Value = &'static str;

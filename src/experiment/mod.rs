@@ -13,6 +13,7 @@ pub mod limits;
 mod noise_axis;
 pub mod outer;
 mod output;
+pub mod session_file;
 pub mod sessions;
 mod shape;
 pub mod summary_axis;

@@ -11,15 +11,16 @@
 use super::engine::deserialize_named;
 use super::frame::{fields, Frame, Framed, KindKeys, KindTables};
 use super::histories::Source;
-use super::keys::{check_rates, no_duplicates, non_empty, zero_rate};
+use super::keys::{check_rates, no_duplicates, non_empty};
 use super::noise_axis::NoiseKeys;
+use super::session_file::SessionFile;
 use super::summary_axis::SummaryAxis;
 use crate::cost::CostModel;
 use crate::error::InputError;
-use crate::session::{CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig, TriggerMode};
+use crate::session::{CacheKind, CacheSpec, Invalid, Layers, Pricing, SessionConfig};
 use crate::strategy::Strategy;
 use serde::de::{self, MapAccess};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// A session experiment as written in the file (after overrides).
 pub type SessionExperimentFile = Framed<SessionTables>;
@@ -48,128 +49,6 @@ impl KindTables for SessionTables {
             session: session.ok_or_else(|| E::missing_field("session"))?,
         })
     }
-}
-
-/// The `[session]` table.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SessionFile {
-    /// Strategy specs, as in `sweep.strategies`.
-    pub strategies: Vec<toml::Value>,
-    /// Context windows, in units of the cost model.
-    pub windows: Vec<u64>,
-    /// Trigger ratios: compact when usage ≥ window × ratio.
-    pub ratios: Vec<f64>,
-    /// Probabilities that a record is written to notes (flagged ones at twice the rate).
-    #[serde(default = "zero_rate")]
-    pub note_rates: Vec<f64>,
-    /// The uniform noise grid, as in `sweep.false_negative` / `sweep.false_positive`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub false_negative: Option<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub false_positive: Option<Vec<f64>>,
-    /// Noise-model specs, as in `sweep.noise`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub noise: Option<Vec<String>>,
-    /// A compaction's capacity as a share of the window.
-    #[serde(default = "default_target")]
-    pub target: f64,
-    /// `keep_recent` for strategies whose spec does not set it (absent: each one's default).
-    pub keep_recent: Option<u32>,
-    /// What `window × ratio` is compared with: `"context"` (the context the next call would
-    /// send, what real harnesses check; the default) or `"usage"` (the lesson's accumulator).
-    #[serde(default)]
-    pub trigger: TriggerMode,
-    /// Reset usage after a compaction (`false`: the forgotten reset; usage trigger only).
-    #[serde(default = "default_reset")]
-    pub reset: bool,
-    #[serde(default = "default_storm_turns")]
-    pub storm_turns: u32,
-    /// Stop compacting after this many fruitless compactions in a row (absent: never).
-    pub max_consecutive: Option<u32>,
-    /// Whose prompt cache bills the calls: `"anthropic"`, `"openai"`, `"gemini"`, `"none"` or
-    /// `"recorded"` (absent: the model's provider, else `"anthropic"`); a provider's cache may
-    /// take fitted parameters, `"gemini(miss=0.1, credit=0.9)"`, `"anthropic(ttl=3600)"`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<CacheSpec>,
-    /// Several caches as an axis in place of `cache`: every session is replayed once and
-    /// billed under each, so a cost conclusion can be read under every cache that could be
-    /// true (none, the provider's documented rules, a fitted spec). All must bill one model.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub caches: Option<Vec<CacheSpec>>,
-    /// The model whose list prices (and whose provider's cache factors and minimum) apply, a
-    /// row of the price table (absent: the cache's default model, `claude-sonnet-4.5` for
-    /// Anthropic's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    /// The shortest prefix the cache holds, in units of the cost model (absent: the model's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_min_tokens: Option<u64>,
-    /// Explicit prices, each overriding the model's.
-    #[serde(default)]
-    pub prices: PricesFile,
-    /// Present (even empty, `layers = {}`): trigger on the history budget layer.
-    pub layers: Option<LayersFile>,
-    /// Units every call sends ahead of the context that transcripts do not hold (a system
-    /// prompt, tool definitions), as `calibrate --fit-prefix` prints it (absent: 0).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub prefix_tokens: u64,
-    /// The summary-size axis ([`super::summary_axis`]): shares of what a summary replaces and
-    /// token caps, each strategy that writes a summary run at every one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary_ratios: Option<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary_caps: Option<Vec<u64>>,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// `[session.prices]`: per million units of the cost model; each key given overrides the
-/// model's price (absent ones are the model's, written back resolved in the manifest).
-#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct PricesFile {
-    pub input: Option<f64>,
-    pub output: Option<f64>,
-    pub cache_read_factor: Option<f64>,
-    pub cache_write_factor: Option<f64>,
-}
-
-/// `[session.layers]`: the budget layers of [`Layers`].
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct LayersFile {
-    /// Units kept free for output (absent: a tenth of each window).
-    pub reserved_output: Option<u64>,
-    /// System, work, knowledge and history shares in percent.
-    #[serde(default = "default_shares")]
-    pub shares: [f64; 4],
-    #[serde(default = "default_trigger_fill")]
-    pub trigger_fill: f64,
-    #[serde(default = "default_target_fill")]
-    pub target_fill: f64,
-}
-
-// Defaults come from the session types themselves, so a file and `ctxlab session` agree.
-fn default_target() -> f64 {
-    SessionConfig::default().target
-}
-fn default_reset() -> bool {
-    SessionConfig::default().reset
-}
-fn default_storm_turns() -> u32 {
-    SessionConfig::default().storm_turns
-}
-fn default_shares() -> [f64; 4] {
-    Layers::new(0).shares
-}
-fn default_trigger_fill() -> f64 {
-    Layers::new(0).trigger_fill
-}
-fn default_target_fill() -> f64 {
-    Layers::new(0).target_fill
 }
 
 /// A validated session experiment, ready to run: the frame, and the session sweep's own axes.
@@ -219,8 +98,8 @@ fn validate(
 ) -> Result<SessionExperiment, InputError> {
     let s = &file.kind.session;
     let summary_axis = SummaryAxis {
-        ratios: s.summary_ratios.as_deref(),
-        caps: s.summary_caps.as_deref(),
+        ratios: s.summary.summary_ratios.as_deref(),
+        caps: s.summary.summary_caps.as_deref(),
     };
     let mut axes = vec![
         ("session.windows", s.windows.len()),
@@ -236,9 +115,9 @@ fn validate(
             strategies: &s.strategies,
             noise: NoiseKeys {
                 table: "session",
-                false_negative: &s.false_negative,
-                false_positive: &s.false_positive,
-                noise: &s.noise,
+                false_negative: &s.label_noise.false_negative,
+                false_positive: &s.label_noise.false_positive,
+                noise: &s.label_noise.noise,
             },
             axes: &axes,
         },
@@ -270,7 +149,7 @@ fn validate(
     }
     let pricings = cache_axis(origin, s)?;
     for (i, pricing) in pricings.iter().enumerate() {
-        let key = match s.caches {
+        let key = match s.billing.caches {
             Some(_) => format!("session.caches[{i}]"),
             None => "session.cache".to_string(),
         };
@@ -307,11 +186,12 @@ fn validate(
 /// `cache` (or the model's). The axis varies the cache alone, so every entry must be distinct
 /// and bill the same model.
 fn cache_axis(origin: &str, s: &SessionFile) -> Result<Vec<Pricing>, InputError> {
-    let Some(caches) = &s.caches else {
-        let p = pricing(s, s.cache.as_ref()).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
+    let Some(caches) = &s.billing.caches else {
+        let p =
+            pricing(s, s.billing.cache.as_ref()).map_err(|e| named(origin, &e, (0, 0, 0), 0, s))?;
         return Ok(vec![p]);
     };
-    if s.cache.is_some() {
+    if s.billing.cache.is_some() {
         return Err(InputError::key(
             origin,
             "session.caches",
@@ -356,22 +236,28 @@ fn cache_axis(origin: &str, s: &SessionFile) -> Result<Vec<Pricing>, InputError>
 /// The model's prices and the cache `spec` (absent: the model's provider's) with the file's
 /// explicit keys applied.
 fn pricing(s: &SessionFile, spec: Option<&CacheSpec>) -> Result<Pricing, Invalid> {
-    let mut p = Pricing::new(s.model.as_deref(), spec.map(|c| c.kind))?;
+    let mut p = Pricing::new(s.billing.model.as_deref(), spec.map(|c| c.kind))?;
     if let Some(spec) = spec {
         p.cache = p.cache.with(spec);
     }
     let prices = &mut p.prices;
     for (v, slot) in [
-        (s.prices.input, &mut prices.input),
-        (s.prices.output, &mut prices.output),
-        (s.prices.cache_read_factor, &mut prices.cache_read_factor),
-        (s.prices.cache_write_factor, &mut prices.cache_write_factor),
+        (s.billing.prices.input, &mut prices.input),
+        (s.billing.prices.output, &mut prices.output),
+        (
+            s.billing.prices.cache_read_factor,
+            &mut prices.cache_read_factor,
+        ),
+        (
+            s.billing.prices.cache_write_factor,
+            &mut prices.cache_write_factor,
+        ),
     ] {
         if let Some(v) = v {
             *slot = v;
         }
     }
-    if let Some(min) = s.cache_min_tokens {
+    if let Some(min) = s.billing.cache_min_tokens {
         p.cache.min_tokens = min;
     }
     Ok(p)
@@ -428,13 +314,13 @@ fn session_config(
     SessionConfig {
         window,
         ratio,
-        trigger: s.trigger,
-        reset: s.reset,
-        target: s.target,
-        keep_recent: s.keep_recent.map(|k| k as usize),
+        trigger: s.compaction.trigger,
+        reset: s.compaction.reset,
+        target: s.compaction.target,
+        keep_recent: s.compaction.keep_recent.map(|k| k as usize),
         note_rate,
-        storm_turns: s.storm_turns,
-        max_consecutive: s.max_consecutive,
+        storm_turns: s.compaction.storm_turns,
+        max_consecutive: s.compaction.max_consecutive,
         model: pricing.model,
         cache: pricing.cache,
         prices: pricing.prices,
@@ -482,14 +368,14 @@ impl SessionExperiment {
     /// The resolved experiment as JSON, for the manifest: the file after overrides and
     /// defaults, with strategies in their canonical labels.
     pub fn resolved_json(&self) -> serde_json::Value {
-        let listed = self.file.kind.session.noise.is_some();
+        let listed = self.file.kind.session.label_noise.noise.is_some();
         let mut v = self.frame.resolved_json(&self.file, "session", listed);
         if let Some(strategies) = &self.listed_strategies {
             v["session"]["strategies"] = strategies.clone().into();
         }
         let p = &self.pricings[0];
         v["session"]["model"] = p.model.into();
-        if self.file.kind.session.caches.is_some() {
+        if self.file.kind.session.billing.caches.is_some() {
             v["session"]["caches"] = self.cache_labels().into();
         } else {
             v["session"]["cache"] = p.cache.spec().into();
@@ -583,130 +469,176 @@ layers = {}
         assert_eq!(json["session"]["strategies"][1], "summary(keep_recent=2)");
         assert_eq!(json["histories"]["cost"], "approx-tokens");
         assert_eq!(json["session"]["prices"]["cache_write_factor"], 1.25);
+        // The grouped keys are written back flat, as the file spells them.
+        assert_eq!(json["session"]["target"], 0.25);
+        assert_eq!(json["session"]["false_negative"][1], 0.1);
+        assert!(json["session"].get("compaction").is_none());
+        assert!(json["session"].get("label_noise").is_none());
         let chars = parse(GOOD, &["histories.cost=chars"]).unwrap();
         assert_eq!(chars.cost, crate::CostModel::Chars);
         assert_ne!(chars.config_hash(), e.config_hash());
     }
 
+    /// Each override that makes `GOOD` wrong, with what its message must say: the key as the
+    /// file spells it, and why.
+    const BAD_VALUES: &[(&[&str], &str)] = &[
+        (
+            &["session.colour=1"],
+            "key `session.colour`: unknown field `colour`",
+        ),
+        (
+            &["session.ratios=[0.5, 1.5]"],
+            "key `session.ratios[1]`: 1.5 is out of range",
+        ),
+        (
+            &["session.windows=[1000, 0]"],
+            "key `session.windows[1]`: must be at least 1",
+        ),
+        (
+            &["session.windows=[-3]"],
+            "key `session.windows[0]`: invalid value",
+        ),
+        (
+            &["session.windows=[]"],
+            "key `session.windows`: must not be empty",
+        ),
+        (
+            &["session.ratios=[]"],
+            "key `session.ratios`: must not be empty",
+        ),
+        (
+            &["session.strategies=[]"],
+            "key `session.strategies`: must not be empty",
+        ),
+        (
+            &["session.note_rates=[]"],
+            "key `session.note_rates`: must not be empty",
+        ),
+        (
+            &["session.strategies=[\"recent(\"]"],
+            "key `session.strategies[0]`: strategy \"recent(\"",
+        ),
+        (
+            &["session.strategies=[\"recent\", \"newest\"]"],
+            "key `session.strategies[1]`: unknown strategy `newest`",
+        ),
+        (
+            &["session.strategies=[\"recent\", \"recent\"]"],
+            "key `session.strategies[1]`: recent appears twice",
+        ),
+        (
+            &["session.note_rates=[1.2]"],
+            "key `session.note_rates[0]`: 1.2 is out of range",
+        ),
+        (
+            &["session.false_positive=[-0.1]"],
+            "key `session.false_positive[0]`",
+        ),
+        (
+            &["session.ratios=[0.5, 0.5]"],
+            "key `session.ratios[1]`: 0.5 appears twice",
+        ),
+        (
+            &["session.target=0"],
+            "key `session.target`: 0 is out of range",
+        ),
+        (
+            &["session.storm_turns=0"],
+            "key `session.storm_turns`: must be at least 1",
+        ),
+        (
+            &["session.max_consecutive=0"],
+            "key `session.max_consecutive`",
+        ),
+        (&["session.prices.input=-1"], "key `session.prices.input`"),
+        (
+            &["session.prices.cache_read_factor=nan"],
+            "key `session.prices.cache_read_factor`",
+        ),
+        (
+            &["session.prices.euros=1"],
+            "key `session.prices.euros`: unknown field",
+        ),
+        (
+            &["session.layers.shares=[10, 20, 30, 30]"],
+            "key `session.layers.shares`: add up to 90",
+        ),
+        (
+            &["session.layers.reserved_output=1500"],
+            "key `session.layers.reserved_output`: 1500 leaves nothing of the window 1000",
+        ),
+        (
+            &["session.layers.trigger_fill=2"],
+            "key `session.layers.trigger_fill`",
+        ),
+        (
+            &["session.trigger=\"calls\""],
+            "key `session.trigger`: unknown variant `calls`, expected `context` or `usage`",
+        ),
+        (
+            &["session.reset=false"],
+            "key `session.reset`: only the usage trigger has a counter to reset",
+        ),
+        (
+            &["session.reset=\"no\""],
+            "key `session.reset`: invalid type",
+        ),
+        (
+            &["histories.cost=furlongs"],
+            "key `histories.cost`: unknown cost model",
+        ),
+        (&["replicates=0"], "key `replicates`: must be at least 1"),
+        (&["output.formats=[\"xlsx\"]"], "key `output.formats[0]`"),
+        // The grouped keys are read where the file spells them, each bad value named by its
+        // own key and the unknown ones refused with the whole list.
+        (
+            &["session.cache_min_tokens=\"x\""],
+            "key `session.cache_min_tokens`: invalid type: string \"x\", expected u64",
+        ),
+        (
+            &["session.summary_caps=[100, -1]"],
+            "key `session.summary_caps[1]`: invalid value: integer `-1`, expected u64",
+        ),
+        (
+            &["session.false_negative=[\"x\"]"],
+            "key `session.false_negative[0]`: invalid type",
+        ),
+        (
+            &["session.keep_recent=-1"],
+            "key `session.keep_recent`: invalid value",
+        ),
+        (
+            &["session.colour=1"],
+            "expected one of `strategies`, `windows`, `ratios`, `note_rates`, `false_negative`, \
+             `false_positive`, `noise`, `target`, `keep_recent`, `trigger`, `reset`, \
+             `storm_turns`, `max_consecutive`, `cache`, `caches`, `model`, `cache_min_tokens`, \
+             `prices`, `layers`, `prefix_tokens`, `summary_ratios`, `summary_caps`",
+        ),
+        (
+            &["session=[[\"recent\"], [1000], [0.5]]"],
+            "key `session`: found an array where a table belongs",
+        ),
+        // Both tables at once is `parse_any`'s to refuse (tests/suite/session_sweep.rs).
+        (&["charts.noise_budget=50"], "unknown field `charts`"),
+    ];
+
     #[test]
     fn every_bad_value_names_its_key() {
-        let cases: &[(&[&str], &str)] = &[
-            (
-                &["session.colour=1"],
-                "key `session.colour`: unknown field `colour`",
-            ),
-            (
-                &["session.ratios=[0.5, 1.5]"],
-                "key `session.ratios[1]`: 1.5 is out of range",
-            ),
-            (
-                &["session.windows=[1000, 0]"],
-                "key `session.windows[1]`: must be at least 1",
-            ),
-            (
-                &["session.windows=[-3]"],
-                "key `session.windows[0]`: invalid value",
-            ),
-            (
-                &["session.windows=[]"],
-                "key `session.windows`: must not be empty",
-            ),
-            (
-                &["session.ratios=[]"],
-                "key `session.ratios`: must not be empty",
-            ),
-            (
-                &["session.strategies=[]"],
-                "key `session.strategies`: must not be empty",
-            ),
-            (
-                &["session.note_rates=[]"],
-                "key `session.note_rates`: must not be empty",
-            ),
-            (
-                &["session.strategies=[\"recent(\"]"],
-                "key `session.strategies[0]`: strategy \"recent(\"",
-            ),
-            (
-                &["session.strategies=[\"recent\", \"newest\"]"],
-                "key `session.strategies[1]`: unknown strategy `newest`",
-            ),
-            (
-                &["session.strategies=[\"recent\", \"recent\"]"],
-                "key `session.strategies[1]`: recent appears twice",
-            ),
-            (
-                &["session.note_rates=[1.2]"],
-                "key `session.note_rates[0]`: 1.2 is out of range",
-            ),
-            (
-                &["session.false_positive=[-0.1]"],
-                "key `session.false_positive[0]`",
-            ),
-            (
-                &["session.ratios=[0.5, 0.5]"],
-                "key `session.ratios[1]`: 0.5 appears twice",
-            ),
-            (
-                &["session.target=0"],
-                "key `session.target`: 0 is out of range",
-            ),
-            (
-                &["session.storm_turns=0"],
-                "key `session.storm_turns`: must be at least 1",
-            ),
-            (
-                &["session.max_consecutive=0"],
-                "key `session.max_consecutive`",
-            ),
-            (&["session.prices.input=-1"], "key `session.prices.input`"),
-            (
-                &["session.prices.cache_read_factor=nan"],
-                "key `session.prices.cache_read_factor`",
-            ),
-            (
-                &["session.prices.euros=1"],
-                "key `session.prices.euros`: unknown field",
-            ),
-            (
-                &["session.layers.shares=[10, 20, 30, 30]"],
-                "key `session.layers.shares`: add up to 90",
-            ),
-            (
-                &["session.layers.reserved_output=1500"],
-                "key `session.layers.reserved_output`: 1500 leaves nothing of the window 1000",
-            ),
-            (
-                &["session.layers.trigger_fill=2"],
-                "key `session.layers.trigger_fill`",
-            ),
-            (
-                &["session.trigger=\"calls\""],
-                "key `session.trigger`: unknown variant `calls`, expected `context` or `usage`",
-            ),
-            (
-                &["session.reset=false"],
-                "key `session.reset`: only the usage trigger has a counter to reset",
-            ),
-            (
-                &["session.reset=\"no\""],
-                "key `session.reset`: invalid type",
-            ),
-            (
-                &["histories.cost=furlongs"],
-                "key `histories.cost`: unknown cost model",
-            ),
-            (&["replicates=0"], "key `replicates`: must be at least 1"),
-            (&["output.formats=[\"xlsx\"]"], "key `output.formats[0]`"),
-            // Both tables at once is `parse_any`'s to refuse (tests/suite/session_sweep.rs).
-            (&["charts.noise_budget=50"], "unknown field `charts`"),
-        ];
-        for (overrides, want) in cases {
+        for (overrides, want) in BAD_VALUES {
             let e = parse(GOOD, overrides).unwrap_err();
             assert!(e.contains(want), "{overrides:?}: wanted {want:?} in: {e}");
             assert!(e.starts_with("s.toml"), "{e}");
         }
         let e = parse(&GOOD.replace("windows = [1000, 2000]\n", ""), &[]).unwrap_err();
+        assert!(e.contains("key `session`: missing field `windows`"), "{e}");
+        // Two required keys missing: the first in the file's order is named.
+        let e = parse(
+            &GOOD
+                .replace("windows = [1000, 2000]\n", "")
+                .replace("ratios = [0.5, 0.8]\n", ""),
+            &[],
+        )
+        .unwrap_err();
         assert!(e.contains("key `session`: missing field `windows`"), "{e}");
     }
 }

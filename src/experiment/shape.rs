@@ -8,6 +8,9 @@
 
 use serde::Serialize;
 
+/// What a table read by position is told.
+pub const READ_BY_POSITION: &str = "found an array where a table belongs: keys are read by name, not by position (write `{ key = value, ... }`)";
+
 /// Replaces every `-0.0` by `0.0`.
 pub fn positive_zeros(value: &mut toml::Value) {
     match value {

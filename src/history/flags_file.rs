@@ -55,51 +55,15 @@ pub fn parse(
             continue;
         }
         lines += 1;
-        // serde reads a struct from an array by position; a flag line has named fields.
-        if raw.trim_start().starts_with('[') {
-            return Err(InputError::line(
-                path,
-                line_no,
-                format!(
-                    "found a JSON array; {EXPECTED} (fields are read by name, not by position)"
-                ),
-            ));
-        }
-        let line: FlagLine = serde_json::from_str(raw).map_err(|e| {
-            InputError::line(path, line_no, format!("{}; {EXPECTED}", json_error(&e)))
-        })?;
-        let Some(&h) = index.get(line.history.as_str()) else {
-            return Err(InputError::line(
-                path,
-                line_no,
-                format!(
-                    "no loaded history is named {:?} (the histories are {})",
-                    crate::quote::cut(&line.history, crate::quote::QUOTE_CHARS),
-                    names(histories)
-                ),
-            ));
-        };
-        let history = &histories[h];
-        let Ok(r) = history.records.binary_search_by_key(&line.id, |r| r.id) else {
-            return Err(InputError::line(
-                path,
-                line_no,
-                format!(
-                    "history {:?} has no record with id {} (its ids run from {} to {}); every line must name a record that exists",
-                    history.name,
-                    line.id,
-                    history.records.first().map_or(0, |r| r.id),
-                    history.records.last().map_or(0, |r| r.id),
-                ),
-            ));
-        };
+        let line = flag_line(path, line_no, raw)?;
+        let (h, r) = record_of(path, line_no, &line, histories, &index)?;
         if let Some((_, first)) = given[h][r] {
             return Err(InputError::line(
                 path,
                 line_no,
                 format!(
                     "record {} of history {:?} already has a flag on line {first}; give each record one line",
-                    line.id, history.name
+                    line.id, histories[h].name
                 ),
             ));
         }
@@ -112,6 +76,71 @@ pub fn parse(
             message: format!("holds no flags ({EXPECTED} per line)"),
         });
     }
+    every_record_flagged(path, histories, &given, &last_line)?;
+    Ok(given
+        .into_iter()
+        .map(|flags| flags.into_iter().map(|f| f.is_some_and(|f| f.0)).collect())
+        .collect())
+}
+
+/// One line read as a [`FlagLine`], refused with [`EXPECTED`] when it is not one.
+fn flag_line(path: &Path, line_no: usize, raw: &str) -> Result<FlagLine, InputError> {
+    // serde reads a struct from an array by position; a flag line has named fields.
+    if raw.trim_start().starts_with('[') {
+        return Err(InputError::line(
+            path,
+            line_no,
+            format!("found a JSON array; {EXPECTED} (fields are read by name, not by position)"),
+        ));
+    }
+    serde_json::from_str(raw)
+        .map_err(|e| InputError::line(path, line_no, format!("{}; {EXPECTED}", json_error(&e))))
+}
+
+/// The (history, record) a line names, as indices; refused when either does not exist.
+fn record_of(
+    path: &Path,
+    line_no: usize,
+    line: &FlagLine,
+    histories: &[&History],
+    index: &HashMap<&str, usize>,
+) -> Result<(usize, usize), InputError> {
+    let Some(&h) = index.get(line.history.as_str()) else {
+        return Err(InputError::line(
+            path,
+            line_no,
+            format!(
+                "no loaded history is named {:?} (the histories are {})",
+                crate::quote::cut(&line.history, crate::quote::QUOTE_CHARS),
+                names(histories)
+            ),
+        ));
+    };
+    let history = &histories[h];
+    let Ok(r) = history.records.binary_search_by_key(&line.id, |r| r.id) else {
+        return Err(InputError::line(
+            path,
+            line_no,
+            format!(
+                "history {:?} has no record with id {} (its ids run from {} to {}); every line must name a record that exists",
+                history.name,
+                line.id,
+                history.records.first().map_or(0, |r| r.id),
+                history.records.last().map_or(0, |r| r.id),
+            ),
+        ));
+    };
+    Ok((h, r))
+}
+
+/// Refuses the file when a history has a record no line flags, naming the first such history
+/// at its last line (where the missing lines belong), or the file when no line names it.
+fn every_record_flagged(
+    path: &Path,
+    histories: &[&History],
+    given: &[Vec<Option<(bool, usize)>>],
+    last_line: &[Option<usize>],
+) -> Result<(), InputError> {
     for (h, flags) in given.iter().enumerate() {
         let history = &histories[h];
         let missing: Vec<u64> = flags
@@ -146,10 +175,7 @@ pub fn parse(
             },
         });
     }
-    Ok(given
-        .into_iter()
-        .map(|flags| flags.into_iter().map(|f| f.is_some_and(|f| f.0)).collect())
-        .collect())
+    Ok(())
 }
 
 fn names(histories: &[&History]) -> String {

@@ -20,7 +20,6 @@ use super::publish::{self, FileToWrite, CHARTS_DIR};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::{read_summary, SummaryRow};
 use crate::error::InputError;
-pub use crate::experiment::check_noise_budget;
 use crate::tables::numbers;
 use std::path::{Path, PathBuf};
 
@@ -276,22 +275,9 @@ fn compare_figures(
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let t = crate::tables::read::Checked::read(path, &crate::tables::cells::pairs_table(), false)?;
-    let (strategy, keep_recent, budget) = (
-        t.text("strategy"),
-        t.whole("keep_recent"),
-        t.real("budget_percent"),
-    );
-    let noise = t.text("noise");
-    let (measure, baseline) = (t.text("measure"), t.text("baseline"));
-    let (mean, low, high) = (
-        t.opt_real("diff_mean"),
-        t.opt_real("diff_ci_low"),
-        t.opt_real("diff_ci_high"),
-    );
-    let pair_histories = t.whole("n_histories");
+    let t = PairRows::read(path)?;
     let mut measures: Vec<String> = Vec::new();
-    for m in &measure {
+    for m in &t.measure {
         if !measures.contains(m) {
             measures.push(m.clone());
         }
@@ -309,111 +295,155 @@ fn compare_figures(
     };
     let figures = measures
         .iter()
-        .map(|m| {
-            let panels = (0..grid.noise_levels.len())
-                .map(|n| {
-                    let level = &grid.noise_levels[n];
-                    let mut lines: Vec<Line> = (0..grid.series.len())
-                        .map(|s| {
-                            let series = &grid.series[s];
-                            let points = grid
-                                .budgets
-                                .iter()
-                                .map(|&b| {
-                                    let i = (0..t.height()).find(|&i| {
-                                        measure[i] == *m
-                                            && strategy[i] == series.strategy
-                                            && keep_recent[i] == series.keep_recent
-                                            && budget[i] == b
-                                            && noise[i] == level.model
-                                    })?;
-                                    // The pairs of both strategies' defined cells, against
-                                    // the histories of the group.
-                                    let group = grid
-                                        .budgets
-                                        .iter()
-                                        .position(|&x| x == b)
-                                        .and_then(|bi| grid.get(s, n, bi));
-                                    Some(Point {
-                                        x: b + dodge(grid, s, &x_axis),
-                                        y: mean[i]?,
-                                        band: Some((low[i]?, high[i]?)),
-                                        hollow: false,
-                                        sparse: group.is_some_and(|g| {
-                                            rests_on_few(pair_histories[i], g.n_histories)
-                                        }),
-                                    })
-                                })
-                                .collect();
-                            Line {
-                                style: style(grid, s),
-                                points,
-                            }
-                        })
-                        .collect();
-                    // No difference: the line a strategy on a par with the baseline follows.
-                    lines.push(Line {
-                        style: zero,
-                        points: vec![
-                            Some(Point {
-                                x: 0.0,
-                                y: 0.0,
-                                band: None,
-                                hollow: false,
-                                sparse: false,
-                            }),
-                            Some(Point {
-                                x: 100.0,
-                                y: 0.0,
-                                band: None,
-                                hollow: false,
-                                sparse: false,
-                            }),
-                        ],
-                    });
-                    Panel {
-                        title: level.label(),
-                        lines,
-                    }
+        .map(|m| compare_figure(&t, m, grid, manifest, &x_axis, zero))
+        .collect();
+    Ok(figures)
+}
+
+/// The columns of `compare.parquet` its charts draw, each one entry per row.
+struct PairRows {
+    strategy: Vec<String>,
+    keep_recent: Vec<u64>,
+    budget: Vec<f64>,
+    noise: Vec<String>,
+    measure: Vec<String>,
+    baseline: Vec<String>,
+    mean: Vec<Option<f64>>,
+    low: Vec<Option<f64>>,
+    high: Vec<Option<f64>>,
+    pair_histories: Vec<u64>,
+}
+
+impl PairRows {
+    fn read(path: &Path) -> Result<PairRows, InputError> {
+        let t =
+            crate::tables::read::Checked::read(path, &crate::tables::cells::pairs_table(), false)?;
+        Ok(PairRows {
+            strategy: t.text("strategy"),
+            keep_recent: t.whole("keep_recent"),
+            budget: t.real("budget_percent"),
+            noise: t.text("noise"),
+            measure: t.text("measure"),
+            baseline: t.text("baseline"),
+            mean: t.opt_real("diff_mean"),
+            low: t.opt_real("diff_ci_low"),
+            high: t.opt_real("diff_ci_high"),
+            pair_histories: t.whole("n_histories"),
+        })
+    }
+}
+
+/// One measure's figure: a panel per noise level, a line per series plus the zero line.
+fn compare_figure(
+    t: &PairRows,
+    m: &str,
+    grid: &SummaryGrid,
+    manifest: &Manifest,
+    x_axis: &Axis,
+    zero: LineStyle,
+) -> Figure {
+    let panels = (0..grid.noise_levels.len())
+        .map(|n| {
+            let mut lines: Vec<Line> = (0..grid.series.len())
+                .map(|s| Line {
+                    style: style(grid, s),
+                    points: difference_points(t, m, grid, s, n, x_axis),
                 })
                 .collect();
-            let (legend_title, mut legend) = legend(grid);
-            legend.push(LegendEntry {
-                label: "no difference".into(),
+            // No difference: the line a strategy on a par with the baseline follows.
+            let flat = |x| {
+                Some(Point {
+                    x,
+                    y: 0.0,
+                    band: None,
+                    hollow: false,
+                    sparse: false,
+                })
+            };
+            lines.push(Line {
                 style: zero,
+                points: vec![flat(0.0), flat(100.0)],
             });
-            let against = baseline.first().cloned().unwrap_or_default();
-            Figure {
-                stem: format!("compare_{m}").into(),
-                title: format!("{m}: each strategy minus {against}, by budget"),
-                subtitle: format!(
-                    "Paired on the same cells (history, replicate, budget, noise){}. Bands: 95 % \
-                     interval of the mean difference, by history; circled marks rest on fewer \
-                     than 10 % of their histories. {DODGED} {FLAG_NOISE} {}",
-                    if m.starts_with("reduction") {
-                        ", over the cells both strategies could build (feasible)".to_string()
-                    } else {
-                        credit_note(m)
-                    },
-                    source(manifest)
-                ),
-                x: x_axis.clone(),
-                y: Axis {
-                    label: format!("difference in {m} (strategy − {against})"),
-                    min: -1.05,
-                    max: 1.05,
-                    ticks: vec![-1.0, -0.5, 0.0, 0.5, 1.0],
-                },
-                columns: noise_columns(grid),
-                panels,
-                legend_title,
-                legend,
-                legend_group: grid.keep_recents.len(),
-                band_label: MEAN_BAND.into(),
+            Panel {
+                title: grid.noise_levels[n].label(),
+                lines,
             }
         })
         .collect();
-    Ok(figures)
+    let (legend_title, mut legend) = legend(grid);
+    legend.push(LegendEntry {
+        label: "no difference".into(),
+        style: zero,
+    });
+    let against = t.baseline.first().cloned().unwrap_or_default();
+    Figure {
+        stem: format!("compare_{m}").into(),
+        title: format!("{m}: each strategy minus {against}, by budget"),
+        subtitle: format!(
+            "Paired on the same cells (history, replicate, budget, noise){}. Bands: 95 % \
+                 interval of the mean difference, by history; circled marks rest on fewer \
+                 than 10 % of their histories. {DODGED} {FLAG_NOISE} {}",
+            if m.starts_with("reduction") {
+                ", over the cells both strategies could build (feasible)".to_string()
+            } else {
+                credit_note(m)
+            },
+            source(manifest)
+        ),
+        x: x_axis.clone(),
+        y: Axis {
+            label: format!("difference in {m} (strategy − {against})"),
+            min: -1.05,
+            max: 1.05,
+            ticks: vec![-1.0, -0.5, 0.0, 0.5, 1.0],
+        },
+        columns: noise_columns(grid),
+        panels,
+        legend_title,
+        legend,
+        legend_group: grid.keep_recents.len(),
+        band_label: MEAN_BAND.into(),
+    }
+}
+
+/// One series' mean differences at each budget of one noise level, with their intervals; a
+/// budget without a pair row, or without a mean and interval, is a gap in the line.
+fn difference_points(
+    t: &PairRows,
+    m: &str,
+    grid: &SummaryGrid,
+    s: usize,
+    n: usize,
+    x_axis: &Axis,
+) -> Vec<Option<Point>> {
+    let series = &grid.series[s];
+    let level = &grid.noise_levels[n];
+    grid.budgets
+        .iter()
+        .map(|&b| {
+            let i = (0..t.measure.len()).find(|&i| {
+                t.measure[i] == m
+                    && t.strategy[i] == series.strategy
+                    && t.keep_recent[i] == series.keep_recent
+                    && t.budget[i] == b
+                    && t.noise[i] == level.model
+            })?;
+            // The pairs of both strategies' defined cells, against
+            // the histories of the group.
+            let group = grid
+                .budgets
+                .iter()
+                .position(|&x| x == b)
+                .and_then(|bi| grid.get(s, n, bi));
+            Some(Point {
+                x: b + dodge(grid, s, x_axis),
+                y: t.mean[i]?,
+                band: Some((t.low[i]?, t.high[i]?)),
+                hollow: false,
+                sparse: group.is_some_and(|g| rests_on_few(t.pair_histories[i], g.n_histories)),
+            })
+        })
+        .collect()
 }
 
 /// A point at (reduction, retention) with the retention's interval; none without both means.
@@ -732,12 +762,5 @@ mod tests {
         let a = rate_axis("x".into(), &[0.0, 0.7]);
         assert_eq!(a.ticks.len(), 6);
         assert_eq!(a.ticks[5], 1.0);
-    }
-
-    #[test]
-    fn noise_budget_must_be_swept() {
-        assert!(check_noise_budget(50.0, &[25.0, 50.0]).is_ok());
-        let e = check_noise_budget(50.0, &[25.0, 75.0]).unwrap_err();
-        assert!(e.contains("25, 75"), "{e}");
     }
 }

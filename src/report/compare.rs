@@ -41,22 +41,7 @@ pub fn compare_with_fault(
     let folder = super::republish::take(dir)?;
     let manifest_path = dir.join(MANIFEST);
     let manifest = Manifest::read(&manifest_path)?;
-    let wrong = |key: &str, message: String| -> Error {
-        InputError::key(dir.display().to_string(), key.to_string(), message).into()
-    };
-    let label = Strategy::parse(baseline)
-        .map_err(|e| wrong("--baseline", e.0))?
-        .label();
-    let strategies = &manifest.grid.strategies;
-    if !strategies.contains(&label) {
-        return Err(wrong(
-            "--baseline",
-            format!(
-                "{label:?} was not swept in this run; its strategies are {}",
-                strategies.join(", ")
-            ),
-        ));
-    }
+    let label = swept_baseline(dir, &manifest, baseline)?;
     let path = dir.join("pairs.parquet");
     let pairs = match manifest.kind {
         SweepKind::Cells => Checked::read(&path, &crate::tables::cells::pairs_table(), false)?,
@@ -64,23 +49,7 @@ pub fn compare_with_fault(
             Checked::read(&path, &crate::tables::sessions::pairs_table(), false)?
         }
     };
-    let mut measures: Vec<String> = Vec::new();
-    for m in pairs.text("measure") {
-        if !measures.contains(&m) {
-            measures.push(m);
-        }
-    }
-    if let Some(m) = measure {
-        if !measures.iter().any(|x| x == m) {
-            return Err(wrong(
-                "--measure",
-                format!(
-                    "{m:?} is not a paired measure; they are {}",
-                    measures.join(", ")
-                ),
-            ));
-        }
-    }
+    let measures = paired_measures(dir, &pairs, measure)?;
     let keep: Vec<bool> = pairs
         .text("baseline")
         .iter()
@@ -93,27 +62,7 @@ pub fn compare_with_fault(
         doing: "filter",
         message: e.to_string(),
     })?;
-
-    let mut parquet = Vec::new();
-    ParquetWriter::new(&mut parquet)
-        .finish(&mut frame)
-        .map_err(|e| Error::Table {
-            path: dir.join("compare.parquet"),
-            doing: "write Parquet",
-            message: e.to_string(),
-        })?;
-    let csv = filter_csv(&dir.join("pairs.csv"), &keep)?.unwrap_or_default();
-    let mut files = vec![FileToWrite {
-        relative: "compare.parquet".into(),
-        bytes: parquet,
-    }];
-    // The CSV only where the run wrote CSV: its lines are the pairs' own, as the sweep wrote them.
-    if !csv.is_empty() {
-        files.push(FileToWrite {
-            relative: "compare.csv".into(),
-            bytes: csv,
-        });
-    }
+    let files = compare_files(dir, &mut frame, &keep)?;
     let Some(folder) = folder else {
         return Err(Error::Refused(format!(
             "{}: the manifest appeared while ctxlab compared; run compare again",
@@ -145,6 +94,78 @@ pub fn compare_with_fault(
         frame,
         written,
     })
+}
+
+/// A wrong argument, named by its flag, against the results folder.
+fn wrong(dir: &Path, key: &str, message: String) -> Error {
+    InputError::key(dir.display().to_string(), key.to_string(), message).into()
+}
+
+/// The baseline's label, refused unless it parses and the run swept it.
+fn swept_baseline(dir: &Path, manifest: &Manifest, baseline: &str) -> Result<String> {
+    let label = Strategy::parse(baseline)
+        .map_err(|e| wrong(dir, "--baseline", e.0))?
+        .label();
+    let strategies = &manifest.grid.strategies;
+    if !strategies.contains(&label) {
+        return Err(wrong(
+            dir,
+            "--baseline",
+            format!(
+                "{label:?} was not swept in this run; its strategies are {}",
+                strategies.join(", ")
+            ),
+        ));
+    }
+    Ok(label)
+}
+
+/// The paired measures in their table's order; `measure`, when given, must be one of them.
+fn paired_measures(dir: &Path, pairs: &Checked, measure: Option<&str>) -> Result<Vec<String>> {
+    let mut measures: Vec<String> = Vec::new();
+    for m in pairs.text("measure") {
+        if !measures.contains(&m) {
+            measures.push(m);
+        }
+    }
+    if let Some(m) = measure {
+        if !measures.iter().any(|x| x == m) {
+            return Err(wrong(
+                dir,
+                "--measure",
+                format!(
+                    "{m:?} is not a paired measure; they are {}",
+                    measures.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(measures)
+}
+
+/// The compared rows as `compare.parquet`, and as `compare.csv` where the run wrote CSV.
+fn compare_files(dir: &Path, frame: &mut DataFrame, keep: &[bool]) -> Result<Vec<FileToWrite>> {
+    let mut parquet = Vec::new();
+    ParquetWriter::new(&mut parquet)
+        .finish(frame)
+        .map_err(|e| Error::Table {
+            path: dir.join("compare.parquet"),
+            doing: "write Parquet",
+            message: e.to_string(),
+        })?;
+    let csv = filter_csv(&dir.join("pairs.csv"), keep)?.unwrap_or_default();
+    let mut files = vec![FileToWrite {
+        relative: "compare.parquet".into(),
+        bytes: parquet,
+    }];
+    // The CSV only where the run wrote CSV: its lines are the pairs' own, as the sweep wrote them.
+    if !csv.is_empty() {
+        files.push(FileToWrite {
+            relative: "compare.csv".into(),
+            bytes: csv,
+        });
+    }
+    Ok(files)
 }
 
 /// A field of the frame as the tables' CSV writes it.

@@ -145,13 +145,17 @@ pub fn fates(
 /// The cell laid out one line per record, then its summaries and metrics; ANSI colours when
 /// `colour` is set.
 pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
-    let paint = |code: &str, text: &str| {
-        if colour {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    };
+    let mut out = cell_head(history, x);
+    out.push('\n');
+    out += &records_table(history, x, colour);
+    out.push('\n');
+    out += &summaries(history, x);
+    out += &metrics_line(&x.metrics, x.capacity);
+    out
+}
+
+/// The cell's setup: the history, the strategy and its capacity, and the flags it saw.
+fn cell_head(history: &CostedHistory, x: &Inspection) -> String {
     let mut out = format!(
         "history {:?}: {} records, total {} {}, {} required\n",
         history.name,
@@ -187,8 +191,20 @@ pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
             x.cell.noise, x.cell.seed, x.cell.replicate
         );
     }
-    out.push('\n');
+    out
+}
 
+/// One row per record: what it is, whether it is required and flagged, and its fate, the
+/// required marks and fates coloured when `colour` is on.
+fn records_table(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
+    let paint = |code: &str, text: &str| {
+        if colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    };
+    let mut out = String::new();
     let headings = ["id", "kind", "tool", "cost", "truth", "flag", "fate"];
     let rows: Vec<[String; 7]> = (0..history.len())
         .map(|i| {
@@ -234,8 +250,12 @@ pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
         });
         out += &line(cols);
     }
-    out.push('\n');
+    out
+}
 
+/// One line per summary in the context: which records it stands for and what it carries.
+fn summaries(history: &CostedHistory, x: &Inspection) -> String {
+    let mut out = String::new();
     for &item in &x.context.items {
         if let Item::Summary { first, end, cost } = item {
             if first == end {
@@ -261,7 +281,6 @@ pub fn render(history: &CostedHistory, x: &Inspection, colour: bool) -> String {
             );
         }
     }
-    out += &metrics_line(&x.metrics, x.capacity);
     out
 }
 

@@ -10,10 +10,11 @@ use std::path::Path;
 pub const DEFAULT_NOISE_BUDGET: f64 = 50.0;
 
 /// Where the noise chart's budget comes from: the experiment, or the default.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum NoiseBudget {
-    /// `config.charts.noise_budget` was set.
-    Configured(f64),
+    /// `config.charts.noise_budget` was set, to this value as the manifest holds it (checked
+    /// against the budgets drawn by [`crate::experiment::check_noise_budget`]).
+    Configured(serde_json::Value),
     /// Not set: [`DEFAULT_NOISE_BUDGET`].
     Default,
 }
@@ -21,7 +22,6 @@ pub enum NoiseBudget {
 /// Reads a manifest and checks what the charts take from it.
 pub fn read(path: &Path) -> Result<Manifest, InputError> {
     let manifest = Manifest::read(path)?;
-    noise_budget(&manifest, path)?;
     retention(&manifest, path)?;
     Ok(manifest)
 }
@@ -58,22 +58,15 @@ fn chosen_retention(manifest: &Manifest) -> Result<Retention, &serde_json::Value
     }
 }
 
-/// `config.charts.noise_budget`, checked to be a percentage when present.
-pub fn noise_budget(manifest: &Manifest, path: &Path) -> Result<NoiseBudget, InputError> {
-    let value = manifest
+/// `config.charts.noise_budget` as the manifest holds it, if set.
+pub fn noise_budget(manifest: &Manifest) -> NoiseBudget {
+    match manifest
         .config
         .get("charts")
-        .and_then(|c| c.get("noise_budget"));
-    match value {
-        None | Some(serde_json::Value::Null) => Ok(NoiseBudget::Default),
-        Some(v) => match v.as_f64() {
-            Some(b) if (0.0..=100.0).contains(&b) => Ok(NoiseBudget::Configured(b)),
-            _ => Err(InputError::key(
-                path.display().to_string(),
-                "config.charts.noise_budget",
-                format!("{v} is not a budget: expected a percentage from 0 to 100"),
-            )),
-        },
+        .and_then(|c| c.get("noise_budget"))
+    {
+        None | Some(serde_json::Value::Null) => NoiseBudget::Default,
+        Some(v) => NoiseBudget::Configured(v.clone()),
     }
 }
 

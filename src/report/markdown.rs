@@ -57,6 +57,25 @@ fn list<T>(values: &[T], show: impl Fn(&T) -> String) -> String {
 }
 
 fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
+    let _ = writeln!(out, "## Experiment\n");
+    let _ = writeln!(out, "| | |\n| --- | --- |");
+    for (key, value) in experiment_rows(grid, manifest) {
+        let _ = writeln!(out, "| {key} | {} |", escape(&value));
+    }
+    rests_on(out, grid, manifest);
+    if let Some(note) = super::manifest::flags_note(manifest) {
+        let _ = writeln!(out, "\n{note}");
+    }
+    let config = serde_json::to_string_pretty(&manifest.config)
+        .unwrap_or_else(|_| manifest.config.to_string());
+    let _ = writeln!(
+        out,
+        "\nThe resolved experiment (after overrides):\n\n```json\n{config}\n```\n"
+    );
+}
+
+/// The experiment's key and value rows: its axes, its grid's size, and how it ran.
+fn experiment_rows(grid: &SummaryGrid, manifest: &Manifest) -> Vec<(&'static str, String)> {
     let g = &manifest.grid;
     let noise_labels = g.noise_labels();
     let noise_levels = noise_labels.len();
@@ -67,9 +86,7 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
         * g.strategies.len() as u64
         * g.keep_recent.len() as u64
         * g.budgets.len() as u64;
-    let _ = writeln!(out, "## Experiment\n");
-    let _ = writeln!(out, "| | |\n| --- | --- |");
-    let mut rows: Vec<(&str, String)> = vec![
+    let mut rows: Vec<(&'static str, String)> = vec![
         ("experiment", manifest.name.clone()),
         ("seed", manifest.seed.to_string()),
         ("histories", manifest.histories.to_string()),
@@ -129,9 +146,13 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
             rows.retain(|(key, _)| !key.starts_with("false-"));
         }
     }
-    for (key, value) in rows {
-        let _ = writeln!(out, "| {key} | {} |", escape(&value));
-    }
+    rows
+}
+
+/// What the numbers rest on: how many histories and replicates a group holds, and why its
+/// intervals are by history.
+fn rests_on(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
+    let g = &manifest.grid;
     let drawn = super::manifest::retention_drawn(manifest);
     let fewest = grid.rows.iter().map(|r| r.n_histories).min().unwrap_or(0);
     let _ = writeln!(
@@ -150,15 +171,6 @@ fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
         g.replicates,
         g.histories * g.replicates,
         drawn.meaning()
-    );
-    if let Some(note) = super::manifest::flags_note(manifest) {
-        let _ = writeln!(out, "\n{note}");
-    }
-    let config = serde_json::to_string_pretty(&manifest.config)
-        .unwrap_or_else(|_| manifest.config.to_string());
-    let _ = writeln!(
-        out,
-        "\nThe resolved experiment (after overrides):\n\n```json\n{config}\n```\n"
     );
 }
 

@@ -28,19 +28,24 @@ impl NoiseChoice {
         manifest_path: &Path,
     ) -> Result<NoiseChoice, InputError> {
         let budgets = &grid.budgets;
-        match manifest_file::noise_budget(manifest, manifest_path)? {
-            NoiseBudget::Configured(b) => match budgets.iter().position(|&x| x == b) {
-                Some(i) => Ok(NoiseChoice {
-                    budget_index: i,
+        match manifest_file::noise_budget(manifest) {
+            NoiseBudget::Configured(value) => {
+                let b = check_noise_budget(&value, budgets).map_err(|m| {
+                    InputError::key(
+                        manifest_path.display().to_string(),
+                        "config.charts.noise_budget",
+                        m,
+                    )
+                })?;
+                Ok(NoiseChoice {
+                    budget_index: budgets
+                        .iter()
+                        .position(|&x| x == b)
+                        .expect("checked to be one of the budgets"),
                     budget: b,
                     substituted: false,
-                }),
-                None => Err(InputError::key(
-                    manifest_path.display().to_string(),
-                    "config.charts.noise_budget",
-                    check_noise_budget(b, budgets).expect_err("not among the budgets"),
-                )),
-            },
+                })
+            }
             NoiseBudget::Default => {
                 // Ties go to the larger budget: the nearer to a roomy context.
                 let i = (0..budgets.len())

@@ -161,6 +161,18 @@ pub fn replay_text(
     trace: &Trace,
     m: &SessionMetrics,
 ) -> String {
+    let mut s = replay_setup(head, cfg);
+    s.push('\n');
+    s += &calls_table(trace);
+    s += &replay_totals(cfg, m);
+    s += &replay_retention(m);
+    s += &replay_needs(m);
+    s
+}
+
+/// The setup a replay ran under — history, window, cache, prices, budget and notes — so the
+/// rows below can be read without the command line.
+fn replay_setup(head: &ReplayHeader, cfg: &SessionConfig) -> String {
     let mut s = format!(
         "history {:?}: {} records ({}), strategy {}\nwindow {} × ratio {} → trigger {}; {}\n",
         head.history,
@@ -212,7 +224,13 @@ pub fn replay_text(
             cfg.note_rate
         );
     }
-    s.push('\n');
+    s
+}
+
+/// One line per agent call, with each compaction printed above the call it came before: the
+/// trace as it happened, in order.
+fn calls_table(trace: &Trace) -> String {
+    let mut s = String::new();
     let headings = [
         "call",
         "input",
@@ -268,7 +286,17 @@ pub fn replay_text(
         }
         s += &line(row);
     }
-    let opt = |x: Option<f64>| x.map(percent).unwrap_or_else(|| "n/a".into());
+    s
+}
+
+/// Shown as a percentage, or "n/a" where the measure has no value for this run.
+fn opt(x: Option<f64>) -> String {
+    x.map(percent).unwrap_or_else(|| "n/a".into())
+}
+
+/// What the run cost: its calls, its billed tokens, its peak, and where it ran out of context.
+fn replay_totals(cfg: &SessionConfig, m: &SessionMetrics) -> String {
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "\n{} agent calls + {} compaction{} ({} failed) = {} model calls; {} storm{}{}",
@@ -307,6 +335,12 @@ pub fn replay_text(
             cfg.window
         );
     }
+    s
+}
+
+/// What the run kept of the required records: verbatim, in any form, and their facts.
+fn replay_retention(m: &SessionMetrics) -> String {
+    let mut s = String::new();
     match (m.required_verbatim, m.required_any) {
         (Some(verbatim), Some(any)) => {
             let _ = writeln!(
@@ -352,6 +386,12 @@ pub fn replay_text(
             opt(m.fact_retention_at_need)
         );
     }
+    s
+}
+
+/// How the facts a later call needed fared when it needed them, and what re-reading them cost.
+fn replay_needs(m: &SessionMetrics) -> String {
+    let mut s = String::new();
     let n = &m.needs;
     let _ = writeln!(
         s,

@@ -92,7 +92,7 @@ impl RuleSpec for AnthropicClearToolUses {
             if clear && self.edit.clearable(&view, plan, i) {
                 (
                     Item::Placeholder(i),
-                    stand_in_cost(&view, i, || view.clear_cost),
+                    stand_in_cost(&view, i, || view.stand_ins.clear_cost),
                 )
             } else {
                 (Item::Verbatim(i), view.costs[i])

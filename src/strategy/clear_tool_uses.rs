@@ -121,7 +121,7 @@ impl ClearToolUses {
     pub(super) fn freed(&self, view: &View, plan: ClearingPlan) -> i128 {
         (0..view.len())
             .filter(|&i| self.clearable(view, plan, i))
-            .map(|i| i128::from(view.costs[i]) - i128::from(view.clear_cost))
+            .map(|i| i128::from(view.costs[i]) - i128::from(view.stand_ins.clear_cost))
             .sum()
     }
 
@@ -137,7 +137,7 @@ impl ClearToolUses {
         let clear = freed > 0 && freed >= i128::from(self.clear_at_least);
         push_dropping_oldest(view, capacity, out, |i| {
             if clear && self.clearable(&view, plan, i) {
-                (Item::Placeholder(i), view.clear_cost)
+                (Item::Placeholder(i), view.stand_ins.clear_cost)
             } else {
                 (Item::Verbatim(i), view.costs[i])
             }

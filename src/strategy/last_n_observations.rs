@@ -26,7 +26,7 @@ pub fn masked(view: &View, i: usize, intact_from: usize) -> (Item, u64) {
         return (Item::Placeholder(i), view.costs[i]);
     }
     // `Old environment output: (N lines omitted)`, costed once per history.
-    (Item::Placeholder(i), view.omitted_costs[i])
+    (Item::Placeholder(i), view.stand_ins.omitted_costs[i])
 }
 
 /// Where the newest `n` tool results of `kinds` begin (every one is older with `n = 0`).

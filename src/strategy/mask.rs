@@ -25,7 +25,7 @@ pub fn apply(
         let masked =
             view.kinds[i] == Kind::ToolResult && i < intact_from && view.chars[i] > min_chars;
         if masked {
-            (Item::Placeholder(i), view.mask_costs[i])
+            (Item::Placeholder(i), view.stand_ins.mask_costs[i])
         } else {
             (Item::Verbatim(i), view.costs[i])
         }

@@ -102,7 +102,7 @@ impl RuleSpec for OpenHandsObservationMasking {
         let outcome = push_whole(view, capacity, out, |i| match view.kinds[i] {
             Kind::ToolResult if dropped[i] => (
                 Item::Placeholder(i),
-                stand_in_cost(&view, i, || view.masked_cost),
+                stand_in_cost(&view, i, || view.stand_ins.masked_cost),
             ),
             _ if dropped[i] => (Item::Placeholder(i), stand_in_cost(&view, i, || 0)),
             _ => (Item::Verbatim(i), view.costs[i]),

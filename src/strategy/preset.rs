@@ -28,7 +28,7 @@ pub fn at_least(
 /// gives as its mask cost. A real record with no text costs less than its mask placeholder
 /// (`[Previous: used …]` is never free), so it is never taken for one.
 pub fn is_stand_in(view: &View, i: usize) -> bool {
-    view.chars[i] == 0 && view.lines[i] == 0 && view.costs[i] == view.mask_costs[i]
+    view.chars[i] == 0 && view.lines[i] == 0 && view.costs[i] == view.stand_ins.mask_costs[i]
 }
 
 /// The cost of the stand-in for record `i`: what it already costs if it is one (masking a

@@ -95,7 +95,7 @@ impl RuleSpec for SweAgentLastN {
         push_whole(view, capacity, out, |i| {
             if view.kinds[i] == Kind::ToolResult && i < intact_from {
                 // `Old environment output: (N lines omitted)`, costed once per history.
-                let cost = stand_in_cost(&view, i, || view.omitted_costs[i]);
+                let cost = stand_in_cost(&view, i, || view.stand_ins.omitted_costs[i]);
                 (Item::Placeholder(i), cost)
             } else {
                 (Item::Verbatim(i), view.costs[i])

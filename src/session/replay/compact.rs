@@ -10,7 +10,7 @@ use crate::session::context::Origin;
 use crate::session::{CompactionRow, Compactor};
 use crate::strategy::threshold;
 use crate::strategy::{SummaryCall, When};
-use crate::view::{Texts, View};
+use crate::view::{StandInCosts, Texts, View};
 
 impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// After the provider refused the agent call whose output is records `a..b`: a harness
@@ -197,10 +197,12 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             lines: &s.view_lines,
             kinds: &s.view_kinds,
             tools: &s.view_tools[..len],
-            mask_costs: &s.view_mask,
-            clear_cost: self.h.stand_ins.clear_cost,
-            omitted_costs: &s.view_omitted,
-            masked_cost: self.h.stand_ins.masked_cost,
+            stand_ins: StandInCosts {
+                mask_costs: &s.view_mask,
+                clear_cost: self.h.stand_ins.clear_cost,
+                omitted_costs: &s.view_omitted,
+                masked_cost: self.h.stand_ins.masked_cost,
+            },
             separator: self.h.separator,
             flags: &s.view_flags,
             model: self.h.model,

@@ -96,7 +96,7 @@ impl Asked<'_> {
                     tool: view.tools[i].as_deref(),
                     cost: view.costs[i],
                     chars: view.chars[i],
-                    mask_cost: view.mask_costs[i],
+                    mask_cost: view.stand_ins.mask_costs[i],
                     flag: view.flags[i],
                     text: (texts && entry != Some("placeholder")).then(|| view.texts.get(i)),
                 }
