@@ -8,7 +8,6 @@
 
 pub mod cells;
 pub mod compactions;
-pub mod formats;
 pub mod manifest;
 pub mod numbers;
 pub mod read;
@@ -17,6 +16,7 @@ pub mod sessions;
 pub mod summary;
 mod values;
 
+use crate::formats::Rows;
 use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
 use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
 use std::io::Write;
@@ -348,12 +348,15 @@ impl<G, R> Table<G, R> {
         self.columns.iter().filter(|c| c.measure)
     }
 
-    pub fn parquet_name(&self) -> String {
-        format!("{}.parquet", self.stem)
-    }
-
-    pub fn csv_name(&self) -> String {
-        format!("{}.csv", self.stem)
+    /// The rows `rows` (of the histories `names`, their indices into `grid`) as the formats
+    /// read them.
+    pub fn batch<'a>(&'a self, grid: &'a G, names: Names<'a>, rows: &'a [R]) -> RowBatch<'a, G, R> {
+        RowBatch {
+            table: self,
+            grid,
+            names,
+            rows,
+        }
     }
 
     /// The rows as a DataFrame, built column by column, groups of columns in parallel: the
@@ -398,14 +401,19 @@ impl<G, R> Table<G, R> {
     /// Writes the header line.
     pub fn write_csv_header<W: Write>(&self, out: &mut W) -> std::io::Result<()> {
         let mut line = Vec::new();
+        self.push_csv_header(&mut line);
+        out.write_all(&line)
+    }
+
+    /// Appends the header line to `line`.
+    fn push_csv_header(&self, line: &mut Vec<u8>) {
         for (i, c) in self.columns.iter().enumerate() {
             if i > 0 {
                 line.push(b',');
             }
-            push_csv_text(&mut line, &c.name);
+            push_csv_text(line, &c.name);
         }
-        self.end_csv_record(&mut line);
-        out.write_all(&line)
+        self.end_csv_record(line);
     }
 
     /// Writes the rows as CSV lines: every field is formatted straight into a byte buffer (`buf`
@@ -502,6 +510,31 @@ impl<G, R> Table<G, R> {
             line.extend_from_slice(b"\"\"");
         }
         line.push(b'\n');
+    }
+}
+
+/// A batch of a table's rows, with the grid their indices point into and the names of their
+/// histories: what a table format writes.
+pub struct RowBatch<'a, G, R> {
+    table: &'a Table<G, R>,
+    grid: &'a G,
+    names: Names<'a>,
+    rows: &'a [R],
+}
+
+impl<G: Sync, R: Sync> Rows for RowBatch<'_, G, R> {
+    fn frame(&self) -> PolarsResult<DataFrame> {
+        self.table.frame(self.grid, self.names, self.rows)
+    }
+
+    fn csv_header(&self, line: &mut Vec<u8>) {
+        self.table.push_csv_header(line)
+    }
+
+    fn csv_lines(&self, out: &mut dyn Write, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        let mut out = out;
+        self.table
+            .write_csv(self.grid, self.names, self.rows, &mut out, buf)
     }
 }
 
