@@ -42,6 +42,28 @@ impl TableWriter for CsvFile {
     }
 }
 
+/// A text field as the csv crate writes it by default: quoted, its quotes doubled, when it
+/// holds a comma, a quote or a line break; as it is otherwise. Every CSV field ctxlab writes
+/// by hand goes through here.
+pub fn push_field(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    if !bytes
+        .iter()
+        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.extend_from_slice(bytes);
+        return;
+    }
+    out.push(b'"');
+    for &b in bytes {
+        if b == b'"' {
+            out.push(b'"');
+        }
+        out.push(b);
+    }
+    out.push(b'"');
+}
+
 /// Writes the rows as one CSV file.
 pub(super) fn write_whole(path: &Path, rows: &dyn Rows) -> Result<()> {
     let mut file = create(path, rows)?;

@@ -39,7 +39,7 @@ pub trait TableWriter: Send {
 /// and `rows_in`.
 macro_rules! table_formats {
     ($($module:ident => $variant:ident { key: $key:literal, title: $title:literal, shards: $suffix:literal }),* $(,)?) => {
-        $(mod $module;)*
+        $(pub mod $module;)*
 
         /// A table format, as `output.formats` names it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -16,6 +16,7 @@ pub mod sessions;
 pub mod summary;
 mod values;
 
+use crate::formats::csv::push_field;
 use crate::formats::Rows;
 use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
 use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
@@ -411,7 +412,7 @@ impl<G, R> Table<G, R> {
             if i > 0 {
                 line.push(b',');
             }
-            push_csv_text(line, &c.name);
+            push_field(line, &c.name);
         }
         self.end_csv_record(line);
     }
@@ -475,7 +476,7 @@ impl<G, R> Table<G, R> {
                     buf.push(b',');
                 }
                 match &c.get {
-                    Get::Text(f) => push_csv_text(buf, f(grid, names, r)),
+                    Get::Text(f) => push_field(buf, f(grid, names, r)),
                     Get::Whole(f) => push_whole(buf, f(grid, r)),
                     Get::OptWhole(f) => {
                         if let Some(x) = f(grid, r) {
@@ -536,25 +537,4 @@ impl<G: Sync, R: Sync> Rows for RowBatch<'_, G, R> {
         self.table
             .write_csv(self.grid, self.names, self.rows, &mut out, buf)
     }
-}
-
-/// A text field as the csv crate writes it by default: quoted, its quotes doubled, when it
-/// holds a comma, a quote or a line break; as it is otherwise.
-fn push_csv_text(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
-    if !bytes
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
-    {
-        out.extend_from_slice(bytes);
-        return;
-    }
-    out.push(b'"');
-    for &b in bytes {
-        if b == b'"' {
-            out.push(b'"');
-        }
-        out.push(b);
-    }
-    out.push(b'"');
 }
