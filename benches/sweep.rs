@@ -17,11 +17,12 @@
 use anyhow::{Context as _, Result};
 use ctxlab::cells::{evaluate_history, CellRow, CellScratch, Grid};
 use ctxlab::experiment::{self as config, Experiment};
+use ctxlab::formats::TableFormat;
 use ctxlab::history::generate::{generate, GenerateConfig, Position};
 use ctxlab::history::{write_jsonl, CostedHistory};
 use ctxlab::strategy::Strategy;
 use ctxlab::sweep::run::{self, CellsOutput, RunOptions, RunReport};
-use ctxlab::tables::read::{parquet_rows, read_frame};
+use ctxlab::tables::read::read_frame;
 use ctxlab::tables::Names;
 use ctxlab::CostModel;
 use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
@@ -191,7 +192,6 @@ fn noise_end_to_end(tmp: &Path) -> Result<()> {
             .collect::<Result<_>>()?,
     );
     let report = report.expect("REPS > 0");
-    use ctxlab::tables::formats::TableFormat;
     let formats = match (
         exp.formats.has(TableFormat::Parquet),
         exp.formats.has(TableFormat::Csv),
@@ -282,7 +282,7 @@ fn big_sweep(tmp: &Path) -> Result<BigSweep> {
     let [all, none] = times.map(median);
     let big = BigSweep {
         rows,
-        written: parquet_rows(&cells_parquet)? as u64,
+        written: TableFormat::Parquet.rows_in(&cells_parquet)?,
         all,
         none,
         cells_parquet,
@@ -370,10 +370,13 @@ fn polars_floor(cells_parquet: &Path, tmp: &Path) -> Result<Floor> {
     );
     // Check once, outside the timings, that both writes succeed and hold every row.
     write_whole(&out, &mut df)?;
-    anyhow::ensure!(parquet_rows(&out)? == df.height(), "whole write lost rows");
+    anyhow::ensure!(
+        TableFormat::Parquet.rows_in(&out)? == df.height() as u64,
+        "whole write lost rows"
+    );
     write_batched(&out, &df)?;
     anyhow::ensure!(
-        parquet_rows(&out)? == df.height(),
+        TableFormat::Parquet.rows_in(&out)? == df.height() as u64,
         "batched write lost rows"
     );
     let floor = Floor {

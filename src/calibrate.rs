@@ -286,11 +286,9 @@ pub fn calls_csv(runs: &[RunSizes]) -> String {
 }
 
 fn csv_cell(c: &str) -> String {
-    if c.contains([',', '"', '\n']) {
-        format!("\"{}\"", c.replace('"', "\"\""))
-    } else {
-        c.to_string()
-    }
+    let mut field = Vec::new();
+    crate::formats::csv::push_field(&mut field, c);
+    String::from_utf8(field).expect("a field of text is text")
 }
 
 pub fn to_text(runs: &[RunSizes], model: CostModel, cache: &str) -> String {

@@ -21,7 +21,7 @@ use crate::calibrate::share;
 use crate::cost::CostModel;
 use crate::history::CostedHistory;
 use crate::import::Run;
-use crate::session::{CacheKind, CacheRules};
+use crate::session::CacheRules;
 use std::fmt::Write;
 
 /// A run ready to replay, with what its transcript records.
@@ -127,14 +127,6 @@ pub fn fit(runs: &[&FitRun], base: CacheRules) -> Fit {
     }
 }
 
-/// The lifetimes a provider offers, to choose between (`None`: not fitted).
-fn lifetimes(kind: CacheKind) -> &'static [u64] {
-    match kind {
-        CacheKind::Anthropic => &[300, 3600],
-        _ => &[],
-    }
-}
-
 /// Whether any run's calls have times.
 fn timed(runs: &[&FitRun]) -> bool {
     runs.iter().any(|r| r.calls.iter().any(|c| c.3.is_some()))
@@ -148,7 +140,7 @@ pub fn fit_with_lifetime(runs: &[&FitRun], base: CacheRules) -> Fit {
 /// [`fit_with_lifetime`], and each lifetime tried with its summed absolute difference between
 /// modelled and recorded shares over the runs.
 fn fit_lifetimes(runs: &[&FitRun], base: CacheRules) -> (Fit, Vec<(u64, f64)>) {
-    let choices = lifetimes(base.kind);
+    let choices = base.kind.lifetimes();
     if !timed(runs) || choices.is_empty() {
         return (fit(runs, base), Vec::new());
     }

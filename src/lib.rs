@@ -13,7 +13,7 @@
 //! 6. noise, strategies, summarisers: `noise`, `strategy`, `summariser`
 //! 7. metrics and flags: `metrics`, `stale`, `flags`
 //! 8. session: `session`
-//! 9. table formats: `tables::formats`
+//! 9. table formats: `formats`
 //! 10. experiment files: `experiment`
 //! 11. the two kinds of sweep: `cells`, `sessions`
 //! 12. tables: `tables`
@@ -44,6 +44,7 @@ pub mod cost;
 pub mod error;
 pub mod experiment;
 pub mod flags;
+pub mod formats;
 pub mod history;
 mod links;
 pub mod llm;

@@ -96,7 +96,10 @@ fn cache_rules(a: &CalibrateArgs) -> Result<crate::session::CacheRules> {
         None if a.format == Some(Format::ClaudeCode) => Some(CacheSpec::of(CacheKind::Anthropic)),
         None => Some(CacheSpec::of(CacheKind::Gemini)),
         Some("recorded") => {
-            bail!("--cache recorded: the recorded share is always printed; choose a cache model to set beside it (anthropic, openai, gemini, none)")
+            bail!(
+                "--cache recorded: the recorded share is always printed; choose a cache model to set beside it ({})",
+                CacheKind::names_where(|k| k != CacheKind::Recorded)
+            )
         }
         Some(text) => Some(CacheSpec::parse(text).map_err(|e| anyhow!("--cache: {e}"))?),
     };
@@ -166,11 +169,15 @@ fn fit_cache(a: CalibrateArgs) -> Result<()> {
         bail!("{given} {verb} only to the context-size calibration, not with --fit-cache (which names its cache)");
     }
     let kind = CacheKind::parse(name).ok_or_else(|| {
-        anyhow!("--fit-cache: unknown cache {name:?}, expected one of anthropic, openai, gemini")
+        anyhow!(
+            "--fit-cache: unknown cache {name:?}, expected one of {}",
+            CacheKind::names_where(CacheKind::fits)
+        )
     })?;
     if !kind.fits() {
         bail!(
-            "--fit-cache {name}: the `{name}` cache has no free parameter to fit (`miss` and `credit` are a provider cache's: anthropic, openai, gemini)"
+            "--fit-cache {name}: the `{name}` cache has no free parameter to fit (`miss` and `credit` are a provider cache's: {})",
+            CacheKind::names_where(CacheKind::fits)
         );
     }
     let pricing = Pricing::new(a.model.as_deref(), Some(kind))

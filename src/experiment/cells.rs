@@ -294,7 +294,7 @@ false_negative = [0.0, 0.1]
         assert_eq!(e.keep_recent, vec![Some(0), Some(3)]);
         assert_eq!(e.false_positive, vec![0.0]);
         assert_eq!(e.output_dir, PathBuf::from("results/t"));
-        assert_eq!(e.formats, crate::tables::formats::Formats::all());
+        assert_eq!(e.formats, crate::formats::Formats::all());
         assert_eq!(
             e.resolved_json()["sweep"]["strategies"][1],
             "required(fill=skip)"

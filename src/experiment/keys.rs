@@ -5,9 +5,9 @@
 use super::limits;
 use super::output::{CompareFile, OutputFile};
 use crate::error::{InputError, ParseError};
+use crate::formats::{Formats, TableFormat};
 use crate::spec::Spec;
 use crate::strategy::Strategy;
-use crate::tables::formats::{Formats, TableFormat};
 use std::path::PathBuf;
 
 /// `compare.baseline`, checked to be one of `strategies`: its index.

@@ -1,7 +1,7 @@
 //! `[output]` and `[compare]`, the tables every experiment file may have: where the tables go,
 //! in which formats, and the strategy the comparison is against.
 
-use crate::tables::formats::TableFormat;
+use crate::formats::TableFormat;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 

@@ -281,8 +281,14 @@ fn check_recorded(
             origin,
             format!("session.strategies[{i}]"),
             format!(
-                "{} compacts, but cache = \"recorded\" bills the calls the transcript records, which only a `raw` replay makes; sweep `raw` alone, or choose a modelled cache (\"anthropic\", \"openai\", \"gemini\")",
-                s.label()
+                "{} compacts, but cache = \"recorded\" bills the calls the transcript records, which only a `raw` replay makes; sweep `raw` alone, or choose a modelled cache ({})",
+                s.label(),
+                CacheKind::ALL
+                    .into_iter()
+                    .filter(|k| k.fits())
+                    .map(|k| format!("{:?}", k.as_str()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ));
     }

@@ -52,11 +52,7 @@ impl Pricing {
             }
             None => prices::lookup(prices::default_model(kind)).expect("defaults are in the table"),
         };
-        let provider_cache = matches!(
-            kind,
-            CacheKind::Anthropic | CacheKind::OpenAi | CacheKind::Gemini
-        );
-        if provider_cache && row.provider != kind {
+        if kind.fits() && row.provider != kind {
             return Err(invalid(
                 "cache",
                 format!(

@@ -106,14 +106,14 @@ pub const MODELS: [ModelPrices; 13] = [
 /// the default bill is one provider's prices under that provider's own cache rules.
 pub const DEFAULT_MODEL: &str = "claude-sonnet-4.5";
 
-/// A provider's model when a session names the cache but no model.
+/// A provider's model when a session names the cache but no model: the provider's first row
+/// of the table (`gpt-5`; `gemini-3-pro-preview`, the model of the shared SWE-bench runs), or
+/// [`DEFAULT_MODEL`] for a cache without rows.
 pub fn default_model(cache: CacheKind) -> &'static str {
-    match cache {
-        CacheKind::OpenAi => "gpt-5",
-        // The model of the shared SWE-bench runs.
-        CacheKind::Gemini => "gemini-3-pro-preview",
-        CacheKind::Anthropic | CacheKind::None | CacheKind::Recorded => DEFAULT_MODEL,
-    }
+    MODELS
+        .iter()
+        .find(|m| m.provider == cache)
+        .map_or(DEFAULT_MODEL, |m| m.name)
 }
 
 /// The row of `name`, or a message listing the known models.
@@ -201,8 +201,15 @@ mod tests {
         assert!(e.contains("unknown model \"gemini-9\""), "{e}");
         assert!(e.contains("claude-sonnet-4.5, claude-sonnet-4,"), "{e}");
         assert!(e.contains("(2025-11)"), "{e}");
-        for kind in [CacheKind::Anthropic, CacheKind::OpenAi, CacheKind::Gemini] {
-            assert_eq!(lookup(default_model(kind)).unwrap().provider, kind);
+        // Every provider's cache has rows, the first its default model; the others price as
+        // the default model.
+        for kind in CacheKind::ALL {
+            let provider = lookup(default_model(kind)).unwrap().provider;
+            assert_eq!(provider == kind, kind.fits(), "{kind:?}");
         }
+        assert_eq!(default_model(CacheKind::OpenAi), "gpt-5");
+        assert_eq!(default_model(CacheKind::Gemini), "gemini-3-pro-preview");
+        assert_eq!(default_model(CacheKind::Anthropic), DEFAULT_MODEL);
+        assert_eq!(default_model(CacheKind::Recorded), DEFAULT_MODEL);
     }
 }

@@ -12,50 +12,20 @@
 //!
 //! Each strategy lives in its own file — its parameters, their parsing and label, how it reads
 //! `keep_recent`, and its rule, as an implementation of [`rule::RuleSpec`] — and is named once
-//! in the `strategies!` list below, which generates the enum and its dispatch: a new strategy
-//! is one file plus one line, and one that misses a piece does not compile. The semantics
+//! in the `strategies!` list below, which generates its `mod` line, the enum and its dispatch:
+//! a new strategy is one file plus one line, and one that misses a piece does not compile. The semantics
 //! chosen where the field is silent are documented in each file.
 
-mod amortized;
-mod anthropic_clear_thinking;
-mod anthropic_clear_tool_uses;
-mod anthropic_compact;
-mod claude_code;
-mod claude_code_compact;
-mod clear_tool_uses;
-mod codex_compact;
-mod codex_compact_2026;
 mod codex_window;
-mod complexity_trap_hybrid;
-mod complexity_trap_summary;
-pub mod external;
-mod gemini_cli_compress;
 mod head;
 mod last_n_observations;
-mod mask;
-mod opencode_compact;
-mod openhands_amortized;
-mod openhands_llm_summarizing;
-mod openhands_observation_masking;
-mod openhands_recent;
 mod openhands_sdk_cut;
-mod openhands_sdk_summarizing;
-mod oracle;
-mod pi_compact;
-mod pinned;
 mod preset;
-mod raw;
 mod reattach;
-mod recent;
-mod recorded_compaction;
-mod required;
-mod required_summary;
 pub mod rule;
 mod summary;
 mod summary_call;
 mod summary_preset;
-mod summary_rule;
-mod swe_agent_last_n;
 mod turns;
 mod when;
 mod window;
@@ -98,24 +68,27 @@ pub enum Overflow {
     DropOldestFlagged,
 }
 
-/// The one list of strategies: each is a type with its own file that implements
-/// [`RuleSpec`]; this generates the rule enum, the names, parsing, labels and dispatch.
+/// The one list of strategies: each is a type with its own file (`module::Type`, the module
+/// declared here, `pub` where other layers name it) that implements [`RuleSpec`]; this
+/// generates the `mod` lines, the rule enum, the names, parsing, labels and dispatch.
 macro_rules! strategies {
-    ($($variant:ident: $ty:ty),* $(,)?) => {
+    ($($variant:ident: $vis:vis $module:ident :: $ty:ident),* $(,)?) => {
+        $($vis mod $module;)*
+
         /// The rule of a strategy, with its own parameters.
         #[derive(Debug, Clone, PartialEq)]
         pub enum Rule {
-            $($variant($ty),)*
+            $($variant($module::$ty),)*
         }
 
         /// The strategy names [`Strategy::from_spec`] knows.
-        pub const NAMES: &[&str] = &[$(<$ty as RuleSpec>::NAME),*];
+        pub const NAMES: &[&str] = &[$(<$module::$ty as RuleSpec>::NAME),*];
 
         impl Rule {
             /// The strategy `name` with the parameters `p` holds (`None`: no such strategy).
             fn parse(name: &str, p: &mut spec::Params) -> Option<Result<Rule, ParseError>> {
-                $(if name == <$ty as RuleSpec>::NAME {
-                    return Some(<$ty as RuleSpec>::parse(p).map(Rule::$variant));
+                $(if name == <$module::$ty as RuleSpec>::NAME {
+                    return Some(<$module::$ty as RuleSpec>::parse(p).map(Rule::$variant));
                 })*
                 None
             }
@@ -123,37 +96,37 @@ macro_rules! strategies {
             /// Why a strategy takes no shared parameters, when it takes none, and the
             /// parameters of its own it still takes.
             fn no_parameters(name: &str) -> Option<(&'static str, fn(&str) -> bool)> {
-                $(if name == <$ty as RuleSpec>::NAME {
-                    if let Tail::None(why) = <$ty as RuleSpec>::TAIL {
-                        return Some((why, <$ty as RuleSpec>::takes_own));
+                $(if name == <$module::$ty as RuleSpec>::NAME {
+                    if let Tail::None(why) = <$module::$ty as RuleSpec>::TAIL {
+                        return Some((why, <$module::$ty as RuleSpec>::takes_own));
                     }
                 })*
                 None
             }
 
             pub fn name(&self) -> &'static str {
-                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::NAME,)* }
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::NAME,)* }
             }
 
             /// What this rule's placeholders are called ([`RuleSpec::STAND_IN`]).
             pub fn stand_in(&self) -> &'static str {
-                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::STAND_IN,)* }
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::STAND_IN,)* }
             }
 
             fn tail(&self) -> Tail {
-                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::TAIL,)* }
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::TAIL,)* }
             }
 
             fn default_head(&self) -> Head {
-                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_HEAD,)* }
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::DEFAULT_HEAD,)* }
             }
 
             fn own_head(&self) -> bool {
-                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::OWN_HEAD,)* }
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::OWN_HEAD,)* }
             }
 
             fn default_keep_recent(&self) -> usize {
-                match self { $(Rule::$variant(_) => <$ty as RuleSpec>::DEFAULT_KEEP_RECENT,)* }
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::DEFAULT_KEEP_RECENT,)* }
             }
 
             fn push_params(&self, params: &mut Vec<String>) {
@@ -226,8 +199,8 @@ strategies! {
     Required: required::Required,
     Pinned: pinned::Pinned,
     Mask: mask::Mask,
-    ClearToolUses: ClearToolUses,
-    Summary: SummaryRule,
+    ClearToolUses: clear_tool_uses::ClearToolUses,
+    Summary: summary_rule::SummaryRule,
     Amortized: amortized::Amortized,
     OpenHandsLlmSummarizing: openhands_llm_summarizing::OpenHandsLlmSummarizing,
     CodexCompact: codex_compact::CodexCompact,
@@ -247,7 +220,7 @@ strategies! {
     AnthropicClearThinking: anthropic_clear_thinking::AnthropicClearThinking,
     OpenCodeCompact: opencode_compact::OpenCodeCompact,
     PiCompact: pi_compact::PiCompact,
-    External: external::External,
+    External: pub external::External,
     OpenHandsSdkSummarizing: openhands_sdk_summarizing::OpenHandsSdkSummarizing,
     CodexCompact2026: codex_compact_2026::CodexCompact2026,
     RequiredSummary: required_summary::RequiredSummary,

@@ -3,10 +3,10 @@
 
 use super::options::CellsOutput;
 use crate::error::{Error, Result};
+use crate::formats::Formats;
 use crate::refuse;
 use crate::stats::Summary;
 use crate::strategy::external::{resume_refusal, ProgramFile};
-use crate::tables::formats::Formats;
 use crate::tables::manifest::SweepKind;
 use serde::{Deserialize, Serialize};
 use std::path::Path;

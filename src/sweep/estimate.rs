@@ -12,8 +12,8 @@ use super::kind::SweepGrid;
 use super::plan::Plan;
 use super::rows_writer::ROW_GROUP;
 use crate::error::{Error, Result};
+use crate::formats::{Formats, TableFormat};
 use crate::history::source::HistorySource;
-use crate::tables::formats::{Formats, TableFormat};
 use crate::tables::{Get, Table};
 use std::path::Path;
 

@@ -5,15 +5,13 @@ use super::fault::{self, Fault};
 use super::json_file::write_json;
 use super::kind::{SweepExperiment, SweepGrid};
 use super::options::Stage;
-use crate::error::{At, Result};
+use crate::error::Result;
+use crate::formats::Formats;
 use crate::refuse;
 use crate::stats::Summary;
-use crate::tables::formats::{Formats, TableFormat};
 use crate::tables::manifest::{Manifest, MANIFEST};
 use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
-use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
-use std::io::{BufWriter, Write as _};
 use std::path::Path;
 use std::time::Duration;
 
@@ -139,31 +137,8 @@ pub(crate) fn write_table<G: Sync, R: Sync>(
     let mut written = Vec::new();
     for format in formats.iter() {
         let name = format.file_name(table.stem);
-        let path = folder.join(&name);
-        match format {
-            TableFormat::Parquet => {
-                let mut df = table.frame(grid, Names::NONE, rows).at(&path, "build")?;
-                write_parquet(&path, &mut df)?;
-            }
-            TableFormat::Csv => {
-                let mut w = super::rows_writer::create_csv(&path, table)?;
-                table
-                    .write_csv(grid, Names::NONE, rows, &mut w, &mut Vec::new())
-                    .at(&path, "write")?;
-                w.flush().at(&path, "write")?;
-            }
-        }
+        format.write_whole(&folder.join(&name), &table.batch(grid, Names::NONE, rows))?;
         written.push(name);
     }
     Ok(written)
-}
-
-/// Writes a whole DataFrame as one Parquet file.
-pub fn write_parquet(path: &Path, df: &mut DataFrame) -> Result<()> {
-    let file = crate::links::create(path)?;
-    ParquetWriter::new(BufWriter::new(file))
-        .with_compression(ParquetCompression::Zstd(None))
-        .finish(df)
-        .at(path, "write Parquet")?;
-    Ok(())
 }

@@ -6,10 +6,10 @@
 use crate::cells::{self, CellRow, Grid};
 use crate::experiment::outer::OuterAxes;
 use crate::experiment::{Experiment, Frame, FrameFile, SessionExperiment};
+use crate::formats::Formats;
 use crate::history::CostedHistory;
 use crate::sessions::{self, SessionGrid, SessionRow};
 use crate::strategy::external::Failure;
-use crate::tables::formats::Formats;
 use crate::tables::manifest::{Axes, SweepKind};
 use crate::tables::summary::{GroupRow, Grouping, PairRow};
 use crate::tables::Table;

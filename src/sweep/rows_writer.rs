@@ -10,14 +10,10 @@
 //! while their summary comes from the checkpoint).
 
 use super::kind::SweepGrid;
-use crate::error::{At, Result};
+use crate::error::Result;
+use crate::formats::{Formats, TableWriter};
 use crate::refuse;
-use crate::tables::formats::{Formats, TableFormat};
-use crate::tables::read::parquet_rows;
 use crate::tables::{Names, Table};
-use polars::prelude::{DataFrame, ParquetCompression, ParquetWriter};
-use std::fs::File;
-use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
@@ -158,13 +154,10 @@ impl<'scope, G: SweepGrid, R: Copy + Send + Sync + 'static> RowsWriter<'scope, G
     }
 }
 
-/// The open table files, owned by the encoding thread.
+/// The open table files, owned by the encoding thread: each file's path, name and writer.
 struct Files {
-    parquet: Option<(PathBuf, ParquetSink)>,
-    csv: Option<(PathBuf, BufWriter<File>)>,
-    buf: Vec<u8>,
+    files: Vec<(PathBuf, String, Box<dyn TableWriter>)>,
     rows: u64,
-    names: (String, String),
 }
 
 impl Files {
@@ -174,29 +167,14 @@ impl Files {
         table: &Table<G, R>,
         formats: Formats,
     ) -> Result<Files> {
-        let parquet = match formats.has(TableFormat::Parquet) {
-            true => {
-                let path = staging.join(table.parquet_name());
-                let sink = ParquetSink::create(&path, table, grid)?;
-                Some((path, sink))
-            }
-            false => None,
-        };
-        let csv = match formats.has(TableFormat::Csv) {
-            true => {
-                let path = staging.join(table.csv_name());
-                let w = create_csv(&path, table)?;
-                Some((path, w))
-            }
-            false => None,
-        };
-        Ok(Files {
-            parquet,
-            csv,
-            buf: Vec::new(),
-            rows: 0,
-            names: (table.parquet_name(), table.csv_name()),
-        })
+        let mut files = Vec::new();
+        for format in formats.iter() {
+            let name = format.file_name(table.stem);
+            let path = staging.join(&name);
+            let writer = format.create(&path, &table.batch(grid, Names::NONE, &[]))?;
+            files.push((path, name, writer));
+        }
+        Ok(Files { files, rows: 0 })
     }
 
     fn write<G: SweepGrid, R: Sync>(
@@ -209,43 +187,22 @@ impl Files {
             base: batch.base,
             names: &batch.names,
         };
-        if let Some((path, w)) = self.csv.as_mut() {
-            table
-                .write_csv(grid, at, &batch.rows, w, &mut self.buf)
-                .at(path, "write")?;
-        }
-        if let Some((path, sink)) = self.parquet.as_mut() {
-            let df = table.frame(grid, at, &batch.rows).at(path, "build")?;
-            sink.write(&df)?;
+        for (_, _, writer) in &mut self.files {
+            writer.write(&table.batch(grid, at, &batch.rows))?;
         }
         self.rows += batch.rows.len() as u64;
         Ok(())
     }
 
     /// Closes the files and checks that each holds the rows written; returns their names.
-    fn finish(mut self) -> Result<Vec<String>> {
+    fn finish(self) -> Result<Vec<String>> {
         let mut staged = Vec::new();
-        if let Some((path, sink)) = self.parquet.take() {
-            sink.finish()?;
-            check_rows(&path, parquet_rows(&path)? as u64, self.rows)?;
-            staged.push(self.names.0.clone());
-        }
-        if let Some((path, mut w)) = self.csv.take() {
-            w.flush().at(&path, "write")?;
-            drop(w);
-            check_rows(&path, csv_lines(&path)?.saturating_sub(1), self.rows)?;
-            staged.push(self.names.1.clone());
+        for (path, name, writer) in self.files {
+            check_rows(&path, writer.finish()?, self.rows)?;
+            staged.push(name);
         }
         Ok(staged)
     }
-}
-
-/// A CSV file of `table` with its header line written.
-pub(crate) fn create_csv<G, R>(path: &Path, table: &Table<G, R>) -> Result<BufWriter<File>> {
-    let file = crate::links::create(path)?;
-    let mut w = BufWriter::with_capacity(1 << 20, file);
-    table.write_csv_header(&mut w).at(path, "write")?;
-    Ok(w)
 }
 
 fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
@@ -256,54 +213,4 @@ fn check_rows(path: &Path, found: u64, expected: u64) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Lines of a file (the CSV writer ends every record with one newline; no field holds one).
-pub(crate) fn csv_lines(path: &Path) -> Result<u64> {
-    use std::io::Read as _;
-    let mut f = File::open(path).at(path, "read")?;
-    let mut buf = vec![0u8; 1 << 20];
-    let mut lines = 0u64;
-    loop {
-        let n = f.read(&mut buf).at(path, "read")?;
-        if n == 0 {
-            return Ok(lines);
-        }
-        lines += buf[..n].iter().filter(|&&b| b == b'\n').count() as u64;
-    }
-}
-
-/// A Parquet file written one batch (row group) at a time.
-struct ParquetSink {
-    writer: polars::io::parquet::write::BatchedWriter<BufWriter<File>>,
-    path: PathBuf,
-}
-
-impl ParquetSink {
-    fn create<G: Sync, R: Sync>(path: &Path, table: &Table<G, R>, grid: &G) -> Result<Self> {
-        let file = crate::links::create(path)?;
-        // The schema of the declared table, from an empty frame of it.
-        let schema = table
-            .frame(grid, Names::NONE, &[])
-            .at(path, "build")?
-            .schema()
-            .clone();
-        let writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
-            .with_compression(ParquetCompression::Zstd(None))
-            .batched(&schema)
-            .at(path, "start Parquet")?;
-        Ok(ParquetSink {
-            writer,
-            path: path.to_path_buf(),
-        })
-    }
-
-    fn write(&mut self, df: &DataFrame) -> Result<()> {
-        self.writer.write_batch(df).at(&self.path, "write Parquet")
-    }
-
-    fn finish(self) -> Result<()> {
-        self.writer.finish().at(&self.path, "finish Parquet")?;
-        Ok(())
-    }
 }

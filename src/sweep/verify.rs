@@ -4,11 +4,9 @@
 
 use super::checkpoint::ShardState;
 use super::kind::SweepGrid;
-use super::rows_writer::csv_lines;
 use crate::error::{At, Result};
+use crate::formats::{Formats, TableFormat};
 use crate::refuse;
-use crate::tables::formats::Formats;
-use crate::tables::read::parquet_rows;
 use std::path::Path;
 
 /// The longest run a shard may claim, in seconds (a century): beyond it the figure is corrupt.
@@ -115,17 +113,12 @@ pub fn files(dir: &Path, path: &Path, s: &ShardState, expected: &[(String, u64)]
                 s.shard.0
             );
         }
-        let found = if f.ends_with(".parquet") {
-            match parquet_rows(&file) {
-                Ok(n) => n as u64,
-                Err(e) => refuse!("shard {}: {e} (re-run the shard)", s.shard.0),
-            }
-        } else {
-            // The header line is not a row.
-            match csv_lines(&file) {
-                Ok(n) => n.saturating_sub(1),
-                Err(e) => refuse!("shard {}: {e}", s.shard.0),
-            }
+        let Some(format) = TableFormat::of_file(f) else {
+            refuse!("{}: not a table of a known format", file.display());
+        };
+        let found = match format.rows_in(&file) {
+            Ok(n) => n,
+            Err(e) => refuse!("shard {}: {e} (re-run the shard)", s.shard.0),
         };
         let rows = expected
             .iter()

@@ -8,7 +8,6 @@
 
 pub mod cells;
 pub mod compactions;
-pub mod formats;
 pub mod manifest;
 pub mod numbers;
 pub mod read;
@@ -17,6 +16,8 @@ pub mod sessions;
 pub mod summary;
 mod values;
 
+use crate::formats::csv::push_field;
+use crate::formats::Rows;
 use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
 use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
 use std::io::Write;
@@ -348,12 +349,15 @@ impl<G, R> Table<G, R> {
         self.columns.iter().filter(|c| c.measure)
     }
 
-    pub fn parquet_name(&self) -> String {
-        format!("{}.parquet", self.stem)
-    }
-
-    pub fn csv_name(&self) -> String {
-        format!("{}.csv", self.stem)
+    /// The rows `rows` (of the histories `names`, their indices into `grid`) as the formats
+    /// read them.
+    pub fn batch<'a>(&'a self, grid: &'a G, names: Names<'a>, rows: &'a [R]) -> RowBatch<'a, G, R> {
+        RowBatch {
+            table: self,
+            grid,
+            names,
+            rows,
+        }
     }
 
     /// The rows as a DataFrame, built column by column, groups of columns in parallel: the
@@ -398,14 +402,19 @@ impl<G, R> Table<G, R> {
     /// Writes the header line.
     pub fn write_csv_header<W: Write>(&self, out: &mut W) -> std::io::Result<()> {
         let mut line = Vec::new();
+        self.push_csv_header(&mut line);
+        out.write_all(&line)
+    }
+
+    /// Appends the header line to `line`.
+    fn push_csv_header(&self, line: &mut Vec<u8>) {
         for (i, c) in self.columns.iter().enumerate() {
             if i > 0 {
                 line.push(b',');
             }
-            push_csv_text(&mut line, &c.name);
+            push_field(line, &c.name);
         }
-        self.end_csv_record(&mut line);
-        out.write_all(&line)
+        self.end_csv_record(line);
     }
 
     /// Writes the rows as CSV lines: every field is formatted straight into a byte buffer (`buf`
@@ -467,7 +476,7 @@ impl<G, R> Table<G, R> {
                     buf.push(b',');
                 }
                 match &c.get {
-                    Get::Text(f) => push_csv_text(buf, f(grid, names, r)),
+                    Get::Text(f) => push_field(buf, f(grid, names, r)),
                     Get::Whole(f) => push_whole(buf, f(grid, r)),
                     Get::OptWhole(f) => {
                         if let Some(x) = f(grid, r) {
@@ -505,23 +514,27 @@ impl<G, R> Table<G, R> {
     }
 }
 
-/// A text field as the csv crate writes it by default: quoted, its quotes doubled, when it
-/// holds a comma, a quote or a line break; as it is otherwise.
-fn push_csv_text(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
-    if !bytes
-        .iter()
-        .any(|&b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
-    {
-        out.extend_from_slice(bytes);
-        return;
+/// A batch of a table's rows, with the grid their indices point into and the names of their
+/// histories: what a table format writes.
+pub struct RowBatch<'a, G, R> {
+    table: &'a Table<G, R>,
+    grid: &'a G,
+    names: Names<'a>,
+    rows: &'a [R],
+}
+
+impl<G: Sync, R: Sync> Rows for RowBatch<'_, G, R> {
+    fn frame(&self) -> PolarsResult<DataFrame> {
+        self.table.frame(self.grid, self.names, self.rows)
     }
-    out.push(b'"');
-    for &b in bytes {
-        if b == b'"' {
-            out.push(b'"');
-        }
-        out.push(b);
+
+    fn csv_header(&self, line: &mut Vec<u8>) {
+        self.table.push_csv_header(line)
     }
-    out.push(b'"');
+
+    fn csv_lines(&self, out: &mut dyn Write, buf: &mut Vec<u8>) -> std::io::Result<()> {
+        let mut out = out;
+        self.table
+            .write_csv(self.grid, self.names, self.rows, &mut out, buf)
+    }
 }

@@ -34,16 +34,6 @@ pub fn read_frame(path: &Path) -> Result<DataFrame, InputError> {
         })
 }
 
-/// The number of rows of a Parquet table, from its footer (nothing else is read).
-pub fn parquet_rows(path: &Path) -> Result<usize, InputError> {
-    let file = File::open(path).map_err(|e| InputError::io(path, e))?;
-    let mut reader = ParquetReader::new(file);
-    reader.num_rows().map_err(|e| InputError::File {
-        path: path.into(),
-        message: format!("not a readable Parquet table: {e}"),
-    })
-}
-
 fn matches(ty: Type, dtype: &DataType) -> bool {
     matches!(
         (ty, dtype),

@@ -49,6 +49,7 @@ mod presets_summary;
 mod presets_view;
 mod readme;
 mod real_runs;
+mod registries;
 mod robustness;
 mod runner;
 mod scale;

@@ -23,7 +23,7 @@
 //! - At the fitted `miss` and `credit`, a call is credited `(1 − miss) × credit` of the prefix
 //!   the rules read; the rest of its prompt is written.
 
-use super::{Billing, CacheRules, Request};
+use super::{Billing, CacheModel, CacheRules, ContextCall, Request};
 
 /// Block boundaries checked before a breakpoint.
 pub const LOOKBACK: usize = 20;
@@ -86,4 +86,29 @@ pub fn bill_with(
 /// longer match anything the context can send.
 pub fn replaced(common: usize, points: &mut Vec<usize>) {
     points.retain(|&p| p <= common);
+}
+
+/// Anthropic's rules: the fixed prefix at a breakpoint of its own, then the context's
+/// breakpoints; what a call adds is written at its breakpoint.
+pub struct AnthropicCache;
+
+impl CacheModel for AnthropicCache {
+    const TTL_SECONDS: Option<u64> = Some(TTL_SECONDS);
+    /// The 5-minute cache and the 1-hour one.
+    const LIFETIMES: &'static [u64] = &[300, 3600];
+
+    fn call(c: ContextCall) -> Billing {
+        let read = if c.held { c.rules.credited(c.fixed) } else { 0 };
+        let mut bill = Billing::of(read, c.fixed - read, 0, 0);
+        bill.add(bill_with(c.req, c.rules, c.breakpoints, c.output));
+        bill
+    }
+
+    fn added(tokens: u64) -> Billing {
+        Billing::of(0, tokens, 0, 0)
+    }
+
+    fn replaced(common: usize, breakpoints: &mut Vec<usize>) {
+        replaced(common, breakpoints)
+    }
 }

@@ -13,7 +13,7 @@
 //! (see the README's cache section); at its defaults this model credits every hit in full, an
 //! upper bound, and `miss` / `credit` fitted on those transcripts bring it down to them.
 
-use super::{Billing, CacheRules};
+use super::{Billing, CacheModel, CacheRules, ContextCall};
 
 /// Bills a call of `input` units whose first `shared` units equal the previous request's.
 pub fn bill(input: u64, shared: u64, rules: &CacheRules, output: u64) -> Billing {
@@ -24,4 +24,17 @@ pub fn bill(input: u64, shared: u64, rules: &CacheRules, output: u64) -> Billing
         0
     };
     Billing::of(read, 0, input - read, output)
+}
+
+/// Gemini's rules, on the agent's calls and on prompts sent apart alike.
+pub struct GeminiCache;
+
+impl CacheModel for GeminiCache {
+    fn call(c: ContextCall) -> Billing {
+        bill(c.input, c.shared, c.rules, c.output)
+    }
+
+    fn separate(rules: &CacheRules, input: u64, shared: u64, output: u64) -> Billing {
+        bill(input, shared, rules, output)
+    }
 }

@@ -43,12 +43,7 @@
 //! shares with the current one is that whole request; only a compaction rewrites it.
 //! [`Prefix`] tracks that in two numbers instead of a copy of the previous input.
 
-pub mod anthropic;
-pub mod gemini;
 pub(crate) mod kind;
-pub mod none;
-pub mod openai;
-pub mod recorded;
 
 pub use kind::CacheKind;
 
@@ -56,17 +51,112 @@ use super::prices::Prices;
 use crate::history::RecordedCall;
 use serde::{Deserialize, Serialize};
 
-// The lifetimes are each provider's rules' own, so the kinds' list (`kind.rs`) stays below them.
-impl CacheKind {
+/// A cache's rules: how it bills each kind of call, one module each (listed in `kind.rs`).
+/// What a rule leaves unsaid is a prompt billed as plain input.
+pub trait CacheModel {
     /// The provider's cache lifetime in seconds (`None`: undocumented or not applicable).
-    pub fn ttl_seconds(self) -> Option<u64> {
-        match self {
-            CacheKind::Anthropic => Some(anthropic::TTL_SECONDS),
-            CacheKind::OpenAi => Some(openai::TTL_SECONDS),
-            CacheKind::Gemini | CacheKind::None | CacheKind::Recorded => None,
-        }
+    const TTL_SECONDS: Option<u64> = None;
+    /// The lifetimes the provider offers, which `calibrate --fit-cache` chooses between.
+    const LIFETIMES: &'static [u64] = &[];
+
+    /// Bills a call on the agent's context (see [`Cache::call`]).
+    fn call(c: ContextCall) -> Billing;
+
+    /// Bills a prompt sent apart from the agent's context (see [`Cache::separate`]).
+    fn separate(_rules: &CacheRules, input: u64, _shared: u64, output: u64) -> Billing {
+        none::bill(input, output)
+    }
+
+    /// How `tokens` new to the prompt are billed (see [`Cache::added`]).
+    fn added(tokens: u64) -> Billing {
+        Billing::of(0, 0, tokens, 0)
+    }
+
+    /// The context was replaced; `common` leading entries are the same as before.
+    fn replaced(_common: usize, _breakpoints: &mut Vec<usize>) {}
+
+    /// What is left to bill at the end of a session that ran to the end (see [`Cache::rest`]).
+    fn rest(_recorded: &mut recorded::Cursor, _history: &[RecordedCall]) -> Billing {
+        Billing::default()
     }
 }
+
+/// What a call on the agent's context is billed from.
+pub struct ContextCall<'a> {
+    pub req: &'a Request<'a>,
+    pub rules: &'a CacheRules,
+    /// The session's cached Anthropic breakpoints.
+    pub breakpoints: &'a mut Vec<usize>,
+    /// The calls the transcript records, and the next one to bill.
+    pub history: &'a [RecordedCall],
+    pub recorded: &'a mut recorded::Cursor,
+    /// The end of an agent call's output records (`None` for a compaction).
+    pub output_end: Option<usize>,
+    pub output: u64,
+    /// The units every call sends ahead of the context, and whether the provider holds them.
+    pub fixed: u64,
+    pub held: bool,
+    /// The whole input (the fixed prefix included), and how much of it repeats the previous
+    /// request.
+    pub input: u64,
+    pub shared: u64,
+}
+
+/// Declares the caches' modules and hands each kind of call to its cache's rules.
+macro_rules! cache_models {
+    ($($module:ident => $variant:ident($model:ident) { name: $name:literal, provider: $provider:literal }),* $(,)?) => {
+        $(pub mod $module;)*
+
+        impl CacheKind {
+            /// The provider's cache lifetime in seconds (`None`: undocumented or not
+            /// applicable).
+            pub fn ttl_seconds(self) -> Option<u64> {
+                match self {
+                    $(CacheKind::$variant => <$module::$model as CacheModel>::TTL_SECONDS,)*
+                }
+            }
+
+            /// The lifetimes the provider offers, to choose between (none: not fitted).
+            pub fn lifetimes(self) -> &'static [u64] {
+                match self {
+                    $(CacheKind::$variant => <$module::$model as CacheModel>::LIFETIMES,)*
+                }
+            }
+
+            fn bill_call(self, c: ContextCall) -> Billing {
+                match self {
+                    $(CacheKind::$variant => <$module::$model as CacheModel>::call(c),)*
+                }
+            }
+
+            fn bill_separate(self, rules: &CacheRules, input: u64, shared: u64, output: u64) -> Billing {
+                match self {
+                    $(CacheKind::$variant => <$module::$model as CacheModel>::separate(rules, input, shared, output),)*
+                }
+            }
+
+            fn bill_added(self, tokens: u64) -> Billing {
+                match self {
+                    $(CacheKind::$variant => <$module::$model as CacheModel>::added(tokens),)*
+                }
+            }
+
+            fn bill_replaced(self, common: usize, breakpoints: &mut Vec<usize>) {
+                match self {
+                    $(CacheKind::$variant => <$module::$model as CacheModel>::replaced(common, breakpoints),)*
+                }
+            }
+
+            fn bill_rest(self, recorded: &mut recorded::Cursor, history: &[RecordedCall]) -> Billing {
+                match self {
+                    $(CacheKind::$variant => <$module::$model as CacheModel>::rest(recorded, history),)*
+                }
+            }
+        }
+    };
+}
+
+kind::caches!(cache_models);
 
 /// The cache rules a session bills with.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -177,8 +267,9 @@ impl CacheSpec {
         for (key, value) in &spec.params {
             if !kind.fits() {
                 return Err(format!(
-                    "cache `{}` takes no parameters (`miss`, `credit` and `ttl` are a provider cache's: anthropic, openai, gemini)",
-                    kind.as_str()
+                    "cache `{}` takes no parameters (`miss`, `credit` and `ttl` are a provider cache's: {})",
+                    kind.as_str(),
+                    CacheKind::names_where(CacheKind::fits)
                 ));
             }
             let number = match value {
@@ -419,23 +510,19 @@ impl Cache {
             m => fixed + req.cost(m),
         };
         let input = fixed + req.cost(req.len());
-        let rules = &self.rules;
-        match rules.kind {
-            CacheKind::Anthropic => {
-                let read = if held { rules.credited(fixed) } else { 0 };
-                let mut bill = Billing::of(read, fixed - read, 0, 0);
-                bill.add(anthropic::bill_with(req, rules, breakpoints, output));
-                bill
-            }
-            CacheKind::OpenAi => openai::bill(input, shared, rules, output),
-            CacheKind::Gemini => gemini::bill(input, shared, rules, output),
-            CacheKind::None => none::bill(input, output),
-            CacheKind::Recorded => match output_end {
-                Some(end) => self.recorded.upto(history, end),
-                // Only `raw` replays are billed as recorded, and they never compact.
-                None => none::bill(input, output),
-            },
-        }
+        self.rules.kind.bill_call(ContextCall {
+            req,
+            rules: &self.rules,
+            breakpoints,
+            history,
+            recorded: &mut self.recorded,
+            output_end,
+            output,
+            fixed,
+            held,
+            input,
+            shared,
+        })
     }
 
     /// Bills a call on a prompt sent apart from the agent's context (a harness's own summary
@@ -445,14 +532,9 @@ impl Cache {
     /// the run never made, so both bill it as plain input. What the agent's calls have cached
     /// is left as it is.
     pub fn separate(&self, input: u64, shared: u64, output: u64) -> Billing {
-        let rules = &self.rules;
-        match rules.kind {
-            CacheKind::OpenAi => openai::bill(input, shared, rules, output),
-            CacheKind::Gemini => gemini::bill(input, shared, rules, output),
-            CacheKind::Anthropic | CacheKind::None | CacheKind::Recorded => {
-                none::bill(input, output)
-            }
-        }
+        self.rules
+            .kind
+            .bill_separate(&self.rules, input, shared, output)
     }
 
     /// How `tokens` of a prompt are billed when the provider already holds them: the call
@@ -462,11 +544,9 @@ impl Cache {
     /// prompts such tokens sit in are taken to be past the minimum cacheable length (an
     /// agent's context is, after its first calls).
     pub fn carried(&self, tokens: u64) -> Billing {
-        let read = match self.rules.kind {
-            CacheKind::Anthropic | CacheKind::OpenAi | CacheKind::Gemini => {
-                self.rules.credited(tokens)
-            }
-            CacheKind::None | CacheKind::Recorded => 0,
+        let read = match self.rules.kind.fits() {
+            true => self.rules.credited(tokens),
+            false => 0,
         };
         Billing::of(read, 0, tokens - read, 0)
     }
@@ -474,27 +554,19 @@ impl Cache {
     /// How `tokens` new to the prompt are billed: written to Anthropic's cache at its
     /// breakpoint, plain input elsewhere.
     pub fn added(&self, tokens: u64) -> Billing {
-        match self.rules.kind {
-            CacheKind::Anthropic => Billing::of(0, tokens, 0, 0),
-            _ => Billing::of(0, 0, tokens, 0),
-        }
+        self.rules.kind.bill_added(tokens)
     }
 
     /// The context was replaced; `common` leading entries are the same as before.
     pub fn replaced(&mut self, common: usize, breakpoints: &mut Vec<usize>) {
         self.prefix.replaced(common);
-        if self.rules.kind == CacheKind::Anthropic {
-            anthropic::replaced(common, breakpoints);
-        }
+        self.rules.kind.bill_replaced(common, breakpoints);
     }
 
     /// At the end of a session that ran to the end: the recorded calls after its last agent
     /// call (responses that left no record), so `recorded` bills every call it records.
     pub fn rest(&mut self, history: &[RecordedCall]) -> Billing {
-        match self.rules.kind {
-            CacheKind::Recorded => self.recorded.upto(history, usize::MAX),
-            _ => Billing::default(),
-        }
+        self.rules.kind.bill_rest(&mut self.recorded, history)
     }
 }
 

@@ -9,7 +9,7 @@
 //! here every request reaches the machine holding the previous one. In-memory retention lasts
 //! 5–10 minutes of inactivity ([`TTL_SECONDS`], the shorter, applied between calls with times).
 
-use super::{Billing, CacheRules};
+use super::{Billing, CacheModel, CacheRules, ContextCall};
 
 /// Cache hits grow in steps of this many tokens past the minimum.
 pub const GRANULARITY: u64 = 128;
@@ -26,4 +26,19 @@ pub fn bill(input: u64, shared: u64, rules: &CacheRules, output: u64) -> Billing
         0
     };
     Billing::of(read, 0, input - read, output)
+}
+
+/// OpenAI's rules, on the agent's calls and on prompts sent apart alike.
+pub struct OpenAiCache;
+
+impl CacheModel for OpenAiCache {
+    const TTL_SECONDS: Option<u64> = Some(TTL_SECONDS);
+
+    fn call(c: ContextCall) -> Billing {
+        bill(c.input, c.shared, c.rules, c.output)
+    }
+
+    fn separate(rules: &CacheRules, input: u64, shared: u64, output: u64) -> Billing {
+        bill(input, shared, rules, output)
+    }
 }

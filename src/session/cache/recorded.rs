@@ -6,7 +6,7 @@
 //! response may leave no record); what is left after the last agent call is billed at the end
 //! of a session that did not run out of context.
 
-use super::Billing;
+use super::{Billing, CacheModel, ContextCall};
 use crate::history::RecordedCall;
 
 /// The next recorded call to bill.
@@ -30,5 +30,23 @@ impl Cursor {
             self.next += 1;
         }
         b
+    }
+}
+
+/// The transcript's own figures: an agent call bills the recorded calls up to its output, and
+/// the end of the session what is left.
+pub struct RecordedCache;
+
+impl CacheModel for RecordedCache {
+    fn call(c: ContextCall) -> Billing {
+        match c.output_end {
+            Some(end) => c.recorded.upto(c.history, end),
+            // Only `raw` replays are billed as recorded, and they never compact.
+            None => super::none::bill(c.input, c.output),
+        }
+    }
+
+    fn rest(recorded: &mut Cursor, history: &[RecordedCall]) -> Billing {
+        recorded.upto(history, usize::MAX)
     }
 }

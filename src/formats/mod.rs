@@ -1,15 +1,46 @@
-//! The table formats a sweep writes (`output.formats`): their names, file names and where a
-//! shard's rows go. A new format is one line of the `table_formats!` list below, its writers
-//! (the whole-table one in `sweep/finish.rs`, the streaming one in `sweep/rows_writer.rs`) and
-//! its size in the estimate.
+//! The table formats a sweep writes (`output.formats`), one file each, and their registry. A
+//! new format is its file — a [`TableWriter`] that writes a table batch after batch, a
+//! whole-table writer and a row counter — and one line of the `table_formats!` list below (its
+//! `mod` line is generated from it). The estimate of a run's size per format
+//! (`sweep/estimate.rs`) is the one other place that names a format.
+//!
+//! A format reads a table's rows through [`Rows`], which the table's declaration
+//! (`tables::Table`) implements: the formats sit below the experiment files that name them,
+//! the tables above.
 
+use crate::error::Result;
+use polars::prelude::{DataFrame, PolarsResult};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::io::{self, Write};
+use std::path::Path;
 
-/// Declares the formats: each line is the name `output.formats` gives it, its variant, the
-/// name messages give it and the suffix of its shards' folder (`cells<suffix>/shard=i/`).
+/// A batch of a table's rows as the formats read it (a batch of no rows is the table's header).
+pub trait Rows: Sync {
+    /// The rows as typed columns; with no rows, the table's schema.
+    fn frame(&self) -> PolarsResult<DataFrame>;
+    /// The table's CSV header line, appended to `line`.
+    fn csv_header(&self, line: &mut Vec<u8>);
+    /// The rows as CSV lines, written to `out` (formatted in `buf`).
+    fn csv_lines(&self, out: &mut dyn Write, buf: &mut Vec<u8>) -> io::Result<()>;
+}
+
+/// A file of a table being written in one format, a batch of rows at a time.
+pub trait TableWriter: Send {
+    /// Appends a batch of rows.
+    fn write(&mut self, rows: &dyn Rows) -> Result<()>;
+    /// Closes the file; returns the rows it holds, read back from the file.
+    fn finish(self: Box<Self>) -> Result<u64>;
+}
+
+/// Declares the formats: each line is the format's module (its file), its variant, the name
+/// `output.formats` gives it, the name messages give it and the suffix of its shards' folder
+/// (`cells<suffix>/shard=i/`). The module provides `create` (a [`TableWriter`]), `write_whole`
+/// and `rows_in`.
 macro_rules! table_formats {
-    ($($key:literal => $variant:ident { title: $title:literal, shards: $suffix:literal }),* $(,)?) => {
+    ($($module:ident => $variant:ident { key: $key:literal, title: $title:literal, shards: $suffix:literal }),* $(,)?) => {
+        $(pub mod $module;)*
+
         /// A table format, as `output.formats` names it.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum TableFormat {
@@ -40,13 +71,35 @@ macro_rules! table_formats {
                     $(TableFormat::$variant => $suffix,)*
                 }
             }
+
+            /// Starts the file at `path` of the table whose header `empty` is (a batch of no
+            /// rows); the rows follow in batches.
+            pub fn create(self, path: &Path, empty: &dyn Rows) -> Result<Box<dyn TableWriter>> {
+                match self {
+                    $(TableFormat::$variant => $module::create(path, empty),)*
+                }
+            }
+
+            /// Writes a small table whole at `path`.
+            pub fn write_whole(self, path: &Path, rows: &dyn Rows) -> Result<()> {
+                match self {
+                    $(TableFormat::$variant => $module::write_whole(path, rows),)*
+                }
+            }
+
+            /// The rows a file of this format holds (a CSV file's header line is no row).
+            pub fn rows_in(self, path: &Path) -> Result<u64> {
+                match self {
+                    $(TableFormat::$variant => $module::rows_in(path),)*
+                }
+            }
         }
     };
 }
 
 table_formats! {
-    "parquet" => Parquet { title: "Parquet", shards: "" },
-    "csv" => Csv { title: "CSV", shards: "-csv" },
+    parquet => Parquet { key: "parquet", title: "Parquet", shards: "" },
+    csv => Csv { key: "csv", title: "CSV", shards: "-csv" },
 }
 
 impl TableFormat {
