@@ -117,8 +117,8 @@ impl Streamed {
             super::import::index_batch(files, format, labels, Some(flags), bad, keep)?;
         let reader = Reader::Transcripts {
             format,
-            labels: labels.clone(),
-            flags: flags.clone(),
+            labels: *labels,
+            flags: *flags,
         };
         Ok((
             Streamed {
