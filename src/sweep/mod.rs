@@ -3,7 +3,9 @@
 //! session sweeps is behind [`kind::SweepGrid`].
 
 mod checkpoint;
+mod chunks;
 pub mod estimate;
+mod evaluate;
 mod external;
 pub mod fault;
 mod finish;
@@ -14,6 +16,8 @@ pub mod memory;
 pub mod merge;
 pub mod options;
 pub mod plan;
+mod prepare;
+mod publish;
 mod rows_writer;
 pub mod run;
 pub mod shard;
