@@ -12,6 +12,7 @@ mod finish;
 pub(crate) mod folder;
 mod json_file;
 pub mod kind;
+pub mod machine;
 pub mod memory;
 pub mod merge;
 pub mod options;
