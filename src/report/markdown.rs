@@ -28,7 +28,7 @@ pub fn report(
         manifest.version
     );
     experiment(&mut out, grid, manifest);
-    if let Some(confusion) = &manifest.flagger {
+    if let Some(confusion) = &manifest.inputs.flagger {
         super::flagger::section(&mut out, confusion, grid, manifest);
     }
     for figure in figures {

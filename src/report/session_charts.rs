@@ -566,11 +566,9 @@ mod tests {
                 ..Default::default()
             },
             files: Vec::new(),
-            flagger: None,
-            left_out: Vec::new(),
             version: String::new(),
             wall_seconds: 0.0,
-            programs: Vec::new(),
+            inputs: Default::default(),
         }
     }
 
