@@ -116,30 +116,20 @@ fn evaluate_histories<G: SweepGrid>(
     chunk: &Chunk,
     sinks: &ChunkSinks<'_, '_, G>,
 ) -> Vec<EvaluatedHistory<G::Row, G::Event>> {
-    let (progress, totals) = (sinks.progress, sinks.totals);
+    let totals = sinks.totals;
     // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
     let evaluated = source.evaluate(
         chunk.histories.clone(),
         cost,
         |i, costed, scratch: &mut G::Scratch| {
-            if sinks.failure.happened() {
-                return (Vec::new(), Vec::new());
-            }
-            let (rows, failed) = watch(|| {
+            let evaluated = watched(grid, i, &costed.name, sinks, scratch, |scratch| {
                 let mut rows = Vec::with_capacity(grid.rows_per_history());
                 grid.evaluate_history(i, costed, scratch, &mut rows);
                 rows
             });
-            if let Some(f) = failed {
-                let message = grid.failure_message(i, &costed.name, &rows, &f);
-                sinks.failure.record(i, message);
+            let Some((rows, events)) = evaluated else {
                 return (Vec::new(), Vec::new());
-            }
-            let mut events = Vec::new();
-            G::take_events(scratch, &mut events);
-            if let Some(p) = progress {
-                p.advance(rows.len() as u64);
-            }
+            };
             if let Some(totals) = totals {
                 totals.add(grid, &rows);
                 if !(sinks.keeps)(i) {
@@ -176,7 +166,6 @@ fn evaluate_replicates<G: SweepGrid>(
     sinks: &ChunkSinks<'_, '_, G>,
 ) -> EvaluatedHistory<G::Row, G::Event> {
     use rayon::prelude::*;
-    let progress = sinks.progress;
     let i = chunk.histories.start;
     let (name, history) = match cache.0.take() {
         Some((at, name, history)) if at == i => (name, history),
@@ -190,26 +179,13 @@ fn evaluate_replicates<G: SweepGrid>(
     let (pieces, events): Pieces<G> = starts
         .into_par_iter()
         .map_init(G::Scratch::default, |scratch, start| {
-            if sinks.failure.happened() {
-                return (Vec::new(), Vec::new());
-            }
             let end = start.saturating_add(step).min(chunk.replicates.end);
-            let (out, failed) = watch(|| {
+            watched(grid, i, &history.name, sinks, scratch, |scratch| {
                 let mut out = Vec::with_capacity((end - start) as usize * per_replicate);
                 grid.evaluate_replicates(i, &history, start..end, scratch, &mut out);
                 out
-            });
-            if let Some(f) = failed {
-                let message = grid.failure_message(i, &history.name, &out, &f);
-                sinks.failure.record(i, message);
-                return (Vec::new(), Vec::new());
-            }
-            let mut events = Vec::new();
-            G::take_events(scratch, &mut events);
-            if let Some(p) = progress {
-                p.advance(out.len() as u64);
-            }
-            (out, events)
+            })
+            .unwrap_or_default()
         })
         .unzip();
     let first = chunk.starts_history.then(|| name.clone());
@@ -223,4 +199,33 @@ fn evaluate_replicates<G: SweepGrid>(
         events,
         added: false,
     }
+}
+
+/// One evaluation on a worker of history `i` (`name`), watched for an external program's
+/// failure: its rows and their events, progress told; `None` once the chunk has a failure
+/// (this one, recorded, or an earlier one, when nothing is evaluated).
+fn watched<G: SweepGrid>(
+    grid: &G,
+    i: usize,
+    name: &str,
+    sinks: &ChunkSinks<'_, '_, G>,
+    scratch: &mut G::Scratch,
+    evaluate: impl FnOnce(&mut G::Scratch) -> Vec<G::Row>,
+) -> Option<(Vec<G::Row>, Vec<G::Event>)> {
+    if sinks.failure.happened() {
+        return None;
+    }
+    let (rows, failed) = watch(|| evaluate(scratch));
+    if let Some(f) = failed {
+        sinks
+            .failure
+            .record(i, grid.failure_message(i, name, &rows, &f));
+        return None;
+    }
+    let mut events = Vec::new();
+    G::take_events(scratch, &mut events);
+    if let Some(p) = sinks.progress {
+        p.advance(rows.len() as u64);
+    }
+    Some((rows, events))
 }
