@@ -3,7 +3,9 @@
 //! where a history ends.
 
 use super::checkpoint::{Checkpoint, CHECKPOINT};
-use super::evaluate::{evaluate_chunk, ChunkSinks, CostedCache, EvaluatedHistory, WorkerTotals};
+use super::evaluate::{
+    evaluate_chunk, ChunkSinks, CostedCache, Evaluated, EvaluatedHistory, WorkerTotals,
+};
 use super::external::FirstFailure;
 use super::fault::{self, Fault};
 use super::json_file::write_json;
@@ -186,9 +188,7 @@ impl<'a, E: SweepExperiment> ChunkLoop<'a, E> {
     /// every row goes to the writers.
     fn take_rows(
         &self,
-        evaluated: Vec<
-            EvaluatedHistory<<E::Grid as SweepGrid>::Row, <E::Grid as SweepGrid>::Event>,
-        >,
+        evaluated: Vec<Evaluated<E::Grid>>,
         chunk: &Chunk,
         checkpoint: &mut Checkpoint,
         mut partials: Option<&mut HistoryPartials>,

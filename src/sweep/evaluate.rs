@@ -24,6 +24,12 @@ type Pieces<G> = (
     Vec<Vec<<G as SweepGrid>::Event>>,
 );
 
+/// One history of a chunk of a sweep of grid `G`.
+pub(super) type Evaluated<G> = EvaluatedHistory<<G as SweepGrid>::Row, <G as SweepGrid>::Event>;
+
+/// The rows of one evaluation and their events.
+type RowsAndEvents<G> = (Vec<<G as SweepGrid>::Row>, Vec<<G as SweepGrid>::Event>);
+
 /// One history of a chunk: its index, its name when the chunk starts it, its rows in order
 /// (in pieces) and the events of each piece, and whether a worker has added it to its
 /// [`WorkerTotals`].
@@ -99,7 +105,7 @@ pub(super) fn evaluate_chunk<G: SweepGrid>(
     chunk: &Chunk,
     cache: &mut CostedCache,
     sinks: &ChunkSinks<'_, '_, G>,
-) -> Vec<EvaluatedHistory<G::Row, G::Event>> {
+) -> Vec<Evaluated<G>> {
     if chunk.replicates == (0..grid.replicates()) {
         evaluate_histories(grid, source, cost, chunk, sinks)
     } else {
@@ -115,7 +121,7 @@ fn evaluate_histories<G: SweepGrid>(
     cost: crate::cost::CostModel,
     chunk: &Chunk,
     sinks: &ChunkSinks<'_, '_, G>,
-) -> Vec<EvaluatedHistory<G::Row, G::Event>> {
+) -> Vec<Evaluated<G>> {
     let totals = sinks.totals;
     // Histories are costed (or generated) chunk by chunk: only the chunk's are in memory.
     let evaluated = source.evaluate(
@@ -164,7 +170,7 @@ fn evaluate_replicates<G: SweepGrid>(
     chunk: &Chunk,
     cache: &mut CostedCache,
     sinks: &ChunkSinks<'_, '_, G>,
-) -> EvaluatedHistory<G::Row, G::Event> {
+) -> Evaluated<G> {
     use rayon::prelude::*;
     let i = chunk.histories.start;
     let (name, history) = match cache.0.take() {
@@ -211,7 +217,7 @@ fn watched<G: SweepGrid>(
     sinks: &ChunkSinks<'_, '_, G>,
     scratch: &mut G::Scratch,
     evaluate: impl FnOnce(&mut G::Scratch) -> Vec<G::Row>,
-) -> Option<(Vec<G::Row>, Vec<G::Event>)> {
+) -> Option<RowsAndEvents<G>> {
     if sinks.failure.happened() {
         return None;
     }
