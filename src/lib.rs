@@ -18,7 +18,7 @@
 //! 11. the two kinds of sweep: `cells`, `sessions`
 //! 12. tables: `tables`
 //! 13. judged summaries: `summaries_judge`
-//! 14. figures: `report::figure`, `report::fonts`, `report::labels`, `report::palette`
+//! 14. figures: `figures`
 //! 15. sweep: `sweep`
 //! 16. report: `report`
 //! 17. calibration: `calibrate`, `calibrate_cache`, `calibrate_prefix`, `calibrate_rereads`, `calibrate_stale_tasks`, `calibrate_summaries`
@@ -43,6 +43,7 @@ pub mod context;
 pub mod cost;
 pub mod error;
 pub mod experiment;
+pub(crate) mod figures;
 pub mod flags;
 pub mod formats;
 pub mod history;

@@ -36,13 +36,8 @@ pub struct SweepArgs {
     /// (summary only).
     #[arg(long, value_enum, default_value = "all")]
     pub cells: CellsOutput,
-    /// Run shard i of n (by history), e.g. `--shard 3/8`; default from SLURM_ARRAY_TASK_ID /
-    /// SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX with --shard-count.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
-    /// The shard count for Kubernetes indexed Jobs (JOB_COMPLETION_INDEX gives the index).
-    #[arg(long, value_name = "N")]
-    pub shard_count: Option<usize>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// Finish a run that was interrupted, keeping its finished chunks.
     #[arg(long)]
     pub resume: bool,
@@ -52,6 +47,33 @@ pub struct SweepArgs {
     /// Write into a non-empty folder that ctxlab did not write (it removes only its own files).
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub checks: BeforeRunArgs,
+    /// Leave each history or transcript file that cannot be read out whole (named on stderr
+    /// and in the manifest), instead of refusing (a refusal names every bad file).
+    #[arg(long)]
+    pub skip_bad: bool,
+    /// Seconds between the plain progress lines printed when stderr is not a terminal.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub progress_every: f64,
+}
+
+/// Which shard of the sweep this run is (`--shard`, `--shard-count`).
+#[derive(Args, Debug)]
+pub struct ShardArgs {
+    /// Run shard i of n (by history), e.g. `--shard 3/8`; default from SLURM_ARRAY_TASK_ID /
+    /// SLURM_ARRAY_TASK_COUNT or JOB_COMPLETION_INDEX with --shard-count.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// The shard count for Kubernetes indexed Jobs (JOB_COMPLETION_INDEX gives the index).
+    #[arg(long, value_name = "N")]
+    pub shard_count: Option<usize>,
+}
+
+/// What is checked before anything runs: the sweep's size, its estimated memory and disk
+/// (`--max-cells`, `--max-memory`, `--max-disk`), and whether to stop there (`--dry-run`).
+#[derive(Args, Debug)]
+pub struct BeforeRunArgs {
     /// Refuse a sweep of more cells (or sessions) than this, before anything runs.
     #[arg(long, value_name = "N", default_value_t = crate::experiment::limits::DEFAULT_MAX_CELLS)]
     pub max_cells: u64,
@@ -67,13 +89,6 @@ pub struct SweepArgs {
     /// Default: the free space of the output folder's filesystem.
     #[arg(long, value_name = "SIZE", default_value = "machine", value_parser = parse_limit)]
     pub max_disk: Limit,
-    /// Leave each history or transcript file that cannot be read out whole (named on stderr
-    /// and in the manifest), instead of refusing (a refusal names every bad file).
-    #[arg(long)]
-    pub skip_bad: bool,
-    /// Seconds between the plain progress lines printed when stderr is not a terminal.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    pub progress_every: f64,
 }
 
 /// A `--max-memory` / `--max-disk` value: `machine` (the default), `off` or a size.
@@ -85,8 +100,10 @@ pub(crate) fn parse_limit(s: &str) -> std::result::Result<Limit, String> {
 }
 
 pub fn run(a: SweepArgs) -> Result<()> {
-    let shard = Shard::resolve(a.shard.as_deref(), a.shard_count, |k| std::env::var(k).ok())
-        .map_err(anyhow::Error::msg)?;
+    let shard = Shard::resolve(a.shard.shard.as_deref(), a.shard.shard_count, |k| {
+        std::env::var(k).ok()
+    })
+    .map_err(anyhow::Error::msg)?;
     let mut exp = experiment::load_any(&a.experiment, &a.overrides)?;
     if let Some(out) = &a.out {
         exp.set_output_dir(out);
@@ -99,7 +116,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
     }
     let bar = Bar::new(
         a.quiet,
-        a.dry_run,
+        a.checks.dry_run,
         Duration::from_secs_f64(a.progress_every),
     );
     let stage = |dir: &Path| crate::report::draw(dir);
@@ -110,12 +127,12 @@ pub fn run(a: SweepArgs) -> Result<()> {
         resume: a.resume,
         force: a.force,
         chunk_cells: a.chunk_cells,
-        max_cells: a.max_cells,
+        max_cells: a.checks.max_cells,
         limits: Limits {
-            memory: a.max_memory,
-            disk: a.max_disk,
+            memory: a.checks.max_memory,
+            disk: a.checks.max_disk,
         },
-        dry_run: a.dry_run,
+        dry_run: a.checks.dry_run,
         progress: &bar,
         bad_files: BadFiles::skip_if(a.skip_bad),
         stage: Some(&stage),
@@ -142,7 +159,7 @@ pub fn run(a: SweepArgs) -> Result<()> {
     for line in left_out_lines(&report.left_out) {
         crate::warnln!("{line}");
     }
-    if a.dry_run {
+    if a.checks.dry_run {
         crate::warnln!("dry run: nothing was written");
         return Ok(());
     }

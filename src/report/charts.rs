@@ -11,15 +11,15 @@
 //!
 //! Each is written as PNG and SVG into `RESULTS_DIR/charts/`.
 
-use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use super::manifest::{self as manifest_file, Manifest, DEFAULT_NOISE_BUDGET};
 use super::markdown;
 use super::noise_choice::{NoiseChoice, NoiseRateAxis};
-use super::palette;
 use super::publish::{self, FileToWrite, CHARTS_DIR};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::{read_summary, SummaryRow};
 use crate::error::InputError;
+use crate::figures::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use crate::figures::palette;
 use crate::tables::numbers;
 use std::path::{Path, PathBuf};
 

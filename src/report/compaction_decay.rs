@@ -6,10 +6,10 @@
 //! sessions that compacted at least k times, so a strategy whose sessions compact fewer times
 //! has fewer sessions behind its later points (the table gives n).
 
-use super::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
-use super::palette;
 use super::publish::FileToWrite;
 use crate::error::InputError;
+use crate::figures::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use crate::figures::palette;
 use crate::tables::manifest::Manifest as SessionManifest;
 use crate::tables::read::Checked;
 use std::fmt::Write as _;

@@ -14,9 +14,9 @@
 //! through the table's declaration.
 
 use super::complexity_trap::{self, Trap, BANDS};
-use super::figure::{nice_axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
-use super::palette;
 use crate::error::InputError;
+use crate::figures::figure::{nice_axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use crate::figures::palette;
 use crate::tables::manifest::Manifest as SessionManifest;
 use crate::tables::read::Checked;
 use std::collections::HashMap;

@@ -3,9 +3,9 @@
 //! the diagonal on which a summariser keeps exactly what the real summary kept.
 
 use super::charts::figure_files;
-use super::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
-use super::palette;
 use super::publish;
+use crate::figures::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use crate::figures::palette;
 use crate::summaries_judge::{CandidateVerdict, Judgement};
 use std::path::{Path, PathBuf};
 

@@ -1,14 +1,14 @@
 //! `report.md`: the experiment as run, the charts, and under each chart a table of the numbers
 //! it draws, taken from the summary table so text and picture cannot disagree.
 
-use super::figure::Figure;
-use super::labels::{self, fraction3};
 use super::manifest::Manifest;
 use super::markdown_table::{code, escape, retention, series_cells, series_header, table};
 use super::noise_choice::{NoiseChoice, NoiseRateAxis};
 use super::publish::CHARTS_DIR;
 use super::summary_grid::SummaryGrid;
 use super::summary_table::SummaryRow;
+use crate::figures::figure::Figure;
+use crate::figures::labels::{self, fraction3};
 use crate::tables::numbers;
 use std::fmt::Write as _;
 
@@ -28,7 +28,7 @@ pub fn report(
         manifest.version
     );
     experiment(&mut out, grid, manifest);
-    if let Some(confusion) = &manifest.flagger {
+    if let Some(confusion) = &manifest.inputs.flagger {
         super::flagger::section(&mut out, confusion, grid, manifest);
     }
     for figure in figures {

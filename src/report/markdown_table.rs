@@ -1,9 +1,9 @@
 //! The Markdown table pieces the report's sections share: a table, the cells that name a
 //! series, a retention with its interval.
 
-use super::labels::{fraction3, opt_fraction3};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::SummaryRow;
+use crate::figures::labels::{fraction3, opt_fraction3};
 use std::fmt::Write as _;
 
 /// A value in code type.

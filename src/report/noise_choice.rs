@@ -1,12 +1,12 @@
 //! What the retention-against-noise chart draws: at which budget ([`NoiseChoice`]) and which
 //! noise rate along its x axis ([`NoiseRateAxis`]); the chart and the report's table agree.
 
-use super::labels;
 use super::manifest::{self as manifest_file, Manifest, NoiseBudget, DEFAULT_NOISE_BUDGET};
 use super::summary_grid::SummaryGrid;
 use super::summary_table::SummaryRow;
 use crate::error::InputError;
 use crate::experiment::check_noise_budget;
+use crate::figures::labels;
 use std::path::Path;
 
 /// The budget of the retention-against-noise chart.

@@ -25,15 +25,15 @@
 use super::charts::{dodge_offset, figure_files, DODGED, FLAG_NOISE, MEAN_BAND};
 use super::compaction_decay;
 use super::cost_ratio_chart;
-use super::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
-use super::labels;
-use super::palette;
 use super::publish::{self, FileToWrite};
 use super::session_groups::rows_from_frame;
 pub use super::session_groups::ChartGroup;
 use super::summary_frontier;
 use super::summary_grid::SummaryNoise;
 use crate::error::InputError;
+use crate::figures::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use crate::figures::labels;
+use crate::figures::palette;
 use crate::tables::manifest::{Manifest as SessionManifest, SweepKind};
 use crate::tables::read::read_frame;
 use std::path::{Path, PathBuf};
@@ -566,11 +566,9 @@ mod tests {
                 ..Default::default()
             },
             files: Vec::new(),
-            flagger: None,
-            left_out: Vec::new(),
             version: String::new(),
             wall_seconds: 0.0,
-            programs: Vec::new(),
+            inputs: Default::default(),
         }
     }
 

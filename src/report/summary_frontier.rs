@@ -18,11 +18,11 @@
 //! Drawn when some family runs at two sizes or more (the summary-size axis, or specs listed by
 //! hand), and only from a folder that holds both tables.
 
-use super::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
-use super::palette;
 use super::publish::FileToWrite;
 use crate::error::InputError;
 use crate::experiment::summary_axis;
+use crate::figures::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
+use crate::figures::palette;
 use crate::stats::{Acc, Partial};
 use crate::tables::manifest::Manifest as SessionManifest;
 use crate::tables::read::Checked;

@@ -2,9 +2,9 @@
 //! levels and budgets — so charts and report tables look rows up by coordinates and list
 //! them in one agreed order.
 
-use super::labels;
 use super::summary_table::SummaryRow;
 use crate::error::InputError;
+use crate::figures::labels;
 use crate::tables::numbers;
 use std::collections::HashMap;
 use std::path::Path;

@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::formats::Formats;
 use crate::refuse;
 use crate::stats::Summary;
-use crate::tables::manifest::{Manifest, MANIFEST};
+use crate::tables::manifest::{Manifest, RunInputs, MANIFEST};
 use crate::tables::summary::{self, GroupRow};
 use crate::tables::{Names, Table};
 use std::path::Path;
@@ -105,9 +105,11 @@ impl<G: SweepGrid> Finish<'_, G> {
             files: Vec::new(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             wall_seconds: wall.as_secs_f64(),
-            flagger: self.flagger.clone(),
-            left_out: self.left_out.clone(),
-            programs: self.programs.to_vec(),
+            inputs: RunInputs {
+                flagger: self.flagger.clone(),
+                left_out: self.left_out.clone(),
+                programs: self.programs.to_vec(),
+            },
         };
         // The report stage reads the staged tables and this draft; the manifest is rewritten
         // with the files it drew.

@@ -118,6 +118,8 @@ pub fn merge(dir: &Path, opts: &RunOptions) -> Result<MergeReport> {
     }
 }
 
+/// Merges the checked shards of one kind of sweep: their summaries added, then the summary
+/// tables, the report stage and the manifest published beside the shards' rows.
 fn merge_kind<E: SweepExperiment>(
     exp: &E,
     folder: &Folder,
@@ -134,51 +136,8 @@ fn merge_kind<E: SweepExperiment>(
     let mut total: Summary = summary::empty(&rows_table, &grid);
     let mut shard_files = Vec::new();
     for &(path, s) in shards {
-        if let Err(e) = s.summary.check_format() {
-            refuse!("{}: shard {}: {e}", path.display(), s.shard.0);
-        }
-        if !s.summary.same_shape(&total) {
-            refuse!(
-                "{}: shard {}: its summary has {} groups where the grid has {}",
-                path.display(),
-                s.shard.0,
-                s.summary.groups.len(),
-                total.groups.len()
-            );
-        }
-        // What every shard must share with the first: the histories and programs they ran on.
-        let first = &shards[0].1;
-        for (differs, what) in [
-            (s.flagger != first.flagger, "its flags' confusion matrix differs from shard {0}'s: the shards were run on different histories or flags"),
-            (s.left_out != first.left_out, "it left out other files than shard {0} (--skip-bad): the shards were run on different histories"),
-            (s.programs != first.programs, "its external strategies ran other programs than shard {0}'s (a program file changed between shards)"),
-        ] {
-            if differs {
-                refuse!(
-                    "{}: shard {}: {}",
-                    path.display(),
-                    s.shard.0,
-                    what.replace("{0}", &first.shard.0.to_string())
-                );
-            }
-        }
-        verify::numbers(path, s, &grid)?;
-        let mut expected: Vec<(String, u64)> =
-            verify::expected_files(rows_table.stem, s, exp.rows_formats())
-                .into_iter()
-                .map(|f| (f, s.rows_written))
-                .collect();
-        if let Some(t) = E::Grid::events_table() {
-            // Written beside the rows table, for the same histories.
-            if s.rows_written > 0 {
-                expected.extend(
-                    verify::expected_files(t.stem, s, exp.rows_formats())
-                        .into_iter()
-                        .map(|f| (f, s.events_written)),
-                );
-            }
-        }
-        verify::files(dir, path, s, &expected)?;
+        check_agrees(path, s, shards[0].1, &total)?;
+        check_files(exp, dir, &grid, rows_table.stem, path, s)?;
         shard_files.extend(s.files.iter().cloned());
         shard_files.push(format!("shards/shard={}.json", s.shard.0));
         total.merge(&s.summary);
@@ -221,6 +180,68 @@ fn merge_kind<E: SweepExperiment>(
         rows: grid.rows(),
         files,
     })
+}
+
+/// Checks that a shard's state can be added to the others: a summary of this ctxlab's format
+/// and of the grid's shape, made from the same histories, flags and programs as the first
+/// shard's.
+fn check_agrees(path: &Path, s: &ShardState, first: &ShardState, total: &Summary) -> Result<()> {
+    if let Err(e) = s.summary.check_format() {
+        refuse!("{}: shard {}: {e}", path.display(), s.shard.0);
+    }
+    if !s.summary.same_shape(total) {
+        refuse!(
+            "{}: shard {}: its summary has {} groups where the grid has {}",
+            path.display(),
+            s.shard.0,
+            s.summary.groups.len(),
+            total.groups.len()
+        );
+    }
+    // What every shard must share with the first: the histories and programs they ran on.
+    for (differs, what) in [
+        (s.flagger != first.flagger, "its flags' confusion matrix differs from shard {0}'s: the shards were run on different histories or flags"),
+        (s.left_out != first.left_out, "it left out other files than shard {0} (--skip-bad): the shards were run on different histories"),
+        (s.programs != first.programs, "its external strategies ran other programs than shard {0}'s (a program file changed between shards)"),
+    ] {
+        if differs {
+            refuse!(
+                "{}: shard {}: {}",
+                path.display(),
+                s.shard.0,
+                what.replace("{0}", &first.shard.0.to_string())
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Checks a shard's own figures against the grid, and its rows files (and the events files
+/// beside them) against the rows and bytes its state records.
+fn check_files<E: SweepExperiment>(
+    exp: &E,
+    dir: &Path,
+    grid: &E::Grid,
+    rows_stem: &str,
+    path: &Path,
+    s: &ShardState,
+) -> Result<()> {
+    verify::numbers(path, s, grid)?;
+    let mut expected: Vec<(String, u64)> = verify::expected_files(rows_stem, s, exp.rows_formats())
+        .into_iter()
+        .map(|f| (f, s.rows_written))
+        .collect();
+    if let Some(t) = E::Grid::events_table() {
+        // Written beside the rows table, for the same histories.
+        if s.rows_written > 0 {
+            expected.extend(
+                verify::expected_files(t.stem, s, exp.rows_formats())
+                    .into_iter()
+                    .map(|f| (f, s.events_written)),
+            );
+        }
+    }
+    verify::files(dir, path, s, &expected)
 }
 
 fn read_states(dir: &Path) -> Result<Vec<(PathBuf, ShardState)>> {

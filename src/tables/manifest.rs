@@ -43,6 +43,16 @@ pub struct Manifest {
     pub files: Vec<String>,
     pub version: String,
     pub wall_seconds: f64,
+    /// What the run read besides the experiment, written at the manifest's top level.
+    #[serde(flatten)]
+    pub inputs: RunInputs,
+}
+
+/// What a run's rows rest on besides the experiment file: the flags the histories carried,
+/// the files left out, the external programs run. Each is absent from the manifest when
+/// there is nothing to say.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunInputs {
     /// The flagger's confusion matrix against the truth, over every history of the sweep,
     /// when the histories carry flags of their own (a flags file, `flag` fields, transcript
     /// flag rules); absent when the flags start from the truth.

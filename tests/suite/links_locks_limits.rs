@@ -645,7 +645,7 @@ fn r9_charts_of_a_grid_at_the_limit_are_in_the_estimate_and_refused_up_front() {
     std::fs::remove_dir_all(p.join("out")).unwrap();
     // `plot` checks the charts of the grid its manifest names before drawing: a folder whose
     // manifest holds the widest noise grid is refused on a machine that cannot draw it.
-    let fits = ctxlab::sweep::estimate::machine_memory(Path::new("/sys/fs/cgroup"))
+    let fits = ctxlab::sweep::machine::machine_memory(Path::new("/sys/fs/cgroup"))
         .is_none_or(|(b, _)| b > 64 << 30);
     if !fits {
         std::fs::write(p.join("exp.toml"), EXP).unwrap();

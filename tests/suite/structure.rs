@@ -56,15 +56,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("the two kinds of sweep", &["cells", "sessions"]),
     ("tables", &["tables"]),
     ("judged summaries", &["summaries_judge"]),
-    (
-        "figures",
-        &[
-            "report::figure",
-            "report::fonts",
-            "report::labels",
-            "report::palette",
-        ],
-    ),
+    ("figures", &["figures"]),
     ("sweep", &["sweep"]),
     ("report", &["report"]),
     (
