@@ -123,15 +123,11 @@ pub fn calls_csv(trace: &Trace) -> String {
 
 pub fn metrics_csv(
     history: &str,
-    strategy: &str,
+    strategy: &crate::strategy::Strategy,
     cfg: &SessionConfig,
     m: &SessionMetrics,
 ) -> String {
-    let key = MetricsKey {
-        history,
-        strategy,
-        config: cfg,
-    };
+    let key = MetricsKey::new(history, strategy, cfg);
     let table = session_metrics::table();
     let mut out = Vec::new();
     table.write_csv_header(&mut out).expect("in-memory write");

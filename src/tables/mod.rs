@@ -12,6 +12,7 @@ pub mod formats;
 pub mod manifest;
 pub mod numbers;
 pub mod read;
+pub mod session_columns;
 pub mod session_metrics;
 pub mod sessions;
 pub mod summary;
