@@ -108,16 +108,16 @@ fn records(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
 
 /// Facts of the required records kept, and the needed ones (a later record uses them again).
 fn facts(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
-    t.whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
+    t.whole("facts_total", |_, r| u64::from(r.metrics.facts.facts_total))
         .opt_whole("facts_kept", |_, r| {
-            feasible(r).then_some(u64::from(r.metrics.facts_kept))
+            feasible(r).then_some(u64::from(r.metrics.facts.facts_kept))
         })
         .opt_real("fact_retention", |_, r| r.metrics.fact_retention())
         .share()
         .measure_as("fact_retention_feasible")
         // As for records: an infeasible cell keeps no fact; undefined without facts.
         .opt_real("fact_retention_all", |_, r| {
-            if r.metrics.facts_total == 0 {
+            if r.metrics.facts.facts_total == 0 {
                 None
             } else {
                 all_cells(r, r.metrics.fact_retention())
@@ -128,10 +128,10 @@ fn facts(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
         .measure()
         // The facts a later record uses again (`crate::facts`): the information that matters.
         .whole("needed_facts_total", |_, r| {
-            u64::from(r.metrics.needed_facts_total)
+            u64::from(r.metrics.facts.needed_facts_total)
         })
         .opt_whole("needed_facts_kept", |_, r| {
-            feasible(r).then_some(u64::from(r.metrics.needed_facts_kept))
+            feasible(r).then_some(u64::from(r.metrics.facts.needed_facts_kept))
         })
         .opt_real("needed_fact_retention", |_, r| {
             r.metrics.needed_fact_retention()
@@ -139,7 +139,7 @@ fn facts(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
         .measure_as("needed_fact_retention_feasible")
         .share()
         .opt_real("needed_fact_retention_all", |_, r| {
-            if r.metrics.needed_facts_total == 0 {
+            if r.metrics.facts.needed_facts_total == 0 {
                 None
             } else {
                 all_cells(r, r.metrics.needed_fact_retention())
@@ -173,7 +173,7 @@ fn any_record(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
         // The old crediting of needed facts, under its own name: a needed fact whose token any
         // record of the context holds, a later one that merely repeats it included.
         .opt_whole("needed_facts_any_record", |_, r| {
-            feasible(r).then_some(u64::from(r.metrics.needed_facts_any_record))
+            feasible(r).then_some(u64::from(r.metrics.facts.needed_facts_any_record))
         })
         .opt_real("needed_fact_retention_any_record", |_, r| {
             r.metrics.needed_fact_retention_any_record()
@@ -181,7 +181,7 @@ fn any_record(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
         .measure_as("needed_fact_retention_any_record_feasible")
         .share()
         .opt_real("needed_fact_retention_any_record_all", |_, r| {
-            if r.metrics.needed_facts_total == 0 {
+            if r.metrics.facts.needed_facts_total == 0 {
                 None
             } else {
                 all_cells(r, r.metrics.needed_fact_retention_any_record())

@@ -24,81 +24,95 @@ pub fn columns<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Tab
 
 /// What the run did: its calls, its compactions and how it ended.
 fn runs<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table<G, R> {
-    t.whole("records", |_, r| u64::from(G::metrics(r).records))
-        .whole("calls", |_, r| u64::from(G::metrics(r).calls))
-        .whole("model_calls", |_, r| u64::from(G::metrics(r).model_calls))
+    t.whole("records", |_, r| u64::from(G::metrics(r).run.records))
+        .whole("calls", |_, r| u64::from(G::metrics(r).run.calls))
+        .whole("model_calls", |_, r| {
+            u64::from(G::metrics(r).run.model_calls)
+        })
         .measure()
         .whole("summary_calls", |_, r| {
-            u64::from(G::metrics(r).summary_calls)
+            u64::from(G::metrics(r).run.summary_calls)
         })
         .measure()
-        .whole("compactions", |_, r| u64::from(G::metrics(r).compactions))
+        .whole("compactions", |_, r| {
+            u64::from(G::metrics(r).run.compactions)
+        })
         .measure()
         .whole("failed_compactions", |_, r| {
-            u64::from(G::metrics(r).failed_compactions)
+            u64::from(G::metrics(r).run.failed_compactions)
         })
         .measure()
-        .whole("storms", |_, r| u64::from(G::metrics(r).storms))
+        .whole("storms", |_, r| u64::from(G::metrics(r).run.storms))
         .measure()
-        .flag("guard_tripped", |_, r| G::metrics(r).guard_tripped)
+        .flag("guard_tripped", |_, r| G::metrics(r).run.guard_tripped)
         .measure()
-        .flag("exit_context", |_, r| G::metrics(r).exit_context)
+        .flag("exit_context", |_, r| G::metrics(r).run.exit_context)
         .measure()
-        .opt_whole("exit_call", |_, r| G::metrics(r).exit_call.map(u64::from))
+        .opt_whole("exit_call", |_, r| {
+            G::metrics(r).run.exit_call.map(u64::from)
+        })
         // Reached its last call: the cost measures compare only sessions that both did.
-        .flag("completed", |_, r| G::metrics(r).completed)
+        .flag("completed", |_, r| G::metrics(r).run.completed)
         .measure()
 }
 
 /// The session's bill: the tokens of every model call, by how the cache billed them, and
-/// their cost.
+/// their cost; then the context's size (the largest input, the context and usage at the end).
 fn bill<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table<G, R> {
-    t.whole("input_tokens", |_, r| G::metrics(r).input_tokens)
+    t.whole("input_tokens", |_, r| G::metrics(r).bill.input_tokens)
         .measure()
-        .whole("cache_read_tokens", |_, r| G::metrics(r).cache_read_tokens)
+        .whole("cache_read_tokens", |_, r| {
+            G::metrics(r).bill.cache_read_tokens
+        })
         .measure()
         .whole("cache_write_tokens", |_, r| {
-            G::metrics(r).cache_write_tokens
+            G::metrics(r).bill.cache_write_tokens
         })
         .measure()
         .whole("uncached_input_tokens", |_, r| {
-            G::metrics(r).uncached_input_tokens
+            G::metrics(r).bill.uncached_input_tokens
         })
         .measure()
-        .whole("output_tokens", |_, r| G::metrics(r).output_tokens)
+        .whole("output_tokens", |_, r| G::metrics(r).bill.output_tokens)
         .measure()
         .whole("billed_tokens", |_, r| billed_tokens(G::metrics(r)))
         .measure()
         .paired_completed()
-        .real("cost", |_, r| G::metrics(r).cost)
+        .real("cost", |_, r| G::metrics(r).bill.cost)
         .measure()
         .paired_completed()
-        .whole("peak_input", |_, r| G::metrics(r).peak_input)
+        .whole("peak_input", |_, r| G::metrics(r).run.peak_input)
         .measure()
-        .whole("final_context", |_, r| G::metrics(r).final_context)
-        .whole("final_usage", |_, r| G::metrics(r).final_usage)
+        .whole("final_context", |_, r| G::metrics(r).run.final_context)
+        .whole("final_usage", |_, r| G::metrics(r).run.final_usage)
 }
 
 /// Required records kept: at the end, in any form, and when later calls needed them.
 fn retention<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table<G, R> {
-    t.whole("noted", |_, r| u64::from(G::metrics(r).noted))
+    t.whole("noted", |_, r| u64::from(G::metrics(r).retention.noted))
         .whole("required_total", |_, r| {
-            u64::from(G::metrics(r).required_total)
+            u64::from(G::metrics(r).retention.required_total)
         })
         // End-of-run measures are null for a run that did not complete: it has no end.
         .opt_whole("required_verbatim", |_, r| {
-            G::metrics(r).required_verbatim.map(u64::from)
+            G::metrics(r).retention.required_verbatim.map(u64::from)
         })
-        .opt_real("required_any", |_, r| G::metrics(r).required_any)
-        .opt_real("retention_end", |_, r| G::metrics(r).retention_end)
+        .opt_real("required_any", |_, r| G::metrics(r).retention.required_any)
+        .opt_real("retention_end", |_, r| {
+            G::metrics(r).retention.retention_end
+        })
         .share()
         .measure()
         .paired()
-        .opt_real("retention_any_end", |_, r| G::metrics(r).retention_any_end)
+        .opt_real("retention_any_end", |_, r| {
+            G::metrics(r).retention.retention_any_end
+        })
         .share()
         .measure()
         .paired()
-        .opt_real("retention_at_need", |_, r| G::metrics(r).retention_at_need)
+        .opt_real("retention_at_need", |_, r| {
+            G::metrics(r).retention.retention_at_need
+        })
         .share()
         .measure()
         .paired()
@@ -106,39 +120,43 @@ fn retention<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table
 
 /// Facts of the required records kept, and the needed ones (a later record uses them again).
 fn facts<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table<G, R> {
-    t.whole("facts_total", |_, r| u64::from(G::metrics(r).facts_total))
-        .opt_whole("facts_kept", |_, r| G::metrics(r).facts_kept.map(u64::from))
-        .opt_real("fact_retention_end", |_, r| {
-            G::metrics(r).fact_retention_end
-        })
-        .share()
-        .measure()
-        .paired()
-        .opt_real("fact_retention_at_need", |_, r| {
-            G::metrics(r).fact_retention_at_need
-        })
-        .share()
-        .measure()
-        .paired()
-        .whole("needed_facts_total", |_, r| {
-            u64::from(G::metrics(r).needed_facts_total)
-        })
-        .opt_whole("needed_facts_kept", |_, r| {
-            G::metrics(r).needed_facts_kept.map(u64::from)
-        })
-        .opt_real("needed_fact_retention_end", |_, r| {
-            G::metrics(r).needed_fact_retention_end
-        })
-        .measure()
-        .share()
-        .paired()
-        .whole("needed_uses", |_, r| G::metrics(r).needed_uses)
-        .opt_real("needed_fact_retention_at_need", |_, r| {
-            G::metrics(r).needed_fact_retention_at_need
-        })
-        .measure()
-        .share()
-        .paired()
+    t.whole("facts_total", |_, r| {
+        u64::from(G::metrics(r).facts.facts_total)
+    })
+    .opt_whole("facts_kept", |_, r| {
+        G::metrics(r).facts.facts_kept.map(u64::from)
+    })
+    .opt_real("fact_retention_end", |_, r| {
+        G::metrics(r).facts.fact_retention_end
+    })
+    .share()
+    .measure()
+    .paired()
+    .opt_real("fact_retention_at_need", |_, r| {
+        G::metrics(r).facts.fact_retention_at_need
+    })
+    .share()
+    .measure()
+    .paired()
+    .whole("needed_facts_total", |_, r| {
+        u64::from(G::metrics(r).facts.needed_facts_total)
+    })
+    .opt_whole("needed_facts_kept", |_, r| {
+        G::metrics(r).facts.needed_facts_kept.map(u64::from)
+    })
+    .opt_real("needed_fact_retention_end", |_, r| {
+        G::metrics(r).facts.needed_fact_retention_end
+    })
+    .measure()
+    .share()
+    .paired()
+    .whole("needed_uses", |_, r| G::metrics(r).facts.needed_uses)
+    .opt_real("needed_fact_retention_at_need", |_, r| {
+        G::metrics(r).facts.needed_fact_retention_at_need
+    })
+    .measure()
+    .share()
+    .paired()
 }
 
 /// Needed facts at their first return, and what re-reading the lost ones costs.
@@ -175,7 +193,7 @@ fn needs<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table<G, 
         .measure()
         .paired_completed()
         .real("cost_with_refetch", |_, r| {
-            G::metrics(r).cost + G::metrics(r).needs.refetch_cost
+            G::metrics(r).bill.cost + G::metrics(r).needs.refetch_cost
         })
         .measure()
         .paired_completed()
@@ -186,13 +204,19 @@ fn losses<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table<G,
     t
         // Where the loss falls: required records carried at the end, by third of the history
         // (`crate::session::CompactionEvent`'s regions), over each third's required records.
-        .opt_real("retention_oldest", |_, r| G::metrics(r).regions[0])
+        .opt_real("retention_oldest", |_, r| {
+            G::metrics(r).retention.regions[0]
+        })
         .share()
         .measure()
-        .opt_real("retention_middle", |_, r| G::metrics(r).regions[1])
+        .opt_real("retention_middle", |_, r| {
+            G::metrics(r).retention.regions[1]
+        })
         .share()
         .measure()
-        .opt_real("retention_newest", |_, r| G::metrics(r).regions[2])
+        .opt_real("retention_newest", |_, r| {
+            G::metrics(r).retention.regions[2]
+        })
         .share()
         .measure()
         // The compactions' ledgers summed (`crate::session::ledger`): compactions whose next
@@ -233,7 +257,7 @@ fn settings<G: SessionSource<R> + 'static, R: 'static>(t: Table<G, R>) -> Table<
 /// Every token a session was billed for, whether read from cache or not: input + output of
 /// every model call, compactions included.
 pub fn billed_tokens(m: &SessionMetrics) -> u64 {
-    m.input_tokens + m.output_tokens
+    m.bill.input_tokens + m.bill.output_tokens
 }
 
 /// The (share, cap) of a session's strategy's summaries, when it sizes them by a share.

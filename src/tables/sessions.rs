@@ -78,7 +78,7 @@ impl Grouping<SessionRow> for SessionGrid {
         self.group_coordinates(group).strategy
     }
     fn completed(&self, r: &SessionRow) -> bool {
-        r.metrics.completed
+        r.metrics.run.completed
     }
 }
 
