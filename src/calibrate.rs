@@ -64,7 +64,7 @@ pub fn replayed_cache(costed: &CostedHistory, cache: CacheRules) -> (u64, u64) {
         0,
         &mut SessionScratch::default(),
     );
-    (m.cache_read_tokens, m.input_tokens)
+    (m.bill.cache_read_tokens, m.bill.input_tokens)
 }
 
 /// Estimated and recorded sizes of every recorded call of a run under `model`, and its

@@ -62,9 +62,9 @@ pub fn replay(run: &Run, model: CostModel) -> PrefixRun {
     );
     PrefixRun {
         name: run.history.name.clone(),
-        calls: u64::from(m.model_calls) + u64::from(m.summary_calls),
+        calls: u64::from(m.run.model_calls) + u64::from(m.run.summary_calls),
         recorded: run.recorded().iter().map(|c| c.usage.input()).sum(),
-        modelled: m.input_tokens,
+        modelled: m.bill.input_tokens,
     }
 }
 

@@ -30,7 +30,21 @@ pub struct Metrics {
     pub placeholders: u32,
     /// Records replaced by a summary.
     pub summarised: u32,
-    /// Facts of the required records ([`crate::history::facts`]).
+    /// The facts of the required records it kept.
+    pub facts: CellFacts,
+    /// Required records not kept verbatim (dropped, masked or summarised) that the agent could
+    /// fetch again ([`crate::history::recovery`]).
+    pub required_dropped_recoverable: u32,
+    /// Supersessions the context is stale on ([`crate::stale`]): it holds the overridden
+    /// record without the one overriding it.
+    pub stale: u32,
+}
+
+/// The facts ([`crate::history::facts`]) of a cell's required records and of the needed ones, and
+/// those of them its context keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CellFacts {
+    /// Facts of the required records.
     pub facts_total: u32,
     /// Of those, the facts whose token the context's text still holds.
     pub facts_kept: u32,
@@ -44,12 +58,6 @@ pub struct Metrics {
     /// record that repeats it included: what `needed_facts_kept` counted before it credited
     /// owners only.
     pub needed_facts_any_record: u32,
-    /// Required records not kept verbatim (dropped, masked or summarised) that the agent could
-    /// fetch again ([`crate::history::recovery`]).
-    pub required_dropped_recoverable: u32,
-    /// Supersessions the context is stale on ([`crate::stale`]): it holds the overridden
-    /// record without the one overriding it.
-    pub stale: u32,
 }
 
 impl Metrics {
@@ -81,15 +89,15 @@ impl Metrics {
 
     /// `facts_kept / facts_total`; `None` when the required records hold no fact.
     pub fn fact_retention(&self) -> Option<f64> {
-        fraction(self.feasible, self.facts_kept, self.facts_total)
+        fraction(self.feasible, self.facts.facts_kept, self.facts.facts_total)
     }
 
     /// `needed_facts_kept / needed_facts_total`; `None` without needed facts.
     pub fn needed_fact_retention(&self) -> Option<f64> {
         fraction(
             self.feasible,
-            self.needed_facts_kept,
-            self.needed_facts_total,
+            self.facts.needed_facts_kept,
+            self.facts.needed_facts_total,
         )
     }
 
@@ -97,8 +105,8 @@ impl Metrics {
     pub fn needed_fact_retention_any_record(&self) -> Option<f64> {
         fraction(
             self.feasible,
-            self.needed_facts_any_record,
-            self.needed_facts_total,
+            self.facts.needed_facts_any_record,
+            self.facts.needed_facts_total,
         )
     }
 
@@ -160,8 +168,11 @@ pub fn score_with(
         return Metrics {
             total: history.total,
             required_total,
-            facts_total,
-            needed_facts_total,
+            facts: CellFacts {
+                facts_total,
+                needed_facts_total,
+                ..CellFacts::default()
+            },
             ..Metrics::default()
         };
     }
@@ -170,8 +181,11 @@ pub fn score_with(
         used: context.cost,
         total: history.total,
         required_total,
-        facts_total,
-        needed_facts_total,
+        facts: CellFacts {
+            facts_total,
+            needed_facts_total,
+            ..CellFacts::default()
+        },
         ..Metrics::default()
     };
     let has_text = &mut scratch.has_text;
@@ -269,7 +283,7 @@ fn summary_facts<'s>(
 fn count_facts(history: &CostedHistory, has_text: &[u8], in_summary: &[bool], m: &mut Metrics) {
     let truth = &history.truth[..];
     // The needed facts are among the required ones: one pass counts all three.
-    let kept = if m.facts_total == 0 {
+    let kept = if m.facts.facts_total == 0 {
         crate::history::facts::Kept::default()
     } else {
         history.scored.facts.kept_by_owner(
@@ -278,9 +292,9 @@ fn count_facts(history: &CostedHistory, has_text: &[u8], in_summary: &[bool], m:
             |f| in_summary.get(f as usize).copied().unwrap_or(false),
         )
     };
-    m.facts_kept = kept.facts;
-    m.needed_facts_kept = kept.needed_by_owner;
-    m.needed_facts_any_record = kept.needed_any_record;
+    m.facts.facts_kept = kept.facts;
+    m.facts.needed_facts_kept = kept.needed_by_owner;
+    m.facts.needed_facts_any_record = kept.needed_any_record;
     m.required_dropped_recoverable = truth
         .iter()
         .zip(&history.fetchable.recoverable)

@@ -81,7 +81,9 @@ fn warm_sessions_do_not_allocate() {
         let mut compactions = 0;
         for s in &strategies {
             for (h, stream) in [(&a, 1), (&b, 2), (&a, 3)] {
-                compactions += simulate(h, &h.truth, s, &cfg, stream, scratch).compactions;
+                compactions += simulate(h, &h.truth, s, &cfg, stream, scratch)
+                    .run
+                    .compactions;
             }
         }
         compactions

@@ -302,7 +302,7 @@ fn replay(a: &SessionArgs, path: PathBuf) -> Result<()> {
             &metrics,
         ),
         SessionFormat::Csv => out::calls_csv(&trace),
-        SessionFormat::Metrics => out::metrics_csv(&costed.name, &label, &cfg, &metrics),
+        SessionFormat::Metrics => out::metrics_csv(&costed.name, &strategy, &cfg, &metrics),
     };
     crate::say!("{text}");
     Ok(())

@@ -440,7 +440,7 @@ fn difference_points(
                 y: t.mean[i]?,
                 band: Some((t.low[i]?, t.high[i]?)),
                 hollow: false,
-                sparse: group.is_some_and(|g| rests_on_few(t.pair_histories[i], g.n_histories)),
+                sparse: group.is_some_and(|g| rests_on_few(t.pair_histories[i], g.whole("n_histories"))),
             })
         })
         .collect()
@@ -449,11 +449,11 @@ fn difference_points(
 /// A point at (reduction, retention) with the retention's interval; none without both means.
 fn retention_point(row: &SummaryRow) -> Option<Point> {
     Some(Point {
-        x: row.reduction_mean?,
-        y: row.required_retention_mean?,
+        x: row.stats("reduction_feasible").mean?,
+        y: row.retention().mean?,
         band: retention_band(row),
-        hollow: row.feasible_share < 1.0,
-        sparse: rests_on_few(row.n_feasible_histories, row.n_histories),
+        hollow: row.real("feasible_share") < 1.0,
+        sparse: rests_on_few(row.whole("n_feasible_histories"), row.whole("n_histories")),
     })
 }
 
@@ -467,10 +467,7 @@ pub(crate) fn rests_on_few(histories: u64, of: u64) -> bool {
 const SPARSE: f64 = 0.1;
 
 fn retention_band(row: &SummaryRow) -> Option<(f64, f64)> {
-    Some((
-        row.required_retention_ci_low?,
-        row.required_retention_ci_high?,
-    ))
+    row.retention().interval()
 }
 
 /// A small shift along x for series `s`, centred on the true value, so series with equal
@@ -532,9 +529,9 @@ fn retention_vs_noise(grid: &SummaryGrid, manifest: &Manifest, noise: &NoiseChoi
                             let x = axis.realised(row).unwrap_or(x);
                             Some(Point {
                                 x: x + dodge(grid, s, &x_axis),
-                                y: row.required_retention_mean?,
+                                y: row.retention().mean?,
                                 band: retention_band(row),
-                                hollow: row.feasible_share < 1.0,
+                                hollow: row.real("feasible_share") < 1.0,
                                 sparse: false,
                             })
                         })
@@ -667,9 +664,9 @@ fn retention_vs_noise_models(grid: &SummaryGrid, manifest: &Manifest) -> Figure 
                                 let x = axis.realised(row).unwrap_or(x);
                                 Some(Point {
                                     x: x + dodge_offset(f, families, &x_axis),
-                                    y: row.required_retention_mean?,
+                                    y: row.retention().mean?,
                                     band: retention_band(row),
-                                    hollow: row.feasible_share < 1.0,
+                                    hollow: row.real("feasible_share") < 1.0,
                                     sparse: false,
                                 })
                             })
@@ -722,9 +719,9 @@ fn feasibility(grid: &SummaryGrid, manifest: &Manifest) -> Figure {
     };
     let panels = budget_panels(grid, |s, row| {
         Some(Point {
-            x: row.budget_percent + dodge(grid, s, &x_axis),
-            y: row.feasible_share,
-            band: Some((row.feasible_ci_low?, row.feasible_ci_high?)),
+            x: row.real("budget_percent") + dodge(grid, s, &x_axis),
+            y: row.real("feasible_share"),
+            band: Some(row.stats("feasible").interval()?),
             hollow: false,
             sparse: false,
         })

@@ -154,7 +154,12 @@ fn experiment_rows(grid: &SummaryGrid, manifest: &Manifest) -> Vec<(&'static str
 fn rests_on(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
     let g = &manifest.grid;
     let drawn = super::manifest::retention_drawn(manifest);
-    let fewest = grid.rows.iter().map(|r| r.n_histories).min().unwrap_or(0);
+    let fewest = grid
+        .rows
+        .iter()
+        .map(|r| r.whole("n_histories"))
+        .min()
+        .unwrap_or(0);
     let _ = writeln!(
         out,
         "\n**What the numbers rest on.** A group (strategy × keep_recent × budget × noise level) \
@@ -183,9 +188,9 @@ fn retention_vs_reduction_table(out: &mut String, grid: &SummaryGrid, manifest: 
         super::manifest::retention_drawn(manifest).meaning()
     );
     series_by_budget_table(out, grid, |cell| {
-        match cell.and_then(|r| r.reduction_mean) {
+        match cell.and_then(|r| r.stats("reduction_feasible").mean) {
             Some(reduction) => {
-                let share = cell.map_or(1.0, |r| r.feasible_share);
+                let share = cell.map_or(1.0, |r| r.real("feasible_share"));
                 let partial = if share < 1.0 {
                     format!(" / feasible {}", fraction3(share))
                 } else {
@@ -246,8 +251,12 @@ fn noise_table_at(out: &mut String, grid: &SummaryGrid, budget_index: usize, man
         match row {
             Some(r) => format!(
                 "{} · {}",
-                r.fn_realised_mean.map_or("—".into(), labels::rate_precise),
-                r.fp_realised_mean.map_or("—".into(), labels::rate_precise)
+                r.stats("fn_realised")
+                    .mean
+                    .map_or("—".into(), labels::rate_precise),
+                r.stats("fp_realised")
+                    .mean
+                    .map_or("—".into(), labels::rate_precise)
             ),
             None => "—".into(),
         }
@@ -273,15 +282,15 @@ fn feasibility_table(out: &mut String, grid: &SummaryGrid) {
     );
     series_by_budget_table(out, grid, |cell| match cell {
         Some(r) => {
-            let interval = match (r.feasible_ci_low, r.feasible_ci_high) {
-                (Some(lo), Some(hi)) => format!(" {}–{}", fraction3(lo), fraction3(hi)),
+            let interval = match r.stats("feasible").interval() {
+                Some((lo, hi)) => format!(" {}–{}", fraction3(lo), fraction3(hi)),
                 _ => String::new(),
             };
             format!(
                 "{} ({}/{}){interval}",
-                fraction3(r.feasible_share),
-                r.n_feasible,
-                r.n
+                fraction3(r.real("feasible_share")),
+                r.whole("n_feasible"),
+                r.whole("n")
             )
         }
         None => "—".into(),

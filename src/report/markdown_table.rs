@@ -52,11 +52,8 @@ pub(super) fn retention(row: Option<&SummaryRow>) -> String {
     let Some(row) = row else {
         return "—".into();
     };
-    match (
-        row.required_retention_mean,
-        row.required_retention_ci_low,
-        row.required_retention_ci_high,
-    ) {
+    let retention = row.retention();
+    match (retention.mean, retention.ci_low, retention.ci_high) {
         (Some(m), Some(low), Some(high)) => {
             format!("{} ({}–{})", fraction3(m), fraction3(low), fraction3(high))
         }

@@ -110,16 +110,16 @@ impl NoiseRateAxis {
     /// The rate a group's flags realised along this axis (`None`: the summary has none).
     pub fn realised(&self, row: &SummaryRow) -> Option<f64> {
         match self {
-            NoiseRateAxis::FalseNegative => row.fn_realised_mean,
-            NoiseRateAxis::FalsePositive => row.fp_realised_mean,
+            NoiseRateAxis::FalseNegative => row.stats("fn_realised").mean,
+            NoiseRateAxis::FalsePositive => row.stats("fp_realised").mean,
         }
     }
 
     /// The rate a group's flags realised along the panels' axis.
     pub fn panel_realised(&self, row: &SummaryRow) -> Option<f64> {
         match self {
-            NoiseRateAxis::FalseNegative => row.fp_realised_mean,
-            NoiseRateAxis::FalsePositive => row.fn_realised_mean,
+            NoiseRateAxis::FalseNegative => row.stats("fp_realised").mean,
+            NoiseRateAxis::FalsePositive => row.stats("fn_realised").mean,
         }
     }
 

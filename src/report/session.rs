@@ -123,15 +123,11 @@ pub fn calls_csv(trace: &Trace) -> String {
 
 pub fn metrics_csv(
     history: &str,
-    strategy: &str,
+    strategy: &crate::strategy::Strategy,
     cfg: &SessionConfig,
     m: &SessionMetrics,
 ) -> String {
-    let key = MetricsKey {
-        history,
-        strategy,
-        config: cfg,
-    };
+    let key = MetricsKey::new(history, strategy, cfg);
     let table = session_metrics::table();
     let mut out = Vec::new();
     table.write_csv_header(&mut out).expect("in-memory write");
@@ -300,14 +296,14 @@ fn replay_totals(cfg: &SessionConfig, m: &SessionMetrics) -> String {
     let _ = writeln!(
         s,
         "\n{} agent calls + {} compaction{} ({} failed) = {} model calls; {} storm{}{}",
-        m.calls,
-        m.compactions,
-        plural(m.compactions),
-        m.failed_compactions,
-        m.model_calls,
-        m.storms,
-        plural(m.storms),
-        if m.guard_tripped {
+        m.run.calls,
+        m.run.compactions,
+        plural(m.run.compactions),
+        m.run.failed_compactions,
+        m.run.model_calls,
+        m.run.storms,
+        plural(m.run.storms),
+        if m.run.guard_tripped {
             "; the guard stopped compaction"
         } else {
             ""
@@ -316,19 +312,19 @@ fn replay_totals(cfg: &SessionConfig, m: &SessionMetrics) -> String {
     let _ = writeln!(
         s,
         "billed: input {} (cache read {}, cache write {}, uncached {}), output {}; cost {:.6}",
-        m.input_tokens,
-        m.cache_read_tokens,
-        m.cache_write_tokens,
-        m.uncached_input_tokens,
-        m.output_tokens,
-        m.cost
+        m.bill.input_tokens,
+        m.bill.cache_read_tokens,
+        m.bill.cache_write_tokens,
+        m.bill.uncached_input_tokens,
+        m.bill.output_tokens,
+        m.bill.cost
     );
     let _ = writeln!(
         s,
         "peak input {}, final context {}, records noted {}",
-        m.peak_input, m.final_context, m.noted
+        m.run.peak_input, m.run.final_context, m.retention.noted
     );
-    if let Some(call) = m.exit_call {
+    if let Some(call) = m.run.exit_call {
         let _ = writeln!(
             s,
             "ran out of context: call {call}'s input and output exceed the window {}; the session ends there, and what it and every later call needed counts as lost",
@@ -341,49 +337,49 @@ fn replay_totals(cfg: &SessionConfig, m: &SessionMetrics) -> String {
 /// What the run kept of the required records: verbatim, in any form, and their facts.
 fn replay_retention(m: &SessionMetrics) -> String {
     let mut s = String::new();
-    match (m.required_verbatim, m.required_any) {
+    match (m.retention.required_verbatim, m.retention.required_any) {
         (Some(verbatim), Some(any)) => {
             let _ = writeln!(
                 s,
                 "required at the end: {}/{} verbatim ({}), {}/{} in any form ({}); retention at need {}",
                 verbatim,
-                m.required_total,
-                opt(m.retention_end),
+                m.retention.required_total,
+                opt(m.retention.retention_end),
                 any,
-                m.required_total,
-                opt(m.retention_any_end),
-                opt(m.retention_at_need)
+                m.retention.required_total,
+                opt(m.retention.retention_any_end),
+                opt(m.retention.retention_at_need)
             );
         }
         _ => {
             let _ = writeln!(
                 s,
                 "required at the end: none (the run did not complete, so it has no end); retention at need {}",
-                opt(m.retention_at_need)
+                opt(m.retention.retention_at_need)
             );
         }
     }
-    if let (Some(facts), Some(needed)) = (m.facts_kept, m.needed_facts_kept) {
+    if let (Some(facts), Some(needed)) = (m.facts.facts_kept, m.facts.needed_facts_kept) {
         let _ = writeln!(
             s,
             "facts of the required records at the end: {}/{} ({}); at need {}",
             facts,
-            m.facts_total,
-            opt(m.fact_retention_end),
-            opt(m.fact_retention_at_need)
+            m.facts.facts_total,
+            opt(m.facts.fact_retention_end),
+            opt(m.facts.fact_retention_at_need)
         );
         let _ = writeln!(
             s,
             "needed facts (a later call uses them again) at the end, through the record that introduced them: {}/{} ({})",
             needed,
-            m.needed_facts_total,
-            opt(m.needed_fact_retention_end),
+            m.facts.needed_facts_total,
+            opt(m.facts.needed_fact_retention_end),
         );
     } else {
         let _ = writeln!(
             s,
             "facts of the required records at need {}",
-            opt(m.fact_retention_at_need)
+            opt(m.facts.fact_retention_at_need)
         );
     }
     s
@@ -396,8 +392,8 @@ fn replay_needs(m: &SessionMetrics) -> String {
     let _ = writeln!(
         s,
         "needed facts at need: {} over all {} uses (any record holding the token; of the uses it missed, {} recovered by re-reading, {} lost); at their first return, through the record that introduced them, {} over {}",
-        opt(m.needed_fact_retention_at_need),
-        m.needed_uses,
+        opt(m.facts.needed_fact_retention_at_need),
+        m.facts.needed_uses,
         n.recovered,
         n.lost,
         opt(n.first_return_retention()),
@@ -415,7 +411,7 @@ fn replay_needs(m: &SessionMetrics) -> String {
             },
             n.refetch_tokens(),
             n.refetch_cost,
-            m.cost + n.refetch_cost
+            m.bill.cost + n.refetch_cost
         );
     }
     s

@@ -107,27 +107,23 @@ impl<'a> SummaryGrid<'a> {
     ) -> Result<Self, InputError> {
         let mut strategies: Vec<String> = strategy_order
             .iter()
-            .filter(|s| rows.iter().any(|r| &r.strategy == *s))
+            .filter(|s| rows.iter().any(|r| r.text("strategy") == s.as_str()))
             .cloned()
             .collect();
         for r in rows {
-            if !strategies.contains(&r.strategy) {
-                strategies.push(r.strategy.clone());
+            if !strategies.iter().any(|s| s == r.text("strategy")) {
+                strategies.push(r.text("strategy").to_string());
             }
         }
-        let keep_recents = sorted_unique(rows.iter().map(|r| r.keep_recent));
-        let budgets = sorted_unique_f64(rows.iter().map(|r| r.budget_percent));
-        let false_negatives = sorted_unique_f64(rows.iter().map(|r| r.false_negative));
-        let false_positives = sorted_unique_f64(rows.iter().map(|r| r.false_positive));
+        let keep_recents = sorted_unique(rows.iter().map(|r| r.whole("keep_recent")));
+        let budgets = sorted_unique_f64(rows.iter().map(|r| r.real("budget_percent")));
+        let false_negatives = sorted_unique_f64(rows.iter().map(|r| r.real("false_negative")));
+        let false_positives = sorted_unique_f64(rows.iter().map(|r| r.real("false_positive")));
 
         let mut noise_levels: Vec<SummaryNoise> = Vec::new();
         for r in rows {
-            if !noise_levels.iter().any(|n| n.model == r.noise) {
-                noise_levels.push(SummaryNoise::of(
-                    &r.noise,
-                    r.false_negative,
-                    r.false_positive,
-                ));
+            if !noise_levels.iter().any(|n| n.model == r.text("noise")) {
+                noise_levels.push(noise_of(r));
             }
         }
         let mut noise_families: Vec<String> = Vec::new();
@@ -148,10 +144,9 @@ impl<'a> SummaryGrid<'a> {
         let mut series = Vec::new();
         for (si, strategy) in strategies.iter().enumerate() {
             for (ki, &keep_recent) in keep_recents.iter().enumerate() {
-                if rows
-                    .iter()
-                    .any(|r| &r.strategy == strategy && r.keep_recent == keep_recent)
-                {
+                if rows.iter().any(|r| {
+                    r.text("strategy") == strategy && r.whole("keep_recent") == keep_recent
+                }) {
                     series.push(Series {
                         strategy: strategy.clone(),
                         keep_recent,
@@ -184,10 +179,10 @@ impl<'a> SummaryGrid<'a> {
                          expected one row per group",
                         first + 1,
                         i + 1,
-                        r.strategy,
-                        r.keep_recent,
-                        numbers::budget(r.budget_percent),
-                        SummaryNoise::of(&r.noise, r.false_negative, r.false_positive).label()
+                        r.text("strategy"),
+                        r.whole("keep_recent"),
+                        numbers::budget(r.real("budget_percent")),
+                        noise_of(r).label()
                     ),
                 });
             }
@@ -199,17 +194,19 @@ impl<'a> SummaryGrid<'a> {
         let s = self
             .series
             .iter()
-            .position(|s| s.strategy == r.strategy && s.keep_recent == r.keep_recent)
+            .position(|s| {
+                s.strategy == r.text("strategy") && s.keep_recent == r.whole("keep_recent")
+            })
             .expect("every row's series is listed");
         let n = self
             .noise_levels
             .iter()
-            .position(|n| n.model == r.noise)
+            .position(|n| n.model == r.text("noise"))
             .expect("every row's noise level is listed");
         let b = self
             .budgets
             .iter()
-            .position(|&b| b == r.budget_percent)
+            .position(|&b| b == r.real("budget_percent"))
             .expect("every row's budget is listed");
         (s, n, b)
     }
@@ -275,4 +272,13 @@ fn sorted_unique_f64(values: impl Iterator<Item = f64>) -> Vec<f64> {
     v.sort_by(f64::total_cmp);
     v.dedup();
     v
+}
+
+/// The noise level of a summary row, with the rates its table reports.
+fn noise_of(r: &SummaryRow) -> SummaryNoise {
+    SummaryNoise::of(
+        r.text("noise"),
+        r.real("false_negative"),
+        r.real("false_positive"),
+    )
 }

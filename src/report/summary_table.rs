@@ -5,7 +5,8 @@
 //! and the column, and nothing downstream sees a half-read table.
 
 use crate::error::InputError;
-use crate::tables::read::Checked;
+use crate::tables::read::{Checked, ReadRow};
+use crate::tables::summary::Stats;
 use std::path::Path;
 
 pub use crate::tables::read::{read_frame, sweep_output_error};
@@ -38,45 +39,40 @@ impl Retention {
 }
 
 /// One group of cells, as the charts and the report read it: a strategy × keep_recent ×
-/// budget × noise level.
+/// budget × noise level. Its columns are the declaration's (`tables::cells::summary_table`),
+/// read by name where they are used, so a new summary column needs no edit here.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SummaryRow {
-    pub strategy: String,
-    pub keep_recent: u64,
-    pub budget_percent: f64,
-    /// The noise model's label.
-    pub noise: String,
-    /// The model's nominal rates.
-    pub false_negative: f64,
-    pub false_positive: f64,
-    /// The rates its flags realised on the group's histories (means over the group's cells).
-    pub fn_realised_mean: Option<f64>,
-    pub fp_realised_mean: Option<f64>,
-    pub n: u64,
-    /// Histories the group's cells come from: the unit of every interval.
-    pub n_histories: u64,
-    pub n_feasible: u64,
-    /// Histories with a feasible cell in the group: what a mean over feasible cells rests on.
-    pub n_feasible_histories: u64,
-    pub feasible_share: f64,
-    /// The feasible share's interval by history.
-    pub feasible_ci_low: Option<f64>,
-    pub feasible_ci_high: Option<f64>,
-    /// Over feasible cells.
-    pub reduction_mean: Option<f64>,
-    pub reduction_sd: Option<f64>,
-    /// The retention drawn (see [`Retention`]): mean, sd and interval by history.
-    pub required_retention_mean: Option<f64>,
-    pub required_retention_sd: Option<f64>,
-    pub required_retention_ci_low: Option<f64>,
-    pub required_retention_ci_high: Option<f64>,
-    /// Over feasible cells only, whichever is drawn.
-    pub required_retention_feasible_mean: Option<f64>,
-    pub retention_any_mean: Option<f64>,
-    pub retention_any_ci_low: Option<f64>,
-    pub retention_any_ci_high: Option<f64>,
-    /// Over feasible cells.
-    pub exact_mean: Option<f64>,
+    record: ReadRow,
+    /// Which retention [`SummaryRow::retention`] reads.
+    drawn: Retention,
+}
+
+impl SummaryRow {
+    /// A text column: a key such as `strategy` or `noise`.
+    pub fn text(&self, column: &str) -> &str {
+        self.record.text(column)
+    }
+
+    /// A whole-number column: a key such as `keep_recent` or a count such as `n_histories`.
+    pub fn whole(&self, column: &str) -> u64 {
+        self.record.whole(column)
+    }
+
+    /// A number column: a key such as `budget_percent` or `feasible_share`.
+    pub fn real(&self, column: &str) -> f64 {
+        self.record.real(column)
+    }
+
+    /// The statistics of a measure, by its summary name (`reduction_feasible`, `fn_realised`).
+    pub fn stats(&self, measure: &str) -> Stats {
+        Stats::of(&self.record, measure)
+    }
+
+    /// The statistics of the retention drawn (see [`Retention`]).
+    pub fn retention(&self) -> Stats {
+        self.stats(self.drawn.measure())
+    }
 }
 
 /// The cell summary's declaration, which the sweep writes the table from.
@@ -106,65 +102,11 @@ pub fn read_summary(path: &Path) -> Result<SummaryTable, InputError> {
 
 /// Builds rows from a table already read and checked against the declaration.
 fn rows_from(t: &Checked, retention: Retention) -> Vec<SummaryRow> {
-    let drawn = retention.measure();
-    let any = match retention {
-        Retention::All => "retention_any_all",
-        Retention::Feasible => "retention_any_feasible",
-    };
-    let strategy = t.text("strategy");
-    let keep_recent = t.whole("keep_recent");
-    let budget_percent = t.real("budget_percent");
-    let noise = t.text("noise");
-    let false_negative = t.real("false_negative");
-    let false_positive = t.real("false_positive");
-    let fn_realised = t.opt_real("fn_realised_mean");
-    let fp_realised = t.opt_real("fp_realised_mean");
-    let n = t.whole("n");
-    let n_histories = t.whole("n_histories");
-    let n_feasible = t.whole("n_feasible");
-    let n_feasible_histories = t.whole("n_feasible_histories");
-    let feasible_share = t.real("feasible_share");
-    let feasible_low = t.opt_real("feasible_ci_low");
-    let feasible_high = t.opt_real("feasible_ci_high");
-    let reduction_mean = t.opt_real("reduction_feasible_mean");
-    let reduction_sd = t.opt_real("reduction_feasible_sd");
-    let rr_mean = t.opt_real(&format!("{drawn}_mean"));
-    let rr_sd = t.opt_real(&format!("{drawn}_sd"));
-    let rr_low = t.opt_real(&format!("{drawn}_ci_low"));
-    let rr_high = t.opt_real(&format!("{drawn}_ci_high"));
-    let rr_feasible = t.opt_real("required_retention_feasible_mean");
-    let any_mean = t.opt_real(&format!("{any}_mean"));
-    let any_low = t.opt_real(&format!("{any}_ci_low"));
-    let any_high = t.opt_real(&format!("{any}_ci_high"));
-    let exact_mean = t.opt_real("exact_feasible_mean");
-    (0..t.height())
-        .map(|i| SummaryRow {
-            strategy: strategy[i].clone(),
-            keep_recent: keep_recent[i],
-            budget_percent: budget_percent[i],
-            noise: noise[i].clone(),
-            false_negative: false_negative[i],
-            false_positive: false_positive[i],
-            fn_realised_mean: fn_realised[i],
-            fp_realised_mean: fp_realised[i],
-            n: n[i],
-            n_histories: n_histories[i],
-            n_feasible: n_feasible[i],
-            n_feasible_histories: n_feasible_histories[i],
-            feasible_share: feasible_share[i],
-            feasible_ci_low: feasible_low[i],
-            feasible_ci_high: feasible_high[i],
-            reduction_mean: reduction_mean[i],
-            reduction_sd: reduction_sd[i],
-            required_retention_mean: rr_mean[i],
-            required_retention_sd: rr_sd[i],
-            required_retention_ci_low: rr_low[i],
-            required_retention_ci_high: rr_high[i],
-            required_retention_feasible_mean: rr_feasible[i],
-            retention_any_mean: any_mean[i],
-            retention_any_ci_low: any_low[i],
-            retention_any_ci_high: any_high[i],
-            exact_mean: exact_mean[i],
+    t.rows()
+        .into_iter()
+        .map(|record| SummaryRow {
+            record,
+            drawn: retention,
         })
         .collect()
 }
@@ -206,8 +148,14 @@ mod tests {
         let ok = frame(Column::new("n".into(), [4u64, 4]), 50.0);
         let rows = rows_from_frame(&ok, path).unwrap();
         assert_eq!(rows.len(), 2);
-        assert_eq!(rows[0].reduction_mean, Some(0.5));
-        assert_eq!(rows[1].reduction_mean, None);
+        assert_eq!(rows[0].stats("reduction_feasible").mean, Some(0.5));
+        assert_eq!(rows[1].stats("reduction_feasible").mean, None);
+        // Read by name: a key, a count and the retention drawn.
+        assert_eq!(rows[0].text("strategy"), "recent");
+        assert_eq!(rows[0].real("budget_percent"), 50.0);
+        assert_eq!(rows[0].whole("n_histories"), 4);
+        assert_eq!(rows[1].retention().ci_low, None);
+        assert_eq!(rows[0].retention().interval(), Some((0.5, 0.5)));
 
         let null_n = frame(Column::new("n".into(), [Some(4u64), None]), 50.0);
         let e = rows_from_frame(&null_n, path).unwrap_err().to_string();

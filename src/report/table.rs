@@ -4,35 +4,23 @@
 use super::text_table::{self, Align};
 pub use crate::cells::TableRow;
 use crate::history::CostedHistory;
-use crate::tables::numbers::{budget, opt_fraction, percent};
+use crate::tables::numbers::{budget, percent};
 
-pub const CSV_HEADER: &str =
-    "budget_percent,strategy,capacity,used,reduction,required_retention,exact,feasible";
-
+/// The rows as CSV, through the table's declaration (`tables::budget_table`).
 pub fn to_csv(rows: &[TableRow]) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_HEADER.split(','))
+    let table = crate::tables::budget_table::table();
+    let mut out = Vec::new();
+    table.write_csv_header(&mut out).expect("in-memory write");
+    table
+        .write_csv(
+            &(),
+            crate::tables::Names::NONE,
+            rows,
+            &mut out,
+            &mut Vec::new(),
+        )
         .expect("in-memory write");
-    for r in rows {
-        let m = &r.metrics;
-        let used = if m.feasible {
-            m.used.to_string()
-        } else {
-            String::new()
-        };
-        w.write_record([
-            budget(r.budget_percent),
-            r.strategy.clone(),
-            r.capacity.to_string(),
-            used,
-            opt_fraction(m.reduction()),
-            opt_fraction(m.required_retention()),
-            opt_fraction(m.exact()),
-            m.feasible.to_string(),
-        ])
-        .expect("in-memory write");
-    }
-    String::from_utf8(w.into_inner().expect("in-memory write")).expect("utf-8")
+    String::from_utf8(out).expect("utf-8")
 }
 
 const HEADINGS: [&str; 7] = [

@@ -181,9 +181,30 @@ impl Compactor for Strategy {
     }
 }
 
-/// The measures of one session.
+/// The measures of one session, by what they tell: what the run did, its bill, the required
+/// records and facts it kept, the needed facts at their return, the compactions' ledgers and
+/// the stale decisions it held.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SessionMetrics {
+    pub run: SessionRun,
+    pub bill: TokenBill,
+    pub retention: RecordRetention,
+    pub facts: FactRetention,
+    /// The needed facts at their first return: met, recovered by a re-read or lost, and what
+    /// the re-reads cost ([`need`]).
+    pub needs: need::NeedMetrics,
+    /// The compactions' ledgers summed ([`ledger`]).
+    pub ledger: LedgerTotals,
+    /// Supersessions ([`crate::stale`]) the context is stale on at the end (`None` for a run
+    /// that did not complete), and over agent calls the (call, supersession) pairs whose input
+    /// was stale: how often the agent was handed the old decision without the new.
+    pub stale: Stale,
+}
+
+/// What a session's run did: its calls, its compactions, how it ended and the size of its
+/// context.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SessionRun {
     pub records: u32,
     /// Agent model calls.
     pub calls: u32,
@@ -207,6 +228,18 @@ pub struct SessionMetrics {
     pub completed: bool,
     /// That call (1-based); measures cover the calls before it.
     pub exit_call: Option<u32>,
+    /// The largest agent-call input.
+    pub peak_input: u64,
+    /// The context's cost at the end.
+    pub final_context: u64,
+    /// The usage counter at the end.
+    pub final_usage: u64,
+}
+
+/// What a session was billed: the tokens of every model call, by how the cache billed them,
+/// and their cost.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TokenBill {
     /// Input units of every model call (`cache_read + cache_write + uncached_input`); under
     /// `cache = "recorded"` the provider's tokens the transcript records.
     pub input_tokens: u64,
@@ -217,12 +250,12 @@ pub struct SessionMetrics {
     pub output_tokens: u64,
     /// Billed cost under the configured [`Prices`].
     pub cost: f64,
-    /// The largest agent-call input.
-    pub peak_input: u64,
-    /// The context's cost at the end.
-    pub final_context: u64,
-    /// The usage counter at the end.
-    pub final_usage: u64,
+}
+
+/// The required records a session kept: at the end, in any form, by region, and when later
+/// calls needed them (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct RecordRetention {
     /// Records written to notes.
     pub noted: u32,
     /// Required records of the history. A session that ran out of context never saw some of
@@ -239,7 +272,18 @@ pub struct SessionMetrics {
     /// Present-in-any-form over (required record, later agent call) pairs; see the module
     /// documentation.
     pub retention_at_need: Option<f64>,
-    /// Facts ([`crate::history::facts`]) of the required records.
+    /// Required records present in any form at the end, by region of the history (oldest,
+    /// middle, newest third by record index, as in [`CompactionEvent::regions`]), over each
+    /// region's required records; `None` for a region without one or a run that did not
+    /// complete.
+    pub regions: [Option<f64>; 3],
+}
+
+/// The facts ([`crate::history::facts`]) of the required records a session kept, and of the needed
+/// ones (a later model-written record uses them again).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FactRetention {
+    /// Facts of the required records.
     pub facts_total: u32,
     /// Of those, the facts the context's text holds at the end (any record holding the token
     /// counts).
@@ -259,20 +303,6 @@ pub struct SessionMetrics {
     /// Over those uses, the share whose call's input held the fact (uses after a run ended
     /// count as unmet).
     pub needed_fact_retention_at_need: Option<f64>,
-    /// The needed facts at their first return: met, recovered by a re-read or lost, and what
-    /// the re-reads cost ([`need`]).
-    pub needs: need::NeedMetrics,
-    /// Required records present in any form at the end, by region of the history (oldest,
-    /// middle, newest third by record index, as in [`CompactionEvent::regions`]), over each
-    /// region's required records; `None` for a region without one or a run that did not
-    /// complete.
-    pub regions: [Option<f64>; 3],
-    /// The compactions' ledgers summed ([`ledger`]).
-    pub ledger: LedgerTotals,
-    /// Supersessions ([`crate::stale`]) the context is stale on at the end (`None` for a run
-    /// that did not complete), and over agent calls the (call, supersession) pairs whose input
-    /// was stale: how often the agent was handed the old decision without the new.
-    pub stale: Stale,
 }
 
 /// A session's stale counts (see [`SessionMetrics::stale`]).

@@ -25,6 +25,38 @@ pub use events::{first_user_turn, region};
 const VERBATIM: u8 = 1;
 const PARAPHRASED: u8 = 2;
 
+/// The context as the strategy sees it (notes excluded), and which entry each view index is.
+#[derive(Debug, Default)]
+struct ViewBuffers {
+    costs: Vec<u64>,
+    /// Text lengths in chars (what `mask(min_chars)` compares); stand-ins count as 0.
+    chars: Vec<u64>,
+    lines: Vec<u32>,
+    kinds: Vec<Kind>,
+    tools: Vec<Option<String>>,
+    mask: Vec<u64>,
+    omitted: Vec<u64>,
+    flags: Vec<bool>,
+    texts: Vec<TextRef>,
+    map: Vec<u32>,
+    /// Tool-name buffers not in use by `tools`, so a slot that goes from no tool to a tool
+    /// does not allocate.
+    spare_tools: Vec<String>,
+}
+
+/// Per summary id: what it became at this compaction, whether it survived, whether it carries
+/// a flagged record (its flag in the strategy's view); for summarisers that write text, its
+/// text and the facts found in it (sorted, once each). Buffers beyond the session's summaries
+/// are spares.
+#[derive(Debug, Default)]
+struct SummaryBuffers {
+    remap: Vec<u32>,
+    alive: Vec<bool>,
+    flags: Vec<bool>,
+    texts: Vec<String>,
+    facts: Vec<Vec<u32>>,
+}
+
 /// Buffers a session reuses: hand the same scratch to every session a worker runs, and the
 /// replay stops allocating once they have grown to the largest history.
 #[derive(Debug, Default)]
@@ -41,34 +73,14 @@ pub struct SessionScratch {
     noted: Vec<bool>,
     /// Per record: [`VERBATIM`] / [`PARAPHRASED`] presence, recounted after a compaction.
     mark: Vec<u8>,
-    /// Per summary id: what it became at this compaction, whether it survived, whether it
-    /// carries a flagged record (its flag in the strategy's view).
-    remap: Vec<u32>,
-    alive: Vec<bool>,
-    summary_flag: Vec<bool>,
-    /// The context as the strategy sees it (notes excluded), and which entry each view index is.
-    view_costs: Vec<u64>,
-    /// Text lengths in chars (what `mask(min_chars)` compares); stand-ins count as 0.
-    view_chars: Vec<u64>,
-    view_lines: Vec<u32>,
-    view_kinds: Vec<Kind>,
-    view_tools: Vec<Option<String>>,
-    view_mask: Vec<u64>,
-    view_omitted: Vec<u64>,
-    view_flags: Vec<bool>,
-    view_texts: Vec<TextRef>,
-    view_map: Vec<u32>,
-    /// Per summary id, for summarisers that write text: its text and the facts found in it
-    /// (sorted, once each). Buffers beyond the session's summaries are spares.
-    summary_texts: Vec<String>,
-    summary_facts: Vec<Vec<u32>>,
+    /// The context as the strategy sees it.
+    view: ViewBuffers,
+    /// What each summary became at a compaction, and what it holds.
+    summaries: SummaryBuffers,
     /// Per fact: held by a summary text in the context (scratch of the fact counts).
     fact_mark: Vec<bool>,
     /// The needed facts one agent call uses (scratch).
     uses: Vec<u32>,
-    /// Tool-name buffers not in use by `view_tools`, so a slot that goes from no tool to a
-    /// tool does not allocate.
-    spare_tools: Vec<String>,
     ctx: Context,
     /// Prefixes (in entries) an Anthropic cache holds at breakpoints, sorted.
     cache_points: Vec<usize>,
@@ -105,9 +117,9 @@ pub(super) fn run<C: Compactor + ?Sized>(
     }
     s.in_summary.clear();
     s.in_summary.resize(n, NONE);
-    s.remap.clear();
-    s.alive.clear();
-    s.summary_flag.clear();
+    s.summaries.remap.clear();
+    s.summaries.alive.clear();
+    s.summaries.flags.clear();
     s.cache_points.clear();
     s.ledgers.clear();
     let mut run = Replay {

@@ -84,7 +84,7 @@ pub fn session_failure(
         .iter()
         .filter(|r| is_external(&grid.strategies[usize::from(r.key.strategy)]))
     {
-        let compactions = u64::from(r.metrics.compactions);
+        let compactions = u64::from(r.metrics.run.compactions);
         if before + compactions >= f.call {
             let cfg = grid.config(r.coordinates());
             return f.message(&format!(

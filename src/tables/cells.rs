@@ -33,35 +33,54 @@ impl Grouping<CellRow> for Grid {
     }
 }
 
-/// The cells table, column by column. Measures (`.measure()`) are summarised per group.
+/// The cells table, column by column, a topic at a time. Measures (`.measure()`) are
+/// summarised per group.
 pub fn table() -> Table<Grid, CellRow> {
-    let feasible = |r: &CellRow| r.metrics.feasible;
-    Table::new("cells")
-        .text("history", |_: &Grid, names, r: &CellRow| {
-            names.get(r.history)
-        })
-        .whole("replicate", |_, r| u64::from(r.replicate))
-        .text("noise", |g, _, r| &g.noise_labels[r.level as usize])
-        .real("false_negative", |g, r| {
-            g.levels[r.level as usize].false_negative
-        })
-        .real("false_positive", |g, r| {
-            g.levels[r.level as usize].false_positive
-        })
-        // The rates the flags realised on this history (nominal rates above, see `noise`).
-        .realised(|r: &CellRow| r.realised)
-        .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
-        .whole("keep_recent", |_, r| u64::from(r.keep_recent))
-        .percent("budget_percent", |g, r| g.budgets[r.budget as usize])
-        .whole("capacity", |_, r| r.capacity)
-        .whole("total", |_, r| r.metrics.total)
-        .opt_whole("used", move |_, r| feasible(r).then_some(r.metrics.used))
+    let t = coordinates(Table::new("cells"));
+    recovery(any_record(form(facts(records(size(t))))))
+}
+
+/// Whether the cell's context fitted its budget: the cell's own measures are null otherwise.
+fn feasible(r: &CellRow) -> bool {
+    r.metrics.feasible
+}
+
+/// Where the cell sits: its history, replicate, noise level, strategy, keep_recent and budget,
+/// and the capacity the budget gives.
+fn coordinates(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
+    t.text("history", |_: &Grid, names, r: &CellRow| {
+        names.get(r.history)
+    })
+    .whole("replicate", |_, r| u64::from(r.replicate))
+    .text("noise", |g, _, r| &g.noise_labels[r.level as usize])
+    .real("false_negative", |g, r| {
+        g.levels[r.level as usize].false_negative
+    })
+    .real("false_positive", |g, r| {
+        g.levels[r.level as usize].false_positive
+    })
+    // The rates the flags realised on this history (nominal rates above, see `noise`).
+    .realised(|r: &CellRow| r.realised)
+    .text("strategy", |g, _, r| &g.labels[r.strategy as usize])
+    .whole("keep_recent", |_, r| u64::from(r.keep_recent))
+    .percent("budget_percent", |g, r| g.budgets[r.budget as usize])
+    .whole("capacity", |_, r| r.capacity)
+}
+
+/// What the context costs against the history, over feasible cells.
+fn size(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
+    t.whole("total", |_, r| r.metrics.total)
+        .opt_whole("used", |_, r| feasible(r).then_some(r.metrics.used))
         .opt_real("reduction", |_, r| r.metrics.reduction())
         .share()
         .measure_as("reduction_feasible")
         .paired()
-        .whole("required_total", |_, r| u64::from(r.metrics.required_total))
-        .opt_whole("required_kept", move |_, r| {
+}
+
+/// Required records kept, over feasible cells and over all cells.
+fn records(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
+    t.whole("required_total", |_, r| u64::from(r.metrics.required_total))
+        .opt_whole("required_kept", |_, r| {
             feasible(r).then_some(u64::from(r.metrics.required_kept))
         })
         .opt_real("required_retention", |_, r| r.metrics.required_retention())
@@ -85,16 +104,20 @@ pub fn table() -> Table<Grid, CellRow> {
         .share()
         .zero_fails()
         .measure()
-        .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
-        .opt_whole("facts_kept", move |_, r| {
-            feasible(r).then_some(u64::from(r.metrics.facts_kept))
+}
+
+/// Facts of the required records kept, and the needed ones (a later record uses them again).
+fn facts(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
+    t.whole("facts_total", |_, r| u64::from(r.metrics.facts.facts_total))
+        .opt_whole("facts_kept", |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.facts.facts_kept))
         })
         .opt_real("fact_retention", |_, r| r.metrics.fact_retention())
         .share()
         .measure_as("fact_retention_feasible")
         // As for records: an infeasible cell keeps no fact; undefined without facts.
         .opt_real("fact_retention_all", |_, r| {
-            if r.metrics.facts_total == 0 {
+            if r.metrics.facts.facts_total == 0 {
                 None
             } else {
                 all_cells(r, r.metrics.fact_retention())
@@ -105,10 +128,10 @@ pub fn table() -> Table<Grid, CellRow> {
         .measure()
         // The facts a later record uses again (`crate::history::facts`): the information that matters.
         .whole("needed_facts_total", |_, r| {
-            u64::from(r.metrics.needed_facts_total)
+            u64::from(r.metrics.facts.needed_facts_total)
         })
-        .opt_whole("needed_facts_kept", move |_, r| {
-            feasible(r).then_some(u64::from(r.metrics.needed_facts_kept))
+        .opt_whole("needed_facts_kept", |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.facts.needed_facts_kept))
         })
         .opt_real("needed_fact_retention", |_, r| {
             r.metrics.needed_fact_retention()
@@ -116,7 +139,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .measure_as("needed_fact_retention_feasible")
         .share()
         .opt_real("needed_fact_retention_all", |_, r| {
-            if r.metrics.needed_facts_total == 0 {
+            if r.metrics.facts.needed_facts_total == 0 {
                 None
             } else {
                 all_cells(r, r.metrics.needed_fact_retention())
@@ -126,22 +149,31 @@ pub fn table() -> Table<Grid, CellRow> {
         .share()
         .zero_fails()
         .paired()
-        .opt_real("exact", |_, r| r.metrics.exact())
+}
+
+/// The form the context keeps records in, and whether the cell fitted its budget.
+fn form(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
+    t.opt_real("exact", |_, r| r.metrics.exact())
         .share()
         .measure_as("exact_feasible")
-        .opt_whole("placeholders", move |_, r| {
+        .opt_whole("placeholders", |_, r| {
             feasible(r).then_some(u64::from(r.metrics.placeholders))
         })
-        .opt_whole("summarised", move |_, r| {
+        .opt_whole("summarised", |_, r| {
             feasible(r).then_some(u64::from(r.metrics.summarised))
         })
-        .flag("feasible", move |_, r| feasible(r))
+        .flag("feasible", |_, r| feasible(r))
         .zero_fails()
         .measure()
+}
+
+/// The old crediting of needed facts, kept under its own names.
+fn any_record(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
+    t
         // The old crediting of needed facts, under its own name: a needed fact whose token any
         // record of the context holds, a later one that merely repeats it included.
-        .opt_whole("needed_facts_any_record", move |_, r| {
-            feasible(r).then_some(u64::from(r.metrics.needed_facts_any_record))
+        .opt_whole("needed_facts_any_record", |_, r| {
+            feasible(r).then_some(u64::from(r.metrics.facts.needed_facts_any_record))
         })
         .opt_real("needed_fact_retention_any_record", |_, r| {
             r.metrics.needed_fact_retention_any_record()
@@ -149,7 +181,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .measure_as("needed_fact_retention_any_record_feasible")
         .share()
         .opt_real("needed_fact_retention_any_record_all", |_, r| {
-            if r.metrics.needed_facts_total == 0 {
+            if r.metrics.facts.needed_facts_total == 0 {
                 None
             } else {
                 all_cells(r, r.metrics.needed_fact_retention_any_record())
@@ -158,8 +190,13 @@ pub fn table() -> Table<Grid, CellRow> {
         .measure()
         .share()
         .zero_fails()
+}
+
+/// What the agent could get back of what was dropped, and the stale decisions held.
+fn recovery(t: Table<Grid, CellRow>) -> Table<Grid, CellRow> {
+    t
         // What the agent could get back of what was dropped (`crate::history::recovery`).
-        .opt_whole("required_dropped_recoverable", move |_, r| {
+        .opt_whole("required_dropped_recoverable", |_, r| {
             feasible(r).then_some(u64::from(r.metrics.required_dropped_recoverable))
         })
         .opt_real("dropped_recoverable_share", |_, r| {
@@ -169,7 +206,7 @@ pub fn table() -> Table<Grid, CellRow> {
         .share()
         // Supersessions the context holds the old side of without the new (`crate::stale`);
         // 0 for every history without planted supersessions.
-        .opt_whole("stale", move |_, r| {
+        .opt_whole("stale", |_, r| {
             feasible(r).then_some(u64::from(r.metrics.stale))
         })
         .measure_as("stale_feasible")

@@ -6,11 +6,13 @@
 //! the test fixtures all walk the same declaration, so the formats and the tables cannot drift
 //! apart. Adding a measure to a sweep is one line in its table plus the computation.
 
+pub mod budget_table;
 pub mod cells;
 pub mod compactions;
 pub mod manifest;
 pub mod numbers;
 pub mod read;
+pub mod session_columns;
 pub mod session_metrics;
 pub mod sessions;
 pub mod summary;

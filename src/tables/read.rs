@@ -9,6 +9,7 @@ use crate::error::InputError;
 use polars::prelude::{DataFrame, DataType, ParquetReader, SerReader};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The error for an output of `ctxlab sweep` that cannot be opened: a missing file says what
 /// should have been there.
@@ -51,7 +52,7 @@ pub struct Checked {
     /// The declared columns, in order: a reader reads only these, so a name it spells that
     /// the declaration does not hold is a bug caught on the first read, not a silently
     /// different column an extra one in the file happened to supply.
-    declared: Vec<String>,
+    declared: Arc<[(String, Type)]>,
 }
 
 impl Checked {
@@ -75,14 +76,18 @@ impl Checked {
         Ok(Checked {
             path: path.to_path_buf(),
             frame,
-            declared: table.columns.iter().map(|c| c.name.clone()).collect(),
+            declared: table
+                .columns
+                .iter()
+                .map(|c| (c.name.clone(), c.ty()))
+                .collect(),
         })
     }
 
     /// The column `name`, which the declaration must hold (the check made it present).
     fn column(&self, name: &str) -> &polars::prelude::Column {
         assert!(
-            self.declared.iter().any(|d| d == name),
+            self.declared.iter().any(|(d, _)| d == name),
             "column `{name}` is read but not declared in src/tables/"
         );
         self.frame.column(name).expect("checked column")
@@ -122,6 +127,118 @@ impl Checked {
     pub fn opt_real(&self, name: &str) -> Vec<Option<f64>> {
         let ca = self.column(name).f64().expect("checked type");
         ca.iter().collect()
+    }
+
+    fn opt_flag(&self, name: &str) -> Vec<Option<bool>> {
+        let ca = self.column(name).bool().expect("checked type");
+        ca.iter().collect()
+    }
+
+    /// Every row, each holding every declared column's value: a reader names the columns it
+    /// uses where it uses them, so a column added to the declaration is read with no edit here.
+    pub fn rows(&self) -> Vec<ReadRow> {
+        let columns: Vec<Vec<Cell>> = self
+            .declared
+            .iter()
+            .map(|(name, ty)| match ty {
+                Type::Text => self.text(name).into_iter().map(Cell::Text).collect(),
+                Type::Whole => self.opt_whole(name).into_iter().map(Cell::Whole).collect(),
+                Type::Real => self.opt_real(name).into_iter().map(Cell::Real).collect(),
+                Type::Flag => self.opt_flag(name).into_iter().map(Cell::Flag).collect(),
+            })
+            .collect();
+        let mut columns: Vec<std::vec::IntoIter<Cell>> =
+            columns.into_iter().map(Vec::into_iter).collect();
+        (0..self.height())
+            .map(|_| ReadRow {
+                declared: Arc::clone(&self.declared),
+                cells: columns
+                    .iter_mut()
+                    .map(|c| c.next().expect("a value per row"))
+                    .collect(),
+            })
+            .collect()
+    }
+}
+
+/// One value of a row read back; `None` is a null.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    Text(String),
+    Whole(Option<u64>),
+    Real(Option<f64>),
+    Flag(Option<bool>),
+}
+
+/// One row of a checked table: every declared column's value, found by the column's name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadRow {
+    declared: Arc<[(String, Type)]>,
+    cells: Vec<Cell>,
+}
+
+impl ReadRow {
+    /// The value of column `name`, which the declaration must hold (as for [`Checked`]'s
+    /// accessors, a name it does not hold is a bug in the reader).
+    fn cell(&self, name: &str) -> &Cell {
+        let at = self
+            .declared
+            .iter()
+            .position(|(d, _)| d == name)
+            .unwrap_or_else(|| panic!("column `{name}` is read but not declared in src/tables/"));
+        &self.cells[at]
+    }
+
+    /// A reader asking a column for a type the declaration does not give it: a bug.
+    fn mistyped(&self, name: &str, asked: Type) -> ! {
+        let (_, ty) = self
+            .declared
+            .iter()
+            .find(|(d, _)| d == name)
+            .expect("found above");
+        panic!(
+            "column `{name}` is declared {}, read as {}",
+            ty.name(),
+            asked.name()
+        )
+    }
+
+    pub fn text(&self, name: &str) -> &str {
+        match self.cell(name) {
+            Cell::Text(v) => v,
+            _ => self.mistyped(name, Type::Text),
+        }
+    }
+
+    /// A whole number; a null reads as 0, as [`Checked::whole`] reads it.
+    pub fn whole(&self, name: &str) -> u64 {
+        self.opt_whole(name).unwrap_or_default()
+    }
+
+    pub fn opt_whole(&self, name: &str) -> Option<u64> {
+        match self.cell(name) {
+            Cell::Whole(v) => *v,
+            _ => self.mistyped(name, Type::Whole),
+        }
+    }
+
+    /// A number; a null reads as 0, as [`Checked::real`] reads it.
+    pub fn real(&self, name: &str) -> f64 {
+        self.opt_real(name).unwrap_or_default()
+    }
+
+    pub fn opt_real(&self, name: &str) -> Option<f64> {
+        match self.cell(name) {
+            Cell::Real(v) => *v,
+            _ => self.mistyped(name, Type::Real),
+        }
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        match self.cell(name) {
+            Cell::Flag(v) => v.unwrap_or_default(),
+            _ => self.mistyped(name, Type::Flag),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The sessions table (one row per simulated session) and the keys of its summary (one row per
 //! strategy × window × ratio × note rate × noise level).
 
+use super::session_columns::{self, SessionSource};
 use super::summary::{self, measure_index, GroupRow, Grouping, Keyed, PairRow};
 use super::Table;
 use crate::sessions::{Coordinates, SessionGrid, SessionKey, SessionRow};
@@ -55,12 +56,6 @@ pub fn with_keys<R: 'static>(
         })
 }
 
-/// Every token a session was billed for, whether read from cache or not: input + output of
-/// every model call, compactions included.
-pub fn billed_tokens(m: &crate::session::SessionMetrics) -> u64 {
-    m.input_tokens + m.output_tokens
-}
-
 impl Grouping<SessionRow> for SessionGrid {
     fn groups(&self) -> usize {
         SessionGrid::groups(self)
@@ -83,186 +78,26 @@ impl Grouping<SessionRow> for SessionGrid {
         self.group_coordinates(group).strategy
     }
     fn completed(&self, r: &SessionRow) -> bool {
-        r.metrics.completed
+        r.metrics.run.completed
     }
 }
 
-/// The sessions table, column by column. Measures (`.measure()`) are summarised per group.
+/// The sessions table, column by column: where the session sits in the grid, then its own
+/// columns (`session_columns`). Measures (`.measure()`) are summarised per group.
 pub fn table() -> Table<SessionGrid, SessionRow> {
-    with_keys(Table::new("sessions"), SessionRow::key)
-        .whole("records", |_, r| u64::from(r.metrics.records))
-        .whole("calls", |_, r| u64::from(r.metrics.calls))
-        .whole("model_calls", |_, r| u64::from(r.metrics.model_calls))
-        .measure()
-        .whole("summary_calls", |_, r| u64::from(r.metrics.summary_calls))
-        .measure()
-        .whole("compactions", |_, r| u64::from(r.metrics.compactions))
-        .measure()
-        .whole("failed_compactions", |_, r| {
-            u64::from(r.metrics.failed_compactions)
-        })
-        .measure()
-        .whole("storms", |_, r| u64::from(r.metrics.storms))
-        .measure()
-        .flag("guard_tripped", |_, r| r.metrics.guard_tripped)
-        .measure()
-        .flag("exit_context", |_, r| r.metrics.exit_context)
-        .measure()
-        .opt_whole("exit_call", |_, r| r.metrics.exit_call.map(u64::from))
-        // Reached its last call: the cost measures compare only sessions that both did.
-        .flag("completed", |_, r| r.metrics.completed)
-        .measure()
-        .whole("input_tokens", |_, r| r.metrics.input_tokens)
-        .measure()
-        .whole("cache_read_tokens", |_, r| r.metrics.cache_read_tokens)
-        .measure()
-        .whole("cache_write_tokens", |_, r| r.metrics.cache_write_tokens)
-        .measure()
-        .whole("uncached_input_tokens", |_, r| {
-            r.metrics.uncached_input_tokens
-        })
-        .measure()
-        .whole("output_tokens", |_, r| r.metrics.output_tokens)
-        .measure()
-        .whole("billed_tokens", |_, r| billed_tokens(&r.metrics))
-        .measure()
-        .paired_completed()
-        .real("cost", |_, r| r.metrics.cost)
-        .measure()
-        .paired_completed()
-        .whole("peak_input", |_, r| r.metrics.peak_input)
-        .measure()
-        .whole("final_context", |_, r| r.metrics.final_context)
-        .whole("final_usage", |_, r| r.metrics.final_usage)
-        .whole("noted", |_, r| u64::from(r.metrics.noted))
-        .whole("required_total", |_, r| u64::from(r.metrics.required_total))
-        // End-of-run measures are null for a run that did not complete: it has no end.
-        .opt_whole("required_verbatim", |_, r| {
-            r.metrics.required_verbatim.map(u64::from)
-        })
-        .opt_real("required_any", |_, r| r.metrics.required_any)
-        .opt_real("retention_end", |_, r| r.metrics.retention_end)
-        .share()
-        .measure()
-        .paired()
-        .opt_real("retention_any_end", |_, r| r.metrics.retention_any_end)
-        .share()
-        .measure()
-        .paired()
-        .opt_real("retention_at_need", |_, r| r.metrics.retention_at_need)
-        .share()
-        .measure()
-        .paired()
-        .whole("facts_total", |_, r| u64::from(r.metrics.facts_total))
-        .opt_whole("facts_kept", |_, r| r.metrics.facts_kept.map(u64::from))
-        .opt_real("fact_retention_end", |_, r| r.metrics.fact_retention_end)
-        .share()
-        .measure()
-        .paired()
-        .opt_real("fact_retention_at_need", |_, r| {
-            r.metrics.fact_retention_at_need
-        })
-        .share()
-        .measure()
-        .paired()
-        .whole("needed_facts_total", |_, r| {
-            u64::from(r.metrics.needed_facts_total)
-        })
-        .opt_whole("needed_facts_kept", |_, r| {
-            r.metrics.needed_facts_kept.map(u64::from)
-        })
-        .opt_real("needed_fact_retention_end", |_, r| {
-            r.metrics.needed_fact_retention_end
-        })
-        .measure()
-        .share()
-        .paired()
-        .whole("needed_uses", |_, r| r.metrics.needed_uses)
-        .opt_real("needed_fact_retention_at_need", |_, r| {
-            r.metrics.needed_fact_retention_at_need
-        })
-        .measure()
-        .share()
-        .paired()
-        // Needed facts at their first return, and the uses the context missed: recovered by a
-        // re-read, or lost (`crate::session::need`).
-        .whole("first_returns", |_, r| r.metrics.needs.first_returns)
-        .measure()
-        .whole("needs_recovered", |_, r| r.metrics.needs.recovered)
-        .measure()
-        .paired()
-        .whole("needs_lost", |_, r| r.metrics.needs.lost)
-        .measure()
-        .paired()
-        .opt_real("needed_fact_retention_first_return", |_, r| {
-            r.metrics.needs.first_return_retention()
-        })
-        .measure()
-        .share()
-        .paired()
-        // What the re-reads add to the bill, beside the replay's own.
-        .whole("refetch_calls", |_, r| {
-            u64::from(r.metrics.needs.refetch_calls)
-        })
-        .measure()
-        .paired_completed()
-        .whole("refetch_tokens", |_, r| r.metrics.needs.refetch_tokens())
-        .measure()
-        .paired_completed()
-        .real("refetch_cost", |_, r| r.metrics.needs.refetch_cost)
-        .measure()
-        .paired_completed()
-        .real("cost_with_refetch", |_, r| {
-            r.metrics.cost + r.metrics.needs.refetch_cost
-        })
-        .measure()
-        .paired_completed()
-        // Where the loss falls: required records carried at the end, by third of the history
-        // (`crate::session::CompactionEvent`'s regions), over each third's required records.
-        .opt_real("retention_oldest", |_, r| r.metrics.regions[0])
-        .share()
-        .measure()
-        .opt_real("retention_middle", |_, r| r.metrics.regions[1])
-        .share()
-        .measure()
-        .opt_real("retention_newest", |_, r| r.metrics.regions[2])
-        .share()
-        .measure()
-        // The compactions' ledgers summed (`crate::session::ledger`): compactions whose next
-        // call could not read part of the cached prefix, the cache writes they caused, and the
-        // dollars of their summary calls.
-        .whole("cache_breaks", |_, r| {
-            u64::from(r.metrics.ledger.cache_breaks)
-        })
-        .measure()
-        .whole("compaction_cache_write_tokens", |_, r| {
-            r.metrics.ledger.cache_write_tokens
-        })
-        .measure()
-        .real("compaction_cost", |_, r| r.metrics.ledger.cost)
-        .measure()
-        // Supersessions held on the old side without the new (`crate::stale`): at the end of a
-        // completed run, and summed over agent calls (each call's input).
-        .opt_whole("stale_end", |_, r| r.metrics.stale.end.map(u64::from))
-        .measure()
-        .whole("stale_calls", |_, r| r.metrics.stale.calls)
-        .measure()
-        // The cache that billed the session (`session.cache`, or one of `session.caches`).
-        .text("cache", |g, _, r| cache_label(g, r.key.cache))
-        // The summary's size the strategy ran with (the summary-size axis's, else its own
-        // default): a share of what it replaces and a token cap; null for a strategy that
-        // writes no summary or one of a fixed size (`summary_size`).
-        .opt_real("summary_ratio", |g, r| summary_share(g, r).map(|(q, _)| q))
-        .opt_whole("summary_cap", |g, r| {
-            summary_share(g, r).map(|(_, cap)| cap)
-        })
+    session_columns::columns(with_keys(Table::new("sessions"), SessionRow::key))
 }
 
-/// The (share, cap) of a session's strategy's summaries, when it sizes them by a share.
-fn summary_share(g: &SessionGrid, r: &SessionRow) -> Option<(f64, u64)> {
-    match g.strategies[usize::from(r.key.strategy)].summary_size()? {
-        crate::strategy::SummarySize::Ratio { ratio, max } => Some((ratio, max)),
-        crate::strategy::SummarySize::Fixed(_) => None,
+impl SessionSource<SessionRow> for SessionGrid {
+    fn metrics(row: &SessionRow) -> &crate::session::SessionMetrics {
+        &row.metrics
+    }
+    fn cache<'a>(&'a self, row: &'a SessionRow) -> &'a str {
+        cache_label(self, row.key.cache)
+    }
+    // The summary-size axis's, else the strategy's own default.
+    fn summary_size(&self, row: &SessionRow) -> Option<crate::strategy::SummarySize> {
+        self.strategies[usize::from(row.key.strategy)].summary_size()
     }
 }
 

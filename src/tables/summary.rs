@@ -5,11 +5,40 @@
 //! A measure is averaged over the rows where it is defined; its own count is a key column where
 //! the kind of sweep names it (`n_feasible` for cells, `n_retention` for sessions).
 
+use super::read::ReadRow;
 use super::{Table, Value};
 use crate::stats::{GroupAcc, HistoryPartials, PairAcc, Summary};
 
 /// The suffixes of the statistics every measure gets, in column order.
 pub const STATS: [&str; 4] = ["mean", "sd", "ci_low", "ci_high"];
+
+/// One measure's statistics in a summary row read back: its columns `{measure}_mean`,
+/// `{measure}_sd`, `{measure}_ci_low` and `{measure}_ci_high` ([`STATS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stats {
+    pub mean: Option<f64>,
+    pub sd: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+}
+
+impl Stats {
+    /// The statistics of `measure` (its summary name, e.g. `reduction_feasible`) in `row`.
+    pub fn of(row: &ReadRow, measure: &str) -> Stats {
+        let [mean, sd, ci_low, ci_high] = STATS.map(|s| row.opt_real(&format!("{measure}_{s}")));
+        Stats {
+            mean,
+            sd,
+            ci_low,
+            ci_high,
+        }
+    }
+
+    /// The interval, when both its ends are defined.
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        Some((self.ci_low?, self.ci_high?))
+    }
+}
 
 /// One group of the summary, as accumulated.
 #[derive(Debug, Clone, PartialEq)]

@@ -64,11 +64,11 @@ fn classes(m: &SessionMetrics, t: &Trace) -> (Vec<(u64, u64, u64)>, [u64; 5]) {
             .map(|c| (c.cache_read, c.cache_write, c.uncached))
             .collect(),
         [
-            m.input_tokens,
-            m.cache_read_tokens,
-            m.cache_write_tokens,
-            m.uncached_input_tokens,
-            m.output_tokens,
+            m.bill.input_tokens,
+            m.bill.cache_read_tokens,
+            m.bill.cache_write_tokens,
+            m.bill.uncached_input_tokens,
+            m.bill.output_tokens,
         ],
     )
 }
@@ -103,7 +103,7 @@ fn anthropic_reads_the_last_breakpoint_and_writes_the_rest_at_a_premium() {
     );
     // $3 / $15, reads 0.1×, writes 1.25×:
     // 7104 × 3 × 0.1 + 7705 × 3 × 1.25 + 300 × 15 = 2131.2 + 28893.75 + 4500 = 35524.95 per 10⁶.
-    close(m.cost, 35524.95e-6);
+    close(m.bill.cost, 35524.95e-6);
 }
 
 #[test]
@@ -162,7 +162,7 @@ fn openai_reads_the_shared_prefix_in_128_token_steps_and_writes_nothing() {
     );
     // gpt-5: $1.25 / $10, reads 0.1×: 6912 × 0.125 + 7897 × 1.25 + 300 × 10 = 864 + 9871.25
     // + 3000 = 13735.25 per 10⁶.
-    close(m.cost, 13735.25e-6);
+    close(m.bill.cost, 13735.25e-6);
 }
 
 #[test]
@@ -180,7 +180,7 @@ fn gemini_reads_the_whole_shared_prefix_above_its_minimum() {
     );
     // $2 / $12, reads 0.1×: 4603 × 0.2 + 10206 × 2 + 300 × 12 = 920.6 + 20412 + 3600 =
     // 24932.6 per 10⁶.
-    close(m.cost, 24932.6e-6);
+    close(m.bill.cost, 24932.6e-6);
 }
 
 #[test]
@@ -195,7 +195,7 @@ fn no_cache_bills_every_prompt_as_plain_input() {
         )
     );
     // 14809 × 3 + 300 × 15 = 44427 + 4500 = 48927 per 10⁶.
-    close(m.cost, 48927e-6);
+    close(m.bill.cost, 48927e-6);
 }
 
 #[test]
@@ -238,7 +238,7 @@ fn recorded_bills_what_the_transcript_records() {
         )
     );
     // 23 × 3 + 7500 × 0.3 + 6300 × 3.75 + 261 × 15 = 69 + 2250 + 23625 + 3915 = 29859 per 10⁶.
-    close(m.cost, 29859e-6);
+    close(m.bill.cost, 29859e-6);
     // The context the replay sends is still the modelled one.
     assert_eq!(t.calls[2].input, 7705);
 }

@@ -166,8 +166,23 @@ fn replay_prints_calls_compactions_and_metrics() {
         m.lines()
             .nth(1)
             .unwrap()
-            .starts_with("article12,recent,200,0.7,140,12,5,1,0,5,0,false,false,,"),
+            .starts_with("article12,recent,200,0.7,140,12,5,5,0,1,0,0,false,false,,true,"),
         "{m}"
+    );
+    // After its five keys, the row holds the sessions table's own columns, in its order
+    // (records, calls, model_calls, summary_calls, compactions, failed_compactions, storms,
+    // guard_tripped, exit_context, exit_call, completed, ...): one declaration for both.
+    let header: Vec<&str> = m.lines().next().unwrap().split(',').collect();
+    let sessions = ctxlab::tables::sessions::table();
+    let names = sessions.column_names();
+    let own = names.iter().position(|&c| c == "records").unwrap();
+    assert_eq!(header[5..], names[own..]);
+    let row = by_name(&m);
+    // The default cache, and no summary size for `recent`, which writes no summary.
+    assert_eq!(row["cache"], "anthropic");
+    assert_eq!(
+        (row["summary_ratio"].as_str(), row["summary_cap"].as_str()),
+        ("", "")
     );
 }
 
@@ -192,7 +207,26 @@ fn replay_options_reach_the_session() {
         &root(),
         &[&base[..], &["--strategy", "recent", "--note-rate", "0.5"]].concat(),
     ));
-    assert!(m.contains(",true,4,") && m.contains(",207,7,4,,,,,"), "{m}");
+    let row = by_name(&m);
+    assert_eq!(
+        (row["exit_context"].as_str(), row["exit_call"].as_str()),
+        ("true", "4"),
+        "{m}"
+    );
+    assert_eq!(
+        (row["final_context"].as_str(), row["noted"].as_str()),
+        ("207", "7"),
+        "{m}"
+    );
+    assert_eq!(row["required_total"], "4", "{m}");
+    for end in [
+        "required_verbatim",
+        "required_any",
+        "retention_end",
+        "retention_any_end",
+    ] {
+        assert_eq!(row[end], "", "{end}: {m}");
+    }
     let layered = ctxlab(
         &root(),
         &[
@@ -445,4 +479,16 @@ fn replay_takes_a_noise_model() {
         ),
         &["--noise", "unknown noise model `sometimes`"],
     );
+}
+
+/// A one-row CSV's values by column name.
+fn by_name(csv: &str) -> std::collections::HashMap<String, String> {
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let values = reader.records().next().unwrap().unwrap();
+    header
+        .iter()
+        .zip(values.iter())
+        .map(|(h, v)| (h.to_string(), v.to_string()))
+        .collect()
 }

@@ -53,8 +53,12 @@ fn logged(
         &mut SessionScratch::default(),
         &mut log,
     );
-    assert_eq!(m.compactions as usize, log.len(), "one row per compaction");
-    (log, m.regions)
+    assert_eq!(
+        m.run.compactions as usize,
+        log.len(),
+        "one row per compaction"
+    );
+    (log, m.retention.regions)
 }
 
 #[test]

@@ -42,7 +42,7 @@ fn context(items: &[Item], kept: &[usize]) -> Context {
 
 fn facts_of(items: &[Item], kept: &[usize]) -> (u32, u32, Option<f64>) {
     let m = score(&hand(), Outcome::Feasible, &context(items, kept));
-    (m.facts_kept, m.facts_total, m.fact_retention())
+    (m.facts.facts_kept, m.facts.facts_total, m.fact_retention())
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn a_summary_keeps_the_facts_of_the_records_it_carries() {
 fn an_infeasible_cell_keeps_no_fact_and_a_history_without_facts_has_no_share() {
     let m = score(&hand(), Outcome::Infeasible, &Context::default());
     assert_eq!(
-        (m.facts_total, m.facts_kept, m.fact_retention()),
+        (m.facts.facts_total, m.facts.facts_kept, m.fact_retention()),
         (4, 0, None)
     );
     let plain = CostedHistory::new(
@@ -110,7 +110,7 @@ fn an_infeasible_cell_keeps_no_fact_and_a_history_without_facts_has_no_share() {
     c.clear(1);
     c.push(Item::Verbatim(0), 10, 1);
     let m = score(&plain, Outcome::Feasible, &c);
-    assert_eq!((m.facts_total, m.fact_retention()), (0, None));
+    assert_eq!((m.facts.facts_total, m.fact_retention()), (0, None));
     assert_eq!(m.required_retention(), Some(1.0));
 }
 

@@ -101,8 +101,8 @@ fn the_prefix_takes_its_share_of_the_window() {
             &mut SessionScratch::default(),
         )
     };
-    assert_eq!(run(0).exit_call, None);
-    assert_eq!(run(1000).exit_call, Some(2));
+    assert_eq!(run(0).run.exit_call, None);
+    assert_eq!(run(1000).run.exit_call, Some(2));
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {

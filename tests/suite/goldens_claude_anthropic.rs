@@ -74,7 +74,7 @@ fn claude_code_clears_old_tool_results_after_an_idle_hour() {
     let mut records = idle_history(3_601).records().to_vec();
     records.push(at(rec(A, "welcome back"), 4_000));
     let (m, trace) = session("claude_code", &costed(records), window);
-    assert_eq!((m.compactions, m.summary_calls), (1, 0));
+    assert_eq!((m.run.compactions, m.run.summary_calls), (1, 0));
     let k = trace.compactions[0];
     assert_eq!(k.context_after, k.input - 100 + 33);
 }
@@ -262,11 +262,14 @@ fn anthropic_compact_bills_the_summarising_iteration() {
         xs(A, 100),
     ]);
     let (m, trace) = session("anthropic_compact(trigger=50000)", &h, 200_000);
-    assert_eq!((m.compactions, m.summary_calls, m.model_calls), (1, 1, 3));
+    assert_eq!(
+        (m.run.compactions, m.run.summary_calls, m.run.model_calls),
+        (1, 1, 3)
+    );
     assert_eq!(trace.compactions[0].input, 50_002);
     assert_eq!(trace.compactions[0].output, 2_101);
-    assert_eq!(m.input_tokens, 30_000 + 50_002 + 2_101);
-    assert_eq!(m.output_tokens, 10_000 + 100 + 2_101);
+    assert_eq!(m.bill.input_tokens, 30_000 + 50_002 + 2_101);
+    assert_eq!(m.bill.output_tokens, 10_000 + 100 + 2_101);
 }
 
 fn thinking(text: &str) -> ctxlab::Record {
@@ -316,7 +319,7 @@ fn anthropic_clear_thinking_keeps_the_newest_turns() {
     assert_eq!(kept("anthropic_clear_thinking", asked), expect);
     assert!(Strategy::parse("anthropic_clear_thinking(keep=0)").is_err());
     let (m, trace) = session("anthropic_clear_thinking", &costed(turns), 10_000);
-    assert_eq!((m.compactions, m.summary_calls), (1, 0));
+    assert_eq!((m.run.compactions, m.run.summary_calls), (1, 0));
     // Calls: a1 (+t1), a2 (+bash, t2), a3 (+t3); the clearing comes before the third.
     assert_eq!(trace.compactions[0].before_call, 3);
     assert_eq!(

@@ -134,7 +134,7 @@ fn opencode_prunes_only_past_the_minimum() {
     let mut records = h(20_001).records().to_vec();
     records.push(rec(A, "ok"));
     let (m, trace) = session(spec, &costed(records), 1_000_000);
-    assert_eq!((m.compactions, m.summary_calls), (1, 0));
+    assert_eq!((m.run.compactions, m.run.summary_calls), (1, 0));
     assert_eq!(trace.compactions[0].before_call, 5);
     assert_eq!(
         trace.compactions[0].context_after,
@@ -348,12 +348,18 @@ fn pi_drops_what_its_previous_compaction_kept() {
         &h,
         70_000,
     );
-    assert_eq!((m.compactions, m.summary_calls, m.completed), (2, 2, true));
+    assert_eq!(
+        (m.run.compactions, m.run.summary_calls, m.run.completed),
+        (2, 2, true)
+    );
     let after: Vec<u64> = trace.compactions.iter().map(|k| k.context_after).collect();
     // 2 520 + 10 × 3 + 3 gaps; then 1 367 + 30 000 + 10 + 2 gaps.
     assert_eq!(after, [2_553, 31_379]);
-    assert_eq!(m.final_context, 31_390);
-    assert_eq!((m.required_total, m.required_any), (1, Some(0.0)));
+    assert_eq!(m.run.final_context, 31_390);
+    assert_eq!(
+        (m.retention.required_total, m.retention.required_any),
+        (1, Some(0.0))
+    );
 }
 
 /// pi's reserve: a window of at most `reserve_tokens` (16 384) is refused naming the smallest

@@ -165,7 +165,7 @@ fn openhands_llm_summarizing_keeps_first_and_summary_events_as_its_test_has_it()
     );
     let before: Vec<u32> = trace.compactions.iter().map(|k| k.before_call).collect();
     assert_eq!(before, (0..15).map(|k| 12 + 6 * k).collect::<Vec<u32>>());
-    assert_eq!(m.summary_calls, 15);
+    assert_eq!(m.run.summary_calls, 15);
     // Every condensation leaves e0, e1, e2, the summary and the newest event: 5 × 10 + 4.
     assert!(trace.compactions.iter().all(|k| k.context_after == 54));
     // The view before each call holds at most max_size events: the largest input is 10

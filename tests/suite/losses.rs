@@ -49,18 +49,21 @@ fn a_session_that_runs_out_of_its_window_loses_what_its_later_calls_needed() {
     let m = simulate(&h, &h.truth, &raw, &window(80), 0, &mut scratch);
     // Call 1: input 10 + 1 + 10 = 21, output 10. Call 2: input 4 · 10 + 3 = 43. Call 3: input
     // 43 + 11 + 51 = 105 > 80: refused, the run ends there.
-    assert_eq!((m.exit_call, m.completed, m.calls), (Some(3), false, 2));
+    assert_eq!(
+        (m.run.exit_call, m.run.completed, m.run.calls),
+        (Some(3), false, 2)
+    );
     // Needs (required record, call): calls 1 and 2 need records 1 and 2 and have them (4 of 4);
     // call 3 needs them too, and call 4 also record 8 (which appeared before it): 2 + 3 lost.
-    assert_eq!(m.retention_at_need, Some(4.0 / 9.0));
+    assert_eq!(m.retention.retention_at_need, Some(4.0 / 9.0));
     // A run that died has no end: its end-of-run measures are null, not the 2 of 3 required
     // records its last context held.
-    assert_eq!(m.required_total, 3);
+    assert_eq!(m.retention.required_total, 3);
     assert_eq!(
         (
-            m.retention_end,
-            m.required_verbatim,
-            m.needed_fact_retention_end
+            m.retention.retention_end,
+            m.retention.required_verbatim,
+            m.facts.needed_fact_retention_end
         ),
         (None, None, None)
     );
@@ -68,9 +71,12 @@ fn a_session_that_runs_out_of_its_window_loses_what_its_later_calls_needed() {
     let as_ran = Strategy::parse("raw(window=none)").unwrap();
     assert_eq!(as_ran.label(), "raw(window=none)");
     let m = simulate(&h, &h.truth, &as_ran, &window(80), 0, &mut scratch);
-    assert_eq!((m.exit_call, m.completed, m.calls), (None, true, 4));
     assert_eq!(
-        (m.retention_at_need, m.retention_end),
+        (m.run.exit_call, m.run.completed, m.run.calls),
+        (None, true, 4)
+    );
+    assert_eq!(
+        (m.retention.retention_at_need, m.retention.retention_end),
         (Some(1.0), Some(1.0))
     );
     // `window` takes `none` alone; other strategies take no `window`.
@@ -224,7 +230,10 @@ fn a_text_summary_carries_a_record_by_the_share_of_its_needed_facts() {
     let m = score(&c, Outcome::Feasible, &ctx);
     assert_eq!(m.required_any, 0.5);
     assert_eq!(m.retention_any(), Some(0.5));
-    assert_eq!((m.needed_facts_total, m.needed_facts_kept), (2, 1));
+    assert_eq!(
+        (m.facts.needed_facts_total, m.facts.needed_facts_kept),
+        (2, 1)
+    );
     assert_eq!(m.needed_fact_retention(), Some(0.5));
 }
 

@@ -130,7 +130,10 @@ fn a_dropped_file_view_is_read_again_a_dropped_instruction_and_an_edited_view_ar
             tail: 0,
         },
     );
-    assert_eq!((m.calls, m.compactions, m.completed), (5, 1, true));
+    assert_eq!(
+        (m.run.calls, m.run.compactions, m.run.completed),
+        (5, 1, true)
+    );
     // Call 4 uses the three needed facts for the first time since the records that introduced
     // them, none of which the context holds. It names app.py and db.py, whose views are gone:
     // the agent reads both again. load_settings comes back with app.py; open_pool does not
@@ -167,13 +170,13 @@ fn a_dropped_file_view_is_read_again_a_dropped_instruction_and_an_edited_view_ar
     );
     // Every use of the facts is at call 4, unmet there.
     assert_eq!(
-        (m.needed_uses, m.needed_fact_retention_at_need),
+        (m.facts.needed_uses, m.facts.needed_fact_retention_at_need),
         (3, Some(0.0))
     );
     // At the end the context holds the system prompt and calls 4 and 5: call 4 repeats every
     // token, but through their owners none is kept.
-    assert_eq!(m.needed_facts_kept, Some(0));
-    assert_eq!(m.needed_fact_retention_end, Some(0.0));
+    assert_eq!(m.facts.needed_facts_kept, Some(0));
+    assert_eq!(m.facts.needed_fact_retention_end, Some(0.0));
 }
 
 #[test]
@@ -211,11 +214,11 @@ fn first_returns_leave_out_the_uses_that_echo_the_agent() {
             tail: 2,
         },
     );
-    assert_eq!(m.compactions, 1);
+    assert_eq!(m.run.compactions, 1);
     // All uses: parse_header at 3 (met: record 0 is there), load_config at 5 (unmet: record 2
     // was dropped), both at 7 (met by the agent's own records 3 and 5): 3 of 4.
-    assert_eq!(m.needed_uses, 4);
-    assert_eq!(m.needed_fact_retention_at_need, Some(0.75));
+    assert_eq!(m.facts.needed_uses, 4);
+    assert_eq!(m.facts.needed_fact_retention_at_need, Some(0.75));
     // First return: load_config at 5 alone, unmet. The use the context missed there is lost:
     // its one holder is a `bash` result of no reading call.
     let n = m.needs;
@@ -240,11 +243,11 @@ fn a_cell_credits_a_needed_fact_to_its_owner_not_to_a_record_repeating_it() {
     let outcome = strategy.apply(View::new(&h, &h.truth), 19, 0, 0, &mut ctx);
     assert_eq!(ctx.items, [Item::Verbatim(4)]);
     let m = score(&h, outcome, &ctx);
-    assert_eq!(m.needed_facts_total, 1);
+    assert_eq!(m.facts.needed_facts_total, 1);
     // Through its owner: not kept. Through any record holding the token: kept.
-    assert_eq!(m.needed_facts_kept, 0);
+    assert_eq!(m.facts.needed_facts_kept, 0);
     assert_eq!(m.needed_fact_retention(), Some(0.0));
-    assert_eq!(m.needed_facts_any_record, 1);
+    assert_eq!(m.facts.needed_facts_any_record, 1);
     assert_eq!(m.needed_fact_retention_any_record(), Some(1.0));
     // The dropped required record is the user's: nothing to fetch again.
     assert_eq!(

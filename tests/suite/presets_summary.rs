@@ -177,11 +177,19 @@ fn openhands_llm_summarizing_in_a_session_condenses_at_the_ninth_event_and_chain
     // 110 the first time (630), S1, a4..o5 = 10 + 5 + 30 + 5 + 30 + 4 gaps = 84 the second
     // (604). Agent calls 736 in; 8 × 5 + 2 × 10 out.
     assert_eq!(
-        (m.calls, m.compactions, m.summary_calls, m.model_calls),
+        (
+            m.run.calls,
+            m.run.compactions,
+            m.run.summary_calls,
+            m.run.model_calls
+        ),
         (8, 2, 2, 10)
     );
-    assert_eq!((m.input_tokens, m.output_tokens), (736 + 630 + 604, 60));
-    assert_eq!(m.cache_read_tokens, 0);
+    assert_eq!(
+        (m.bill.input_tokens, m.bill.output_tokens),
+        (736 + 630 + 604, 60)
+    );
+    assert_eq!(m.bill.cache_read_tokens, 0);
 }
 
 /// OpenHands' controller turns a context-window error into a condensation request
@@ -201,7 +209,7 @@ fn openhands_condensers_condense_on_a_context_window_error_and_go_on() {
         "openhands_llm_summarizing(max_size=12, summary_size=10)",
         150,
     );
-    assert!(m.completed, "the run goes on after the condensation");
+    assert!(m.run.completed, "the run goes on after the condensation");
     assert_eq!(compactions(&t)[0], (5, 179, 10, true, 116));
     assert_eq!(t.calls[4].input, 116);
     // max_size=100: events_from_tail 48 covers every event after the head and the task, so
@@ -213,13 +221,13 @@ fn openhands_condensers_condense_on_a_context_window_error_and_go_on() {
         150,
     );
     assert_eq!(
-        (m.completed, m.exit_call, m.summary_calls),
+        (m.run.completed, m.run.exit_call, m.run.summary_calls),
         (false, Some(5), 0)
     );
     // The amortized condenser honours it too: before call 5, cut to the head and the newest 5
     // events, less the orphaned observation o2 that opens them: [0, 1, a3, o3, a4, o4] = 105.
     let (m, t) = replay(&h, "openhands_amortized(max_size=12)", 150);
-    assert!(m.completed);
+    assert!(m.run.completed);
     assert_eq!(compactions(&t)[0], (5, 179, 0, false, 105));
     // Masking (a per-call view, no `should_condense`) does not: the run ends.
     let (m, _) = replay(
@@ -227,7 +235,7 @@ fn openhands_condensers_condense_on_a_context_window_error_and_go_on() {
         "openhands_observation_masking(attention_window=100)",
         150,
     );
-    assert_eq!(m.exit_call, Some(5));
+    assert_eq!(m.run.exit_call, Some(5));
 }
 
 // ---------------------------------------------------------------- Codex
@@ -682,16 +690,16 @@ fn gemini_cli_compress_only_truncates_after_an_inflated_attempt() {
     // The rejected attempt's snapshot and self-check are billed: it read the environment
     // message and U1..A (88 + 803 = 891) and wrote 2000; the calls send 770 + 891 = 1661 and
     // 1661 + 2000 = 3661, and write 2000 each.
-    assert_eq!(m.summary_calls, 2);
+    assert_eq!(m.run.summary_calls, 2);
     let agent: u64 = t.calls.iter().map(|c| c.input).sum();
-    assert_eq!(m.input_tokens, agent + 1661 + 3661);
+    assert_eq!(m.bill.input_tokens, agent + 1661 + 3661);
     // Without the rejection (a summary that fits) the same call compresses with a summary.
     let (m, _) = replay(
         &h,
         "gemini_cli_compress(tool_budget=200, truncate_chars=40)",
         2000,
     );
-    assert_eq!(m.summary_calls, 2, "the snapshot and the self-check");
+    assert_eq!(m.run.summary_calls, 2, "the snapshot and the self-check");
 }
 
 // ---------------------------------------------------------------- the Complexity Trap
@@ -765,11 +773,19 @@ fn complexity_trap_summary_in_a_session_checks_every_call_and_calls_a_model_at_t
     // (433), then S1, a3..o4 = 8 + 50 + 4 gaps = 62 (442); agent calls 342 in; 6 × 5 + 2 × 8
     // out.
     assert_eq!(
-        (m.calls, m.compactions, m.summary_calls, m.model_calls),
+        (
+            m.run.calls,
+            m.run.compactions,
+            m.run.summary_calls,
+            m.run.model_calls
+        ),
         (6, 2, 2, 8)
     );
-    assert_eq!((m.input_tokens, m.output_tokens), (342 + 433 + 442, 46));
-    assert_eq!(m.storms, 0);
+    assert_eq!(
+        (m.bill.input_tokens, m.bill.output_tokens),
+        (342 + 433 + 442, 46)
+    );
+    assert_eq!(m.run.storms, 0);
 }
 
 #[test]
@@ -812,7 +828,7 @@ fn complexity_trap_hybrid_masks_old_observations_after_the_summary() {
     // Before call k ≥ 2, o1..o(k−2) are stand-ins of 41: o(k−1) stays. Call 5's input:
     // 10 + 10 + 3 × (5 + 41) + 5 + 20 + 9 gaps = 192.
     assert_eq!(t.calls[4].input, 192);
-    assert_eq!((m.summary_calls, m.model_calls), (0, 5));
+    assert_eq!((m.run.summary_calls, m.run.model_calls), (0, 5));
 }
 
 /// The paper's hybrid: "we use N=43, M=W=10 for the hybrid setup"
@@ -864,6 +880,6 @@ fn complexity_trap_hybrid_summarises_the_unmasked_turns_in_a_session() {
     let (m, t) = replay(&swe_turns(4), spec, 10_000);
     let inputs: Vec<u64> = t.calls.iter().map(|c| c.input).collect();
     assert_eq!(inputs, [21, 48, 96, 57]);
-    assert_eq!(m.summary_calls, 1);
-    assert_eq!(m.input_tokens, 21 + 48 + 96 + 57 + 433);
+    assert_eq!(m.run.summary_calls, 1);
+    assert_eq!(m.bill.input_tokens, 21 + 48 + 96 + 57 + 433);
 }

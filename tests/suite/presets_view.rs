@@ -148,9 +148,9 @@ fn swe_agent_last_n_in_a_session_elides_before_every_call_and_calls_no_model() {
     // o1 (4 − 2 − 1 = 1 elided); before call 5 o1 and o2.
     let h = agent_history(5);
     let (m, t) = replay("swe_agent_last_n(n=2)", &h);
-    assert_eq!(m.calls, 5);
-    assert_eq!(m.model_calls, m.calls, "eliding calls no model");
-    assert_eq!(m.summary_calls, 0);
+    assert_eq!(m.run.calls, 5);
+    assert_eq!(m.run.model_calls, m.run.calls, "eliding calls no model");
+    assert_eq!(m.run.summary_calls, 0);
     let before: Vec<u32> = t.compactions.iter().map(|k| k.before_call).collect();
     // Re-applied before every call, but a call where it changes nothing is no compaction.
     assert_eq!(before, [4, 5], "a view re-applied before every call");
@@ -164,7 +164,7 @@ fn swe_agent_last_n_in_a_session_elides_before_every_call_and_calls_no_model() {
     assert!(t.compactions.iter().all(|k| !k.model_call && !k.failed));
     assert_eq!(t.calls[4].input, 254);
     // After the last call o5 joins: 254 + 2 + 20 + 2.
-    assert_eq!(m.final_context, 278);
+    assert_eq!(m.run.final_context, 278);
 }
 
 #[test]
@@ -274,8 +274,8 @@ fn openhands_amortized_in_a_session_cuts_when_over_max_size_and_calls_no_model()
     // to [0, 1, a5, o5] (6 + 4 + 2 + 20 + 3 = 35).
     let h = agent_history(6);
     let (m, t) = replay("openhands_amortized(max_size=6)", &h);
-    assert_eq!(m.calls, 6);
-    assert_eq!(m.model_calls, m.calls, "forgetting calls no model");
+    assert_eq!(m.run.calls, 6);
+    assert_eq!(m.run.model_calls, m.run.calls, "forgetting calls no model");
     let before: Vec<u32> = t.compactions.iter().map(|k| k.before_call).collect();
     assert_eq!(before, [4, 6]);
     // Inputs: records 0..=7 = 209; then [0, 1, a3, o3, a4, o4, a5, o5] = 6 + 4 + 2 + 41 + 2 +
@@ -290,7 +290,7 @@ fn openhands_amortized_in_a_session_cuts_when_over_max_size_and_calls_no_model()
     let task = records.remove(1).required(true);
     records.insert(1, task);
     let (m, _) = replay("openhands_amortized(max_size=6)", &costed(records));
-    assert_eq!(m.retention_end, Some(1.0));
+    assert_eq!(m.retention.retention_end, Some(1.0));
 }
 
 /// The research notes' Anthropic example: 0 system (100), 1 task (50), then tool uses
@@ -356,8 +356,8 @@ fn anthropic_clear_tool_uses_in_a_session_keeps_clearing_as_the_full_history_gro
     // too (R3, R4 are the newest two), 914 − 300 + 25 = 639.
     let h = tool_history(&[300, 300, 300, 50, 50]);
     let (m, t) = replay("anthropic_clear_tool_uses(trigger=1000, keep=2)", &h);
-    assert_eq!(m.calls, 5);
-    assert_eq!(m.model_calls, m.calls, "clearing calls no model");
+    assert_eq!(m.run.calls, 5);
+    assert_eq!(m.run.model_calls, m.run.calls, "clearing calls no model");
     let input: Vec<u64> = t.compactions.iter().map(|k| k.input).collect();
     let after: Vec<u64> = t.compactions.iter().map(|k| k.context_after).collect();
     // Before calls 2 and 3 nothing is cleared, so no compaction is counted there.
@@ -365,7 +365,7 @@ fn anthropic_clear_tool_uses_in_a_session_keeps_clearing_as_the_full_history_gro
     assert_eq!(after, [842, 639]);
     assert_eq!(t.calls[4].input, 639);
     // The last result joins: 639 + 20 + 50 + 2.
-    assert_eq!(m.final_context, 711);
+    assert_eq!(m.run.final_context, 711);
 }
 
 #[test]

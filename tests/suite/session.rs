@@ -241,16 +241,19 @@ fn cache_billing_without_compaction() {
     );
     assert_eq!(
         (
-            m.input_tokens,
-            m.cache_read_tokens,
-            m.cache_write_tokens,
-            m.output_tokens
+            m.bill.input_tokens,
+            m.bill.cache_read_tokens,
+            m.bill.cache_write_tokens,
+            m.bill.output_tokens
         ),
         (34, 15, 19, 5)
     );
-    assert_eq!((m.calls, m.model_calls, m.compactions), (3, 3, 0));
+    assert_eq!(
+        (m.run.calls, m.run.model_calls, m.run.compactions),
+        (3, 3, 0)
+    );
     // (15 × 3 × 0.1 + 19 × 3 × 1.25 + 5 × 15) / 10⁶ = (4.5 + 71.25 + 75) / 10⁶
-    assert!((m.cost - 150.75e-6).abs() < 1e-15, "{}", m.cost);
+    assert!((m.bill.cost - 150.75e-6).abs() < 1e-15, "{}", m.bill.cost);
 }
 
 #[test]
@@ -296,14 +299,17 @@ fn cache_billing_across_a_compaction() {
     // Three agent calls billed: input 4 + 11 + 7, read 0 + 4 + 0, output 2 + 1 + 2.
     assert_eq!(
         (
-            m.input_tokens,
-            m.cache_read_tokens,
-            m.cache_write_tokens,
-            m.output_tokens
+            m.bill.input_tokens,
+            m.bill.cache_read_tokens,
+            m.bill.cache_write_tokens,
+            m.bill.output_tokens
         ),
         (22, 4, 18, 5)
     );
-    assert_eq!((m.calls, m.compactions, m.model_calls), (3, 1, 3));
+    assert_eq!(
+        (m.run.calls, m.run.compactions, m.run.model_calls),
+        (3, 1, 3)
+    );
 
     // `required` keeps the flagged r0 first, so the cache still serves it: under 10 it keeps
     // r0 (4) and r4 (4 + 1 + 5 = 10); call 3's input [r0 r4] = 10 reads r0 = 4 from cache.
@@ -312,8 +318,8 @@ fn cache_billing_across_a_compaction() {
     let (m, t) = replay(&h, &required, &c, 0);
     assert_eq!(t.compactions[0].context_after, 10);
     assert_eq!((t.calls[2].input, t.calls[2].cache_read), (10, 4));
-    assert_eq!(m.cache_read_tokens, 4 + 4);
-    assert_eq!(m.retention_end, Some(1.0));
+    assert_eq!(m.bill.cache_read_tokens, 4 + 4);
+    assert_eq!(m.retention.retention_end, Some(1.0));
 }
 
 #[test]
@@ -340,9 +346,9 @@ fn retention_at_need_counts_every_later_call() {
         .map(|c| (c.required_present, c.required_appeared))
         .collect();
     assert_eq!(present, [(1.0, 1), (1.0, 1), (0.0, 1)]);
-    assert_eq!(m.retention_at_need, Some(2.0 / 3.0));
+    assert_eq!(m.retention.retention_at_need, Some(2.0 / 3.0));
     assert_eq!(
-        (m.retention_end, m.retention_any_end),
+        (m.retention.retention_end, m.retention.retention_any_end),
         (Some(0.0), Some(0.0))
     );
     // Notes at rate 0.5 note the flagged r0 for sure (min(1, 2 × 0.5)) and read it back.
@@ -351,8 +357,8 @@ fn retention_at_need_counts_every_later_call() {
         ..c.clone()
     };
     let (m, t) = replay(&h, &Strategy::parse("recent").unwrap(), &noted, 0);
-    assert_eq!(m.retention_end, Some(1.0));
-    assert_eq!(m.retention_at_need, Some(1.0));
+    assert_eq!(m.retention.retention_end, Some(1.0));
+    assert_eq!(m.retention.retention_at_need, Some(1.0));
     assert_eq!(t.calls[2].required_present, 1.0);
 }
 
@@ -392,14 +398,14 @@ fn fact_retention_follows_the_text_verbatim_repeated_and_noted() {
     let recent = Strategy::parse("recent").unwrap();
     // As for records: r0 and its one fact are gone before call 3: 2 of 3 calls at need.
     let (m, _) = replay(&fact_history(false), &recent, &c, 0);
-    assert_eq!((m.facts_total, m.facts_kept), (1, Some(0)));
-    assert_eq!(m.fact_retention_end, Some(0.0));
-    assert_eq!(m.fact_retention_at_need, Some(2.0 / 3.0));
+    assert_eq!((m.facts.facts_total, m.facts.facts_kept), (1, Some(0)));
+    assert_eq!(m.facts.fact_retention_end, Some(0.0));
+    assert_eq!(m.facts.fact_retention_at_need, Some(2.0 / 3.0));
     // r4, which `recent` keeps, repeats the fact: the record is lost, its fact is not.
     let (m, _) = replay(&fact_history(true), &recent, &c, 0);
-    assert_eq!(m.retention_end, Some(0.0));
+    assert_eq!(m.retention.retention_end, Some(0.0));
     assert_eq!(
-        (m.fact_retention_end, m.fact_retention_at_need),
+        (m.facts.fact_retention_end, m.facts.fact_retention_at_need),
         (Some(1.0), Some(1.0))
     );
     // The notes read back hold r0's text, and with it the fact.
@@ -409,7 +415,7 @@ fn fact_retention_follows_the_text_verbatim_repeated_and_noted() {
     };
     let (m, _) = replay(&fact_history(false), &recent, &noted, 0);
     assert_eq!(
-        (m.fact_retention_end, m.fact_retention_at_need),
+        (m.facts.fact_retention_end, m.facts.fact_retention_at_need),
         (Some(1.0), Some(1.0))
     );
 }
@@ -431,17 +437,20 @@ fn forgotten_reset_storms_in_a_replay_and_the_guard_stops_it() {
     let (m, t) = replay(&h2, &recent, &c, 0);
     let before: Vec<u32> = t.compactions.iter().map(|k| k.before_call).collect();
     assert_eq!(before, [3, 4]);
-    assert_eq!((m.compactions, m.storms), (2, 1));
+    assert_eq!((m.run.compactions, m.run.storms), (2, 1));
     assert!(t.compactions.iter().all(|k| k.fruitless));
     let guarded = SessionConfig {
         max_consecutive: Some(1),
         ..c.clone()
     };
     let (m, _) = replay(&h2, &recent, &guarded, 0);
-    assert_eq!((m.compactions, m.storms, m.guard_tripped), (1, 0, true));
+    assert_eq!(
+        (m.run.compactions, m.run.storms, m.run.guard_tripped),
+        (1, 0, true)
+    );
     // With the reset, the same session compacts once and is calm.
     let (m, _) = replay(&h, &recent, &SessionConfig { reset: true, ..c }, 0);
-    assert_eq!((m.compactions, m.storms), (1, 0));
+    assert_eq!((m.run.compactions, m.run.storms), (1, 0));
 }
 
 #[test]
@@ -462,14 +471,14 @@ fn an_infeasible_strategy_fails_to_compact_and_keeps_trying() {
     let (m, t) = replay(&h, &Strategy::parse("required").unwrap(), &c, 0);
     // Usage: call 1 30 + 2 = 32; call 2 input 30+2+3+2 = 37, + 2 → 71 ≥ 50.
     assert_eq!(t.calls[1].cumulative, 71);
-    assert_eq!((m.compactions, m.failed_compactions), (1, 1));
+    assert_eq!((m.run.compactions, m.run.failed_compactions), (1, 1));
     let k = t.compactions[0];
     assert!(k.failed && k.fruitless);
     // The context is untouched and the failed compaction called no model, so call 3 reads
     // call 2's whole input (37) from the cache and writes what was appended since.
     assert_eq!((t.calls[2].cache_read, t.calls[2].input), (37, 44));
-    assert_eq!(m.model_calls, 3);
-    assert_eq!(m.retention_end, Some(1.0));
+    assert_eq!(m.run.model_calls, 3);
+    assert_eq!(m.retention.retention_end, Some(1.0));
 }
 
 #[test]
@@ -502,7 +511,7 @@ fn layers_trigger_on_the_history_share() {
     let k = t.compactions[0];
     assert_eq!((k.before_call, k.capacity, k.context_after), (4, 102, 83));
     assert!(!k.fruitless);
-    assert_eq!(m.compactions, 1);
+    assert_eq!(m.run.compactions, 1);
     // The usage counter alone (ratio 1: trigger 200) would not have fired before call 4:
     // 41, 124, 249 — it fires at the same point here, so check the layer arithmetic with a
     // tighter history share instead: 30 % → budget 60, trigger above 48: before call 3 (53).
@@ -601,9 +610,12 @@ fn summarising_a_summary_compounds_loss() {
     for stream in 0..runs {
         let (m, _) = replay(&h, &summary, &c, stream);
         // Costs do not depend on the draws, so every session compacts at the same calls.
-        assert_eq!(*compactions.get_or_insert(m.compactions), m.compactions);
-        assert_eq!(m.required_verbatim, Some(0));
-        kept += m.required_any.unwrap();
+        assert_eq!(
+            *compactions.get_or_insert(m.run.compactions),
+            m.run.compactions
+        );
+        assert_eq!(m.retention.required_verbatim, Some(0));
+        kept += m.retention.required_any.unwrap();
     }
     let k = compactions.unwrap();
     assert!(k >= 3, "{k}");
@@ -636,16 +648,16 @@ fn notes_keep_required_records_a_summary_loses() {
     for stream in 0..200 {
         let (without, _) = replay(&short, &summary, &once, stream);
         let (noted, _) = replay(&short, &summary, &with(&once, 0.25), stream);
-        assert_eq!((without.compactions, noted.compactions), (1, 1));
+        assert_eq!((without.run.compactions, noted.run.compactions), (1, 1));
         assert!(
-            noted.retention_any_end >= without.retention_any_end,
+            noted.retention.retention_any_end >= without.retention.retention_any_end,
             "stream {stream}"
         );
         assert!(
-            noted.retention_end >= without.retention_end,
+            noted.retention.retention_end >= without.retention.retention_end,
             "stream {stream}"
         );
-        gained += noted.required_any.unwrap() - without.required_any.unwrap();
+        gained += noted.retention.required_any.unwrap() - without.retention.required_any.unwrap();
     }
     assert!(gained > 50.0, "{gained}");
     // Many compactions: the notes read back cost context at every later call, so usage climbs
@@ -655,20 +667,27 @@ fn notes_keep_required_records_a_summary_loses() {
     for stream in 0..200 {
         let (without, _) = replay(&long, &summary, &once, stream);
         let (noted, _) = replay(&long, &summary, &with(&once, 0.25), stream);
-        assert!(without.compactions > 2);
-        sum_without += without.retention_any_end.unwrap();
-        sum_with += noted.retention_any_end.unwrap();
+        assert!(without.run.compactions > 2);
+        sum_without += without.retention.retention_any_end.unwrap();
+        sum_with += noted.retention.retention_any_end.unwrap();
         // Noting everything keeps everything, verbatim.
         let (all, _) = replay(&long, &summary, &with(&once, 1.0), stream);
         // (The notes read back grow with the history until a call no longer fits the window:
         // the session then ends, having noted every record it saw, and lost those it never saw.)
-        assert!(all.noted == all.records || all.exit_context, "{all:?}");
-        if all.completed {
-            assert_eq!(all.retention_end, Some(1.0));
+        assert!(
+            all.retention.noted == all.run.records || all.run.exit_context,
+            "{all:?}"
+        );
+        if all.run.completed {
+            assert_eq!(all.retention.retention_end, Some(1.0));
         } else {
             // A run that ended early has no end: every end-of-run measure is null.
             assert_eq!(
-                (all.retention_end, all.required_verbatim, all.required_any),
+                (
+                    all.retention.retention_end,
+                    all.retention.required_verbatim,
+                    all.retention.required_any
+                ),
                 (None, None, None),
                 "{all:?}"
             );
@@ -686,12 +705,12 @@ fn summaries_are_billed_as_compaction_output() {
         summariser: Summariser::default(),
     };
     let (m, t) = replay(&h, &summary, &cfg(1000, 0.5, true), 7);
-    assert!(m.compactions >= 2);
+    assert!(m.run.compactions >= 2);
     assert!(t.compactions.iter().all(|k| k.output == 50));
     let agent_output: u64 = t.calls.iter().map(|c| c.output).sum();
     assert_eq!(
-        m.output_tokens,
-        agent_output + 50 * u64::from(m.compactions)
+        m.bill.output_tokens,
+        agent_output + 50 * u64::from(m.run.compactions)
     );
     // After a compaction the context is the summary and the two newest entries.
     assert!(t
@@ -737,7 +756,7 @@ fn sessions_are_deterministic_and_scratch_reuse_changes_nothing() {
     let m1 = simulate(&a, &a.truth, &recent, &c, 3, &mut scratch);
     let m2 = simulate(&a, &a.truth, &recent, &c, 3, &mut SessionScratch::default());
     assert_eq!(m1, m2);
-    assert!(m1.compactions > 0);
+    assert!(m1.run.compactions > 0);
 }
 
 #[test]
@@ -770,13 +789,13 @@ fn raw_never_compacts_while_recent_does() {
     };
     let raw = run("raw", &mut scratch);
     let recent = run("recent", &mut scratch);
-    assert_eq!(raw.calls, 6);
-    assert_eq!(raw.compactions, 0);
+    assert_eq!(raw.run.calls, 6);
+    assert_eq!(raw.run.compactions, 0);
     assert!(
-        recent.compactions > 0,
+        recent.run.compactions > 0,
         "the usage trigger (300) is crossed by the third call"
     );
-    assert!(raw.input_tokens > recent.input_tokens);
+    assert!(raw.bill.input_tokens > recent.bill.input_tokens);
 }
 
 // ---------------------------------------------------------------- the context trigger
@@ -817,7 +836,7 @@ fn the_context_trigger_compacts_when_the_next_input_reaches_the_threshold() {
     let (m, t) = replay(&h, &recent, &usage, 0);
     let before: Vec<u32> = t.compactions.iter().map(|k| k.before_call).collect();
     assert_eq!(before, [3, 5]);
-    assert_eq!(m.model_calls, 5, "recent calls no model");
+    assert_eq!(m.run.model_calls, 5, "recent calls no model");
     // The context: 84 before call 3, 96 before call 4, 108 ≥ 100 before call 5: one compaction.
     // The task (60) and the newest six records that fit the 40 left (6 × 5 + 6 separators)
     // make 96.
@@ -826,8 +845,11 @@ fn the_context_trigger_compacts_when_the_next_input_reaches_the_threshold() {
     assert_eq!(before, [5]);
     assert_eq!(t.compactions[0].context_after, 96);
     assert_eq!(t.calls[4].input, 96);
-    assert_eq!((m.compactions, m.model_calls, m.summary_calls), (1, 5, 0));
-    assert_eq!(m.retention_end, Some(1.0));
+    assert_eq!(
+        (m.run.compactions, m.run.model_calls, m.run.summary_calls),
+        (1, 5, 0)
+    );
+    assert_eq!(m.retention.retention_end, Some(1.0));
     // At 0.6 (120) the context never gets there: no compaction, the raw run exactly; the
     // usage counter still crosses 120 after call 2.
     let (m, _) = replay(&h, &recent, &context_cfg(200, 0.6), 0);
@@ -837,7 +859,7 @@ fn the_context_trigger_compacts_when_the_next_input_reaches_the_threshold() {
         &context_cfg(200, 0.6),
         0,
     );
-    assert_eq!(m.compactions, 0);
+    assert_eq!(m.run.compactions, 0);
     assert_eq!(m, raw);
     let (m, _) = replay(
         &h,
@@ -848,7 +870,7 @@ fn the_context_trigger_compacts_when_the_next_input_reaches_the_threshold() {
         },
         0,
     );
-    assert!(m.compactions > 0);
+    assert!(m.run.compactions > 0);
 }
 
 #[test]
@@ -861,14 +883,17 @@ fn a_call_over_the_window_ends_the_session() {
         &context_cfg(100, 1.0),
         0,
     );
-    assert!(m.exit_context);
-    assert_eq!(m.exit_call, Some(4));
-    assert_eq!(m.calls, 3);
+    assert!(m.run.exit_context);
+    assert_eq!(m.run.exit_call, Some(4));
+    assert_eq!(m.run.calls, 3);
     assert_eq!(t.calls.len(), 3);
     // Billed: the three calls made, 60 + 72 + 84 in and 3 × 5 out.
-    assert_eq!((m.input_tokens, m.output_tokens), (216, 15));
+    assert_eq!((m.bill.input_tokens, m.bill.output_tokens), (216, 15));
     // The run has no end, so no end-of-run measure (the task was there until it died).
-    assert_eq!((m.required_total, m.retention_end), (1, None));
+    assert_eq!(
+        (m.retention.required_total, m.retention.retention_end),
+        (1, None)
+    );
     // A window that holds every call: no exit.
     let (m, _) = replay(
         &h,
@@ -876,8 +901,8 @@ fn a_call_over_the_window_ends_the_session() {
         &context_cfg(113, 1.0),
         0,
     );
-    assert!(!m.exit_context && m.exit_call.is_none());
-    assert_eq!(m.calls, 5);
+    assert!(!m.run.exit_context && m.run.exit_call.is_none());
+    assert_eq!(m.run.calls, 5);
     // A head that does not fit the capacity cannot be compacted: the run goes on until a call
     // exceeds the window. Capacity floor(100 × 0.5) = 50 < the task's 60.
     let (m, t) = replay(
@@ -887,7 +912,7 @@ fn a_call_over_the_window_ends_the_session() {
         0,
     );
     assert!(t.compactions.iter().all(|k| k.failed));
-    assert_eq!((m.exit_context, m.exit_call), (true, Some(4)));
+    assert_eq!((m.run.exit_context, m.run.exit_call), (true, Some(4)));
 }
 
 #[test]
@@ -911,15 +936,18 @@ fn only_a_summary_costs_a_model_call() {
         ),
         (5, 108, 96, 10, 83, true)
     );
-    assert_eq!((m.compactions, m.summary_calls, m.model_calls), (1, 1, 6));
+    assert_eq!(
+        (m.run.compactions, m.run.summary_calls, m.run.model_calls),
+        (1, 1, 6)
+    );
     // Call 5 sends [task, summary, A, T] = 83 and reads the task (60) from cache.
     assert_eq!((t.calls[4].input, t.calls[4].cache_read), (83, 60));
     // Billed: the five agent calls (60 + 72 + 84 + 96 + 83) and the summary (108) in, 5 × 5 +
     // 10 out.
-    assert_eq!((m.input_tokens, m.output_tokens), (503, 35));
+    assert_eq!((m.bill.input_tokens, m.bill.output_tokens), (503, 35));
     // Masking the same context calls no model and bills nothing for the compaction.
     let mask = Strategy::parse("mask(keep_recent=1)").unwrap();
     let (m, t) = replay(&h, &mask, &context_cfg(200, 0.5), 0);
     assert!(t.compactions.iter().all(|k| !k.model_call));
-    assert_eq!((m.summary_calls, m.model_calls), (0, m.calls));
+    assert_eq!((m.run.summary_calls, m.run.model_calls), (0, m.run.calls));
 }

@@ -68,7 +68,7 @@ fn extractive_picks_lines_of_flagged_records_first_then_by_relevance_to_the_task
     // Head 18 + 1 + 32 + 1 + 2.
     assert_eq!(m.used, 54);
     // The one fact of the required records (parser_state) is in the text; r1 is carried.
-    assert_eq!((m.facts_kept, m.facts_total), (1, 1));
+    assert_eq!((m.facts.facts_kept, m.facts.facts_total), (1, 1));
     assert_eq!(m.retention_any(), Some(1.0));
     assert_eq!(m.required_retention(), Some(0.5));
 }
@@ -83,7 +83,7 @@ fn extractive_by_relevance_alone_loses_the_fact() {
     assert_eq!(ctx.summary_text, "line one parser\nfix parser now");
     assert_eq!(m.used, 18 + 1 + 30 + 1 + 2);
     assert_eq!(
-        (m.facts_kept, m.facts_total, m.fact_retention()),
+        (m.facts.facts_kept, m.facts.facts_total, m.fact_retention()),
         (0, 1, Some(0.0))
     );
     // r1 holds no fact in the text, so the text does not carry it: only the task counts.
@@ -96,10 +96,10 @@ fn simulated_writes_the_facts_of_the_records_it_keeps() {
     let spec = "summary(summariser=simulated, recall_flagged=1, recall_other=0, keep_recent=1, summary_size=32)";
     let (ctx, m) = run(spec, 60);
     assert!(ctx.summary_text.is_empty());
-    assert_eq!((m.facts_kept, m.facts_total), (1, 1));
+    assert_eq!((m.facts.facts_kept, m.facts.facts_total), (1, 1));
     let spec = "summary(recall_flagged=0, recall_other=0, keep_recent=1, summary_size=32)";
     let (_, m) = run(spec, 60);
-    assert_eq!((m.facts_kept, m.retention_any()), (0, Some(0.5)));
+    assert_eq!((m.facts.facts_kept, m.retention_any()), (0, Some(0.5)));
 }
 
 #[test]
@@ -222,7 +222,7 @@ fn recorded_compaction_restarts_the_context_at_the_transcript_summary() {
     let m = score(&h, ctxlab::context::Outcome::Feasible, &ctx);
     // Facts of the required r1, r2: parse_args (lost), E0308 (in the text): 1 of 2; r2 is
     // carried by its fact, the task is not.
-    assert_eq!((m.facts_kept, m.facts_total), (1, 2));
+    assert_eq!((m.facts.facts_kept, m.facts.facts_total), (1, 2));
     assert_eq!(m.retention_any(), Some(0.5));
     // 10 + 1 + 21 + 1 + 4 = 37; under a capacity of 36 the run's own compaction does not fit.
     assert_eq!(m.used, 37);

@@ -56,7 +56,7 @@ fn stale(flags: &[bool]) -> (Option<u32>, u64) {
         0,
         &mut SessionScratch::default(),
     );
-    assert!(m.completed);
+    assert!(m.run.completed);
     (m.stale.end, m.stale.calls)
 }
 

@@ -119,7 +119,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         s.fact_mark.resize(facts.len(), false);
         for e in &s.entries {
             if let Origin::Summary(id) = e.origin {
-                for &f in &s.summary_facts[id as usize] {
+                for &f in &s.summaries.facts[id as usize] {
                     s.fact_mark[f as usize] = true;
                 }
             }
@@ -283,7 +283,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         }
         for e in &s.entries {
             if let Origin::Summary(id) = e.origin {
-                for &f in &s.summary_facts[id as usize] {
+                for &f in &s.summaries.facts[id as usize] {
                     s.fact_mark[f as usize] = true;
                 }
             }

@@ -192,24 +192,24 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let keep_recent = self.compactor.keep_recent(self.cfg.keep_recent);
         let s = &mut *self.s;
         let view = View {
-            costs: &s.view_costs,
-            chars: &s.view_chars,
-            lines: &s.view_lines,
-            kinds: &s.view_kinds,
-            tools: &s.view_tools[..len],
+            costs: &s.view.costs,
+            chars: &s.view.chars,
+            lines: &s.view.lines,
+            kinds: &s.view.kinds,
+            tools: &s.view.tools[..len],
             stand_ins: StandInCosts {
-                mask_costs: &s.view_mask,
+                mask_costs: &s.view.mask,
                 clear_cost: self.h.stand_ins.clear_cost,
-                omitted_costs: &s.view_omitted,
+                omitted_costs: &s.view.omitted,
                 masked_cost: self.h.stand_ins.masked_cost,
             },
             separator: self.h.separator,
-            flags: &s.view_flags,
+            flags: &s.view.flags,
             model: self.h.model,
             texts: Texts::Entries {
                 records: self.h.records(),
-                summaries: &s.summary_texts,
-                entries: &s.view_texts,
+                summaries: &s.summaries.texts,
+                entries: &s.view.texts,
             },
             task: self.h.task_text(),
             facts: &self.h.scored.facts,
@@ -297,7 +297,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             .iter()
             .map(|item| match *item {
                 Item::Summary { first, end, .. } if end > first => {
-                    s.view_costs[first..end].iter().sum::<u64>() + sep * (end - first - 1) as u64
+                    s.view.costs[first..end].iter().sum::<u64>() + sep * (end - first - 1) as u64
                 }
                 _ => 0,
             })

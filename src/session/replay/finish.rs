@@ -1,7 +1,9 @@
 //! The session's measures once the replay made its last call.
 
 use super::{Replay, VERBATIM};
-use crate::session::{Compactor, SessionMetrics};
+use crate::session::{
+    Compactor, FactRetention, RecordRetention, SessionMetrics, SessionRun, TokenBill,
+};
 
 impl<C: Compactor + ?Sized> Replay<'_, C> {
     pub(super) fn finish(mut self) -> SessionMetrics {
@@ -50,47 +52,56 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             calls: self.retention.stale_calls,
         };
         SessionMetrics {
-            records: self.h.len() as u32,
-            calls: self.progress.calls,
-            compactions: self.trigger.compactions,
-            failed_compactions: self.book.failed,
-            model_calls: self.progress.calls + self.book.summary_calls,
-            summary_calls: self.book.summary_calls,
-            storms: self.trigger.storms,
-            guard_tripped: self.trigger.guard_tripped,
-            exit_context: !completed,
-            completed,
-            exit_call: self.progress.exit_call,
-            input_tokens: self.bills.total.input,
-            cache_read_tokens: self.bills.total.cache_read,
-            cache_write_tokens: self.bills.total.cache_write,
-            uncached_input_tokens: self.bills.total.uncached,
-            output_tokens: self.bills.total.output,
-            cost: self.bills.total.cost(&self.cfg.prices),
-            peak_input: self.progress.peak_input,
-            final_context: self.context_cost(),
-            final_usage: self.trigger.usage,
-            noted: s.noted.iter().filter(|&&x| x).count() as u32,
-            required_total,
-            required_verbatim: at_end(verbatim),
-            required_any: completed.then_some(any),
-            retention_end: share(f64::from(verbatim)),
-            retention_any_end: share(any),
-            retention_at_need: (self.retention.need_pairs > 0)
-                .then(|| self.retention.need_hits / self.retention.need_pairs as f64),
-            facts_total,
-            facts_kept: at_end(facts_kept),
-            fact_retention_end: of(facts_kept, facts_total),
-            fact_retention_at_need: (self.retention.need_facts > 0)
-                .then(|| self.retention.need_facts_kept as f64 / self.retention.need_facts as f64),
-            needed_facts_total,
-            needed_facts_kept: at_end(needed_facts_kept),
-            needed_fact_retention_end: of(needed_facts_kept, needed_facts_total),
-            needed_uses: self.retention.need_uses,
-            needed_fact_retention_at_need: (self.retention.need_uses > 0)
-                .then(|| self.retention.need_uses_met as f64 / self.retention.need_uses as f64),
+            run: SessionRun {
+                records: self.h.len() as u32,
+                calls: self.progress.calls,
+                compactions: self.trigger.compactions,
+                failed_compactions: self.book.failed,
+                model_calls: self.progress.calls + self.book.summary_calls,
+                summary_calls: self.book.summary_calls,
+                storms: self.trigger.storms,
+                guard_tripped: self.trigger.guard_tripped,
+                exit_context: !completed,
+                completed,
+                exit_call: self.progress.exit_call,
+                peak_input: self.progress.peak_input,
+                final_context: self.context_cost(),
+                final_usage: self.trigger.usage,
+            },
+            bill: TokenBill {
+                input_tokens: self.bills.total.input,
+                cache_read_tokens: self.bills.total.cache_read,
+                cache_write_tokens: self.bills.total.cache_write,
+                uncached_input_tokens: self.bills.total.uncached,
+                output_tokens: self.bills.total.output,
+                cost: self.bills.total.cost(&self.cfg.prices),
+            },
+            retention: RecordRetention {
+                noted: s.noted.iter().filter(|&&x| x).count() as u32,
+                required_total,
+                required_verbatim: at_end(verbatim),
+                required_any: completed.then_some(any),
+                retention_end: share(f64::from(verbatim)),
+                retention_any_end: share(any),
+                retention_at_need: (self.retention.need_pairs > 0)
+                    .then(|| self.retention.need_hits / self.retention.need_pairs as f64),
+                regions,
+            },
+            facts: FactRetention {
+                facts_total,
+                facts_kept: at_end(facts_kept),
+                fact_retention_end: of(facts_kept, facts_total),
+                fact_retention_at_need: (self.retention.need_facts > 0).then(|| {
+                    self.retention.need_facts_kept as f64 / self.retention.need_facts as f64
+                }),
+                needed_facts_total,
+                needed_facts_kept: at_end(needed_facts_kept),
+                needed_fact_retention_end: of(needed_facts_kept, needed_facts_total),
+                needed_uses: self.retention.need_uses,
+                needed_fact_retention_at_need: (self.retention.need_uses > 0)
+                    .then(|| self.retention.need_uses_met as f64 / self.retention.need_uses as f64),
+            },
             needs: self.retention.needs.finish(&self.cfg.prices),
-            regions,
             ledger,
             stale,
         }

@@ -24,10 +24,10 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     fn build_next(&mut self) -> u64 {
         let s = &mut *self.s;
         let existing = self.book.summaries as usize;
-        s.remap.clear();
-        s.remap.resize(existing, NONE);
-        s.alive.clear();
-        s.alive.resize(existing, false);
+        s.summaries.remap.clear();
+        s.summaries.remap.resize(existing, NONE);
+        s.summaries.alive.clear();
+        s.summaries.alive.resize(existing, false);
         s.next.clear();
 
         let mut output = 0u64;
@@ -36,14 +36,14 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         for item in &s.ctx.items {
             let entry = match *item {
                 Item::Verbatim(j) => {
-                    let e = s.entries[s.view_map[j] as usize];
+                    let e = s.entries[s.view.map[j] as usize];
                     if let Origin::Summary(id) = e.origin {
-                        s.alive[id as usize] = true;
+                        s.summaries.alive[id as usize] = true;
                     }
                     e
                 }
                 Item::Placeholder(j) => {
-                    let e = s.entries[s.view_map[j] as usize];
+                    let e = s.entries[s.view.map[j] as usize];
                     // What the strategy's stand-in text costs.
                     let cost = s.ctx.placeholder_costs[nth_placeholder];
                     nth_placeholder += 1;
@@ -59,18 +59,18 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 Item::Summary { first, end, cost } => {
                     let id = self.book.summaries;
                     self.book.summaries += 1;
-                    s.remap.push(NONE);
-                    s.alive.push(true);
+                    s.summaries.remap.push(NONE);
+                    s.summaries.alive.push(true);
                     if self.book.text_summaries {
                         store_text(
-                            &mut s.summary_texts,
-                            &mut s.summary_facts,
+                            &mut s.summaries.texts,
+                            &mut s.summaries.facts,
                             &s.ctx,
                             id as usize,
                         );
                     }
                     for j in first..end {
-                        match s.entries[s.view_map[j] as usize].origin {
+                        match s.entries[s.view.map[j] as usize].origin {
                             Origin::Placeholder(r) if unmasked => {
                                 // The summariser read the record the stand-in masks.
                                 s.in_summary[r as usize] = id;
@@ -81,14 +81,14 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                                 s.kept[r as usize] = if self.book.text_summaries {
                                     holds_own_fact(
                                         &self.h.scored.facts,
-                                        &s.summary_facts[id as usize],
+                                        &s.summaries.facts[id as usize],
                                         r as usize,
                                     )
                                 } else {
                                     s.ctx.summary_kept[j]
                                 };
                             }
-                            Origin::Summary(old) => s.remap[old as usize] = id,
+                            Origin::Summary(old) => s.summaries.remap[old as usize] = id,
                             // Stand-ins carry nothing; notes are not in the view.
                             _ => {}
                         }
@@ -140,15 +140,17 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let s = &mut *self.s;
         let default = Summariser::default();
         let summariser = self.compactor.summariser().unwrap_or(&default);
-        s.summary_flag.clear();
-        s.summary_flag.resize(self.book.summaries as usize, false);
+        s.summaries.flags.clear();
+        s.summaries
+            .flags
+            .resize(self.book.summaries as usize, false);
         for r in 0..self.progress.appeared {
             let id = s.in_summary[r];
             if id == NONE {
                 continue;
             }
-            let id = match s.remap[id as usize] {
-                NONE if s.alive[id as usize] => id,
+            let id = match s.summaries.remap[id as usize] {
+                NONE if s.summaries.alive[id as usize] => id,
                 NONE => {
                     s.in_summary[r] = NONE;
                     s.kept[r] = false;
@@ -158,7 +160,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                     s.in_summary[r] = new;
                     s.kept[r] = s.kept[r]
                         && if self.book.text_summaries {
-                            holds_own_fact(&self.h.scored.facts, &s.summary_facts[new as usize], r)
+                            holds_own_fact(&self.h.scored.facts, &s.summaries.facts[new as usize], r)
                         } else {
                             summariser.keeps(self.flags[r], self.h.kinds[r], stream, r as u64)
                         };
@@ -166,7 +168,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 }
             };
             if s.kept[r] && self.flags[r] {
-                s.summary_flag[id as usize] = true;
+                s.summaries.flags[id as usize] = true;
             }
         }
     }
@@ -215,7 +217,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         } else if mark & PARAPHRASED == 0 {
             0.0
         } else if self.book.text_summaries {
-            let facts = &s.summary_facts[s.in_summary[r] as usize];
+            let facts = &s.summaries.facts[s.in_summary[r] as usize];
             self.h
                 .scored
                 .facts

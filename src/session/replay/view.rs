@@ -12,15 +12,15 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     pub(super) fn build_view(&mut self) -> (usize, u64) {
         let s = &mut *self.s;
         let h = self.h;
-        s.view_costs.clear();
-        s.view_chars.clear();
-        s.view_lines.clear();
-        s.view_kinds.clear();
-        s.view_mask.clear();
-        s.view_omitted.clear();
-        s.view_flags.clear();
-        s.view_texts.clear();
-        s.view_map.clear();
+        s.view.costs.clear();
+        s.view.chars.clear();
+        s.view.lines.clear();
+        s.view.kinds.clear();
+        s.view.mask.clear();
+        s.view.omitted.clear();
+        s.view.flags.clear();
+        s.view.texts.clear();
+        s.view.map.clear();
         let mut len = 0usize;
         // A rule that reads the full history sees what earlier calls masked as it was.
         let unmasked = self.compactor.reads_unmasked();
@@ -47,40 +47,42 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 Origin::Placeholder(r) => {
                     (h.kinds[r as usize], &h.tools[r as usize], e.cost, false)
                 }
-                Origin::Summary(id) => (Kind::Summary, &None, e.cost, s.summary_flag[id as usize]),
+                Origin::Summary(id) => {
+                    (Kind::Summary, &None, e.cost, s.summaries.flags[id as usize])
+                }
                 Origin::SummaryPlaceholder(_) => (Kind::Summary, &None, e.cost, false),
                 Origin::Notes(_) => continue,
             };
-            s.view_costs.push(e.cost);
-            s.view_chars.push(match e.origin {
+            s.view.costs.push(e.cost);
+            s.view.chars.push(match e.origin {
                 Origin::Record(r) => h.stand_ins.chars[r as usize],
                 _ => 0,
             });
-            s.view_lines.push(match e.origin {
+            s.view.lines.push(match e.origin {
                 Origin::Record(r) => h.stand_ins.lines[r as usize],
                 _ => 0,
             });
-            s.view_kinds.push(kind);
-            s.view_mask.push(mask);
+            s.view.kinds.push(kind);
+            s.view.mask.push(mask);
             // A stand-in elided again keeps its cost, as a masked one does.
-            s.view_omitted.push(match e.origin {
+            s.view.omitted.push(match e.origin {
                 Origin::Record(r) => h.stand_ins.omitted_costs[r as usize],
                 _ => e.cost,
             });
-            s.view_flags.push(flag);
-            s.view_texts.push(match e.origin {
+            s.view.flags.push(flag);
+            s.view.texts.push(match e.origin {
                 Origin::Record(r) => TextRef::Record(r),
                 Origin::Summary(id) if self.book.text_summaries => TextRef::Summary(id),
                 _ => TextRef::Stand,
             });
-            s.view_map.push(i as u32);
-            if len == s.view_tools.len() {
-                s.view_tools.push(None);
+            s.view.map.push(i as u32);
+            if len == s.view.tools.len() {
+                s.view.tools.push(None);
             }
-            set_tool(&mut s.view_tools[len], tool, &mut s.spare_tools);
+            set_tool(&mut s.view.tools[len], tool, &mut s.view.spare_tools);
             len += 1;
         }
-        let cost = s.view_costs.iter().sum::<u64>() + h.separator * (len as u64).saturating_sub(1);
+        let cost = s.view.costs.iter().sum::<u64>() + h.separator * (len as u64).saturating_sub(1);
         (len, cost)
     }
 }

@@ -127,10 +127,10 @@ fn codex_2026_compacts_after_every_call_over_the_limit_within_one_turn() {
         "codex_compact_2026(summary_size=10)",
         10_000,
     );
-    assert!(m.completed);
+    assert!(m.run.completed);
     assert_eq!(compacted_before(&t), vec![2, 3, 4]);
     assert!(t.compactions.iter().all(|k| k.context_after == 30));
-    assert_eq!(m.summary_calls, 3);
+    assert_eq!(m.run.summary_calls, 3);
 }
 
 /// `auto_compact_starts_after_turn_started` (@ 6dca9c6d) and the snapshot
@@ -153,7 +153,7 @@ fn codex_2026_pre_turn_compaction_leaves_out_the_incoming_user_message() {
         (A, 10),
     ];
     let (m, t) = replay(&tokens(&spec), "codex_compact_2026(limit=200)", 1000);
-    assert!(m.completed);
+    assert!(m.run.completed);
     assert_eq!(compacted_before(&t), vec![3]);
     // [U1, U2, summary of A1 and A2 (300 → 30), system, U3] = 70.
     assert_eq!(t.compactions[0].context_after, 70);
@@ -204,7 +204,7 @@ fn codex_2026_body_after_prefix_ignores_the_windows_prefill() {
         "codex_compact_2026(limit=100, scope=body_after_prefix)",
         1000,
     );
-    assert!(m.completed);
+    assert!(m.run.completed);
     assert_eq!(compacted_before(&t), vec![3]);
     // Over the whole context the same limit compacts at once: 650 ≥ 100 before call 2.
     let (_, t) = replay(&h, "codex_compact_2026(limit=100)", 1000);
@@ -234,7 +234,7 @@ fn codex_2026_body_after_prefix_counts_growth_from_each_windows_first_call() {
         "codex_compact_2026(limit=40, scope=body_after_prefix)",
         200_000,
     );
-    assert!(m.completed);
+    assert!(m.run.completed);
     assert_eq!(compacted_before(&t), vec![2, 4]);
     // [U1, summary of A1 (50 → 5), system, U2] = 115: call 2's input, the new prefill.
     assert_eq!(t.calls[1].input, 115);
@@ -259,7 +259,7 @@ fn codex_2026_body_after_prefix_still_compacts_at_the_usable_window() {
     ];
     let spec = "codex_compact_2026(limit=2000, scope=body_after_prefix)";
     let (m, t) = replay(&tokens(&records), spec, 1000);
-    assert!(m.completed);
+    assert!(m.run.completed);
     assert_eq!(compacted_before(&t), vec![3]);
     let (_, ctx) = cell(spec, &tokens(&records[..6]), 1000, false);
     assert_eq!(summary_of(&ctx), Some((1, 5)));

@@ -141,7 +141,7 @@ fn the_2026_presets_replay_deterministically_and_stay_in_the_window() {
             let b = simulate(&h, &h.truth, &s, &cfg, 5, &mut scratch);
             assert_eq!(a, b, "{spec}: the same session twice");
             assert!(
-                a.peak_input <= window,
+                a.run.peak_input <= window,
                 "{spec}: a call over the window was sent"
             );
         }

@@ -360,7 +360,7 @@ fn sdk_hard_reset_in_a_session_then_a_condensation_keeps_its_summary() {
     let h = history(&spec);
     let base = "openhands_sdk_summarizing(keep_first=4, summary_size=10";
     let (m, t) = replay(&h, &format!("{base})"), 2000);
-    assert!(m.completed);
+    assert!(m.run.completed);
     assert_eq!(compacted_before(&t), vec![3, 8]);
     assert_eq!(
         t.compactions
@@ -369,7 +369,7 @@ fn sdk_hard_reset_in_a_session_then_a_condensation_keeps_its_summary() {
             .collect::<Vec<_>>(),
         vec![10, 1227]
     );
-    assert_eq!(m.summary_calls, 2);
+    assert_eq!(m.run.summary_calls, 2);
     let (m, _) = replay(&h, &format!("{base}, hard_reset_retries=2)"), 2000);
-    assert_eq!((m.completed, m.exit_call), (false, Some(3)));
+    assert_eq!((m.run.completed, m.run.exit_call), (false, Some(3)));
 }
