@@ -440,7 +440,8 @@ fn difference_points(
                 y: t.mean[i]?,
                 band: Some((t.low[i]?, t.high[i]?)),
                 hollow: false,
-                sparse: group.is_some_and(|g| rests_on_few(t.pair_histories[i], g.whole("n_histories"))),
+                sparse: group
+                    .is_some_and(|g| rests_on_few(t.pair_histories[i], g.whole("n_histories"))),
             })
         })
         .collect()

@@ -160,7 +160,11 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                     s.in_summary[r] = new;
                     s.kept[r] = s.kept[r]
                         && if self.book.text_summaries {
-                            holds_own_fact(&self.h.scored.facts, &s.summaries.facts[new as usize], r)
+                            holds_own_fact(
+                                &self.h.scored.facts,
+                                &s.summaries.facts[new as usize],
+                                r,
+                            )
                         } else {
                             summariser.keeps(self.flags[r], self.h.kinds[r], stream, r as u64)
                         };
