@@ -32,13 +32,13 @@ const READ_BUFFER: usize = 1 << 20;
 #[derive(Debug, Clone)]
 pub struct Streamed {
     files: Vec<PathBuf>,
-    reader: Reader,
+    reader: ReadAs,
     histories: Vec<Skeleton>,
 }
 
 /// How the files are read.
 #[derive(Debug, Clone)]
-enum Reader {
+enum ReadAs {
     Jsonl,
     Transcripts {
         format: Format,
@@ -115,7 +115,7 @@ impl Streamed {
         };
         let (histories, left_out) =
             super::import::index_batch(files, format, labels, Some(flags), bad, keep)?;
-        let reader = Reader::Transcripts {
+        let reader = ReadAs::Transcripts {
             format,
             labels: *labels,
             flags: *flags,
@@ -164,7 +164,7 @@ impl Streamed {
         Ok((
             Streamed {
                 files: files.to_vec(),
-                reader: Reader::Jsonl,
+                reader: ReadAs::Jsonl,
                 histories,
             },
             left_out,
@@ -190,7 +190,7 @@ impl Streamed {
 
     /// Whether the files are ctxlab JSONL (whose records may carry flags of their own).
     pub fn is_jsonl(&self) -> bool {
-        matches!(self.reader, Reader::Jsonl)
+        matches!(self.reader, ReadAs::Jsonl)
     }
 
     /// History `i`, read back from its file, with the usage its transcript records.
@@ -210,14 +210,14 @@ impl Streamed {
             (Place::Lines(lines), _) => (read_lines(path, lines)?, Vec::new()),
             (
                 Place::Run(run),
-                Reader::Transcripts {
+                ReadAs::Transcripts {
                     format,
                     labels,
                     flags,
                 },
             ) => super::import::load_run(path, *format, labels, Some(flags), *run)?
                 .ok_or_else(changed)?,
-            (Place::Run(_), Reader::Jsonl) => unreachable!("a JSONL history has lines"),
+            (Place::Run(_), ReadAs::Jsonl) => unreachable!("a JSONL history has lines"),
         };
         let ids_match = history.len() == skeleton.len()
             && history
