@@ -120,6 +120,38 @@ impl<T> FileBatch<T> {
     }
 }
 
+/// The history names a batch of ctxlab JSONL files has given so far, and the file each came
+/// from: a name two files give would merge two histories into one.
+#[derive(Debug, Default)]
+pub struct NamesAcrossFiles(std::collections::HashMap<String, std::path::PathBuf>);
+
+impl NamesAcrossFiles {
+    /// Claims the names of the histories of the file at `path`, or none: fails, naming the
+    /// first one an earlier file gave.
+    pub fn claim<'a>(
+        &mut self,
+        path: &Path,
+        names: impl Iterator<Item = &'a str> + Clone,
+    ) -> Result<(), InputError> {
+        if let Some((name, first)) = names
+            .clone()
+            .find_map(|n| self.0.get(n).map(|first| (n, first)))
+        {
+            return Err(InputError::File {
+                path: path.to_path_buf(),
+                message: format!(
+                    "history {name:?} is also in {}; history names must be unique across files",
+                    first.display()
+                ),
+            });
+        }
+        for name in names {
+            self.0.insert(name.to_string(), path.to_path_buf());
+        }
+        Ok(())
+    }
+}
+
 /// An error with the errors that caused it, on one line: what a bad file is left out for.
 fn describe(e: &InputError) -> String {
     let mut text = e.to_string();

@@ -1,7 +1,7 @@
 //! Where a sweep's histories come from: generated on demand, ctxlab JSONL files, or agent
 //! transcripts imported as they are loaded.
 
-use super::batch::{BadFiles, FileBatch, LeftOut};
+use super::batch::{BadFiles, FileBatch, LeftOut, NamesAcrossFiles};
 use super::stream::Streamed;
 use super::{generate, CostedHistory, History, RecordedCall};
 use crate::error::InputError;
@@ -259,24 +259,10 @@ pub fn load_history_files(
     bad: BadFiles,
 ) -> Result<(Vec<History>, Vec<LeftOut>), InputError> {
     let mut batch = FileBatch::new("history files");
-    let mut origin: std::collections::HashMap<String, PathBuf> = Default::default();
+    let mut names = NamesAcrossFiles::default();
     for f in files {
         let read = super::load_jsonl(f).and_then(|histories| {
-            for h in &histories {
-                if let Some(first) = origin.get(&h.name) {
-                    return Err(InputError::File {
-                        path: f.clone(),
-                        message: format!(
-                            "history {:?} is also in {}; history names must be unique across files",
-                            h.name,
-                            first.display()
-                        ),
-                    });
-                }
-            }
-            for h in &histories {
-                origin.insert(h.name.clone(), f.clone());
-            }
+            names.claim(f, histories.iter().map(|h| h.name.as_str()))?;
             Ok(histories)
         });
         batch.push(f, read);

@@ -14,13 +14,12 @@
 //! A file that changes between the check and the read is refused, naming the file: a history
 //! is read back only whole and with the ids the check saw.
 
-use super::batch::{BadFiles, FileBatch, LeftOut};
+use super::batch::{BadFiles, FileBatch, LeftOut, NamesAcrossFiles};
 use super::import::{Format, LabelRules};
 use super::load::LineChecks;
 use super::record::{History, Kind, Record};
 use super::RecordedCall;
 use crate::error::InputError;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -137,25 +136,10 @@ impl Streamed {
         bad: BadFiles,
     ) -> Result<(Streamed, Vec<LeftOut>), InputError> {
         let mut batch = FileBatch::new("history files");
-        let mut origin: HashMap<String, PathBuf> = HashMap::new();
+        let mut names = NamesAcrossFiles::default();
         for (file, path) in files.iter().enumerate() {
             let read = index_file(path, file).and_then(|skeletons| {
-                let taken = skeletons
-                    .iter()
-                    .find_map(|h| origin.get(&h.name).map(|first| (h, first)));
-                if let Some((h, first)) = taken {
-                    return Err(InputError::File {
-                        path: path.clone(),
-                        message: format!(
-                            "history {:?} is also in {}; history names must be unique across files",
-                            h.name,
-                            first.display()
-                        ),
-                    });
-                }
-                for h in &skeletons {
-                    origin.insert(h.name.clone(), path.clone());
-                }
+                names.claim(path, skeletons.iter().map(|h| h.name.as_str()))?;
                 Ok(skeletons)
             });
             batch.push(path, read);
