@@ -99,9 +99,7 @@ impl Confusion {
     /// (generated and JSONL histories without a flags file: the flags are the truth).
     pub fn of_source(source: &HistorySource) -> Option<Confusion> {
         match source {
-            HistorySource::Loaded(all) if all.iter().any(|(h, _)| h.flags.is_some()) => {
-                Some(Confusion::of(all.iter().map(|(h, _)| &**h)))
-            }
+            HistorySource::Flagged(all) => Some(Confusion::of(all.iter().map(|h| &**h))),
             // One history at a time, without its texts: the counts read kinds, truth and flags.
             HistorySource::Streamed(s) if s.skeletons().iter().any(|h| h.flags.is_some()) => Some(
                 Confusion::of(s.skeletons().iter().map(|h| h.without_texts())),

@@ -26,27 +26,62 @@ struct FlagLine {
     flag: bool,
 }
 
+/// What a flags file is checked against: a history's name and its records' ids, in order
+/// (a loaded history, or a streamed one's skeleton, which holds no texts).
+pub trait RecordIds {
+    fn name(&self) -> &str;
+    fn records(&self) -> usize;
+    /// The id of record `r`; ids strictly increase.
+    fn id(&self, r: usize) -> u64;
+}
+
+impl RecordIds for History {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn records(&self) -> usize {
+        self.records.len()
+    }
+    fn id(&self, r: usize) -> u64 {
+        self.records[r].id
+    }
+}
+
+/// The index of the record of `history` with id `id`, found by bisection.
+fn position<H: RecordIds + ?Sized>(history: &H, id: u64) -> Option<usize> {
+    let (mut low, mut high) = (0, history.records());
+    while low < high {
+        let mid = low + (high - low) / 2;
+        match history.id(mid).cmp(&id) {
+            std::cmp::Ordering::Less => low = mid + 1,
+            std::cmp::Ordering::Greater => high = mid,
+            std::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    None
+}
+
 /// Reads `path`: the flags it gives each of `histories`, in their order and record order
 /// (see the module documentation).
-pub fn read(path: &Path, histories: &[&History]) -> Result<Vec<Vec<bool>>, InputError> {
+pub fn read<H: RecordIds>(path: &Path, histories: &[&H]) -> Result<Vec<Vec<bool>>, InputError> {
     let text = crate::text::read(path)?;
     parse(path, &text, histories)
 }
 
 /// [`read`] on text already read; `path` names it in errors.
-pub fn parse(
+pub fn parse<H: RecordIds>(
     path: &Path,
     text: &str,
-    histories: &[&History],
+    histories: &[&H],
 ) -> Result<Vec<Vec<bool>>, InputError> {
     let index: HashMap<&str, usize> = histories
         .iter()
         .enumerate()
-        .map(|(i, h)| (h.name.as_str(), i))
+        .map(|(i, h)| (h.name(), i))
         .collect();
     // Per history, per record: the flag and the line that gave it.
     let mut given: Vec<Vec<Option<(bool, usize)>>> =
-        histories.iter().map(|h| vec![None; h.len()]).collect();
+        histories.iter().map(|h| vec![None; h.records()]).collect();
     let mut last_line: Vec<Option<usize>> = vec![None; histories.len()];
     let mut lines = 0usize;
     for (n, raw) in crate::text::without_bom(text).lines().enumerate() {
@@ -63,7 +98,8 @@ pub fn parse(
                 line_no,
                 format!(
                     "record {} of history {:?} already has a flag on line {first}; give each record one line",
-                    line.id, histories[h].name
+                    line.id,
+                    histories[h].name()
                 ),
             ));
         }
@@ -98,11 +134,11 @@ fn flag_line(path: &Path, line_no: usize, raw: &str) -> Result<FlagLine, InputEr
 }
 
 /// The (history, record) a line names, as indices; refused when either does not exist.
-fn record_of(
+fn record_of<H: RecordIds>(
     path: &Path,
     line_no: usize,
     line: &FlagLine,
-    histories: &[&History],
+    histories: &[&H],
     index: &HashMap<&str, usize>,
 ) -> Result<(usize, usize), InputError> {
     let Some(&h) = index.get(line.history.as_str()) else {
@@ -116,17 +152,17 @@ fn record_of(
             ),
         ));
     };
-    let history = &histories[h];
-    let Ok(r) = history.records.binary_search_by_key(&line.id, |r| r.id) else {
+    let history = histories[h];
+    let Some(r) = position(history, line.id) else {
         return Err(InputError::line(
             path,
             line_no,
             format!(
                 "history {:?} has no record with id {} (its ids run from {} to {}); every line must name a record that exists",
-                history.name,
+                history.name(),
                 line.id,
-                history.records.first().map_or(0, |r| r.id),
-                history.records.last().map_or(0, |r| r.id),
+                if history.records() == 0 { 0 } else { history.id(0) },
+                history.records().checked_sub(1).map_or(0, |r| history.id(r)),
             ),
         ));
     };
@@ -135,28 +171,28 @@ fn record_of(
 
 /// Refuses the file when a history has a record no line flags, naming the first such history
 /// at its last line (where the missing lines belong), or the file when no line names it.
-fn every_record_flagged(
+fn every_record_flagged<H: RecordIds>(
     path: &Path,
-    histories: &[&History],
+    histories: &[&H],
     given: &[Vec<Option<(bool, usize)>>],
     last_line: &[Option<usize>],
 ) -> Result<(), InputError> {
     for (h, flags) in given.iter().enumerate() {
-        let history = &histories[h];
+        let history = histories[h];
         let missing: Vec<u64> = flags
             .iter()
-            .zip(&history.records)
-            .filter(|(f, _)| f.is_none())
-            .map(|(_, r)| r.id)
+            .enumerate()
+            .filter(|(_, f)| f.is_none())
+            .map(|(r, _)| history.id(r))
             .collect();
         let Some(&first) = missing.first() else {
             continue;
         };
         let message = format!(
             "history {:?} lacks a flag line for {} of its {} records (first: id {first}); every record of every loaded history needs one",
-            history.name,
+            history.name(),
             missing.len(),
-            history.len()
+            history.records()
         );
         return Err(match last_line[h] {
             // The place to add the missing lines: after the history's last one.
@@ -169,8 +205,8 @@ fn every_record_flagged(
                 path: path.to_path_buf(),
                 message: format!(
                     "no line names history {:?} ({} records); every record of every loaded history needs a flag",
-                    history.name,
-                    history.len()
+                    history.name(),
+                    history.records()
                 ),
             },
         });
@@ -178,12 +214,12 @@ fn every_record_flagged(
     Ok(())
 }
 
-fn names(histories: &[&History]) -> String {
+fn names<H: RecordIds>(histories: &[&H]) -> String {
     const SHOWN: usize = 5;
     let mut list: Vec<String> = histories
         .iter()
         .take(SHOWN)
-        .map(|h| format!("{:?}", h.name))
+        .map(|h| format!("{:?}", h.name()))
         .collect();
     if histories.len() > SHOWN {
         list.push(format!("and {} more", histories.len() - SHOWN));

@@ -3,7 +3,7 @@
 
 use super::batch::{BadFiles, FileBatch, LeftOut, NamesAcrossFiles};
 use super::stream::Streamed;
-use super::{generate, CostedHistory, History, RecordedCall};
+use super::{generate, CostedHistory, History};
 use crate::error::InputError;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -32,9 +32,9 @@ const HISTORIES_PER_TASK: usize = 4;
 /// so memory does not grow with their number; loaded ones are read (and checked) up front.
 pub enum HistorySource {
     Generated(generate::GenerateConfig),
-    /// Each history with the usage its transcript records, shared with its costed form rather
-    /// than copied into it.
-    Loaded(Vec<(Arc<History>, Vec<RecordedCall>)>),
+    /// Generated histories given a flags file: made up front, since the file is checked against
+    /// every one of them, and shared with their costed forms rather than copied into them.
+    Flagged(Vec<Arc<History>>),
     /// ctxlab JSONL files, checked whole up front and read again a history at a time as it is
     /// evaluated (see [`super::stream`]), so memory does not grow with the files' size.
     Streamed(Streamed),
@@ -60,12 +60,11 @@ impl HistorySource {
         let Some(flags_file) = flags_file else {
             return Ok((opened, left_out));
         };
-        let mut all = match opened {
-            HistorySource::Generated(cfg) => generate::generate(&cfg)
-                .into_iter()
-                .map(|h| (Arc::new(h), Vec::new()))
-                .collect(),
-            HistorySource::Loaded(all) => all,
+        let mut all: Vec<Arc<History>> = match opened {
+            HistorySource::Generated(cfg) => {
+                generate::generate(&cfg).into_iter().map(Arc::new).collect()
+            }
+            HistorySource::Flagged(all) => all,
             HistorySource::Streamed(streamed) => {
                 return Ok((
                     HistorySource::Streamed(flag_streamed(streamed, flags_file)?),
@@ -73,13 +72,13 @@ impl HistorySource {
                 ))
             }
         };
-        let loaded: Vec<&History> = all.iter().map(|(h, _)| &**h).collect();
+        let loaded: Vec<&History> = all.iter().map(|h| &**h).collect();
         let flags = super::flags_file::read(flags_file, &loaded)?;
-        for ((h, _), f) in all.iter_mut().zip(flags) {
+        for (h, f) in all.iter_mut().zip(flags) {
             // Held once here, so this sets the flags in place.
             Arc::make_mut(h).flags = Some(f);
         }
-        Ok((HistorySource::Loaded(all), left_out))
+        Ok((HistorySource::Flagged(all), left_out))
     }
 
     fn open_unflagged(
@@ -108,7 +107,7 @@ impl HistorySource {
     pub fn len(&self) -> usize {
         match self {
             HistorySource::Generated(cfg) => cfg.count as usize,
-            HistorySource::Loaded(h) => h.len(),
+            HistorySource::Flagged(h) => h.len(),
             HistorySource::Streamed(s) => s.len(),
         }
     }
@@ -120,15 +119,11 @@ impl HistorySource {
     /// Each history's name and whether it records usage (generated ones record none).
     pub fn recorded(&self) -> Vec<(&str, bool)> {
         match self {
-            HistorySource::Generated(_) => Vec::new(),
+            HistorySource::Generated(_) | HistorySource::Flagged(_) => Vec::new(),
             HistorySource::Streamed(s) => s
                 .skeletons()
                 .iter()
                 .map(|h| (h.name.as_str(), h.records_usage))
-                .collect(),
-            HistorySource::Loaded(all) => all
-                .iter()
-                .map(|(h, r)| (h.name.as_str(), !r.is_empty()))
                 .collect(),
         }
     }
@@ -175,10 +170,9 @@ impl HistorySource {
                 let h = generate::generate_one(cfg, i as u32);
                 (h.name.clone(), CostedHistory::shared(Arc::new(h), cost))
             }
-            HistorySource::Loaded(all) => {
-                let (h, recorded) = &all[i];
-                let costed = CostedHistory::shared(h.clone(), cost).with_recorded(recorded.clone());
-                (h.name.clone(), costed)
+            HistorySource::Flagged(all) => {
+                let h = &all[i];
+                (h.name.clone(), CostedHistory::shared(h.clone(), cost))
             }
             HistorySource::Streamed(streamed) => {
                 let (h, recorded) = streamed.load(i)?;
@@ -198,7 +192,7 @@ impl HistorySource {
             HistorySource::Generated(cfg) => {
                 Ok(generate::generate(cfg).into_iter().map(Arc::new).collect())
             }
-            HistorySource::Loaded(all) => Ok(all.iter().map(|(h, _)| h.clone()).collect()),
+            HistorySource::Flagged(all) => Ok(all.clone()),
             HistorySource::Streamed(s) => (0..s.len())
                 .map(|i| s.load(i).map(|(h, _)| Arc::new(h)))
                 .collect(),
@@ -213,12 +207,9 @@ fn flag_streamed(mut streamed: Streamed, flags_file: &Path) -> Result<Streamed, 
     if let (true, Some(h)) = (streamed.is_jsonl(), own) {
         return Err(already_flagged(flags_file, &h.name));
     }
-    let light: Vec<History> = streamed
-        .skeletons()
-        .iter()
-        .map(|h| h.without_texts())
-        .collect();
-    let flags = super::flags_file::read(flags_file, &light.iter().collect::<Vec<_>>())?;
+    // Checked against the skeletons' ids: no history is read for it.
+    let skeletons: Vec<&_> = streamed.skeletons().iter().collect();
+    let flags = super::flags_file::read(flags_file, &skeletons)?;
     for (i, f) in flags.into_iter().enumerate() {
         streamed.set_flags(i, f);
     }

@@ -82,7 +82,7 @@ impl Skeleton {
         self.ids.is_empty()
     }
 
-    /// The history with empty texts: what the flag audits read (kinds, truth, flags).
+    /// The history with empty texts: what the flag confusion reads (kinds, truth, flags).
     pub fn without_texts(&self) -> History {
         let records = self
             .ids
@@ -94,6 +94,18 @@ impl Skeleton {
         let mut h = History::new(self.name.clone(), records);
         h.flags = self.flags.clone();
         h
+    }
+}
+
+impl super::flags_file::RecordIds for Skeleton {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn records(&self) -> usize {
+        self.ids.len()
+    }
+    fn id(&self, r: usize) -> u64 {
+        self.ids[r]
     }
 }
 

@@ -193,8 +193,8 @@ impl<G: SweepGrid> EstimateInput<'_, G> {
 fn mean_name_len(source: &HistorySource) -> f64 {
     match source {
         HistorySource::Generated(cfg) => format!("synthetic-{:05}", cfg.count).len() as f64,
-        HistorySource::Loaded(all) => {
-            all.iter().map(|h| h.0.name.len() as f64).sum::<f64>() / all.len().max(1) as f64
+        HistorySource::Flagged(all) => {
+            all.iter().map(|h| h.name.len() as f64).sum::<f64>() / all.len().max(1) as f64
         }
         HistorySource::Streamed(s) => {
             let all = s.skeletons();
@@ -210,15 +210,15 @@ fn history_memory(source: &HistorySource) -> (u64, u64) {
     const PER_RECORD: u64 = 120;
     match source {
         HistorySource::Generated(cfg) => (0, u64::from(cfg.records[1]) * (PER_RECORD + 400)),
-        HistorySource::Loaded(all) => {
+        HistorySource::Flagged(all) => {
             let held: u64 = all
                 .iter()
-                .flat_map(|h| &h.0.records)
+                .flat_map(|h| &h.records)
                 .map(|r| r.text.len() as u64 + PER_RECORD)
                 .sum();
             let largest = all
                 .iter()
-                .map(|h| h.0.records.len() as u64)
+                .map(|h| h.records.len() as u64)
                 .max()
                 .unwrap_or(0);
             (held, largest * PER_RECORD)
