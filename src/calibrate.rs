@@ -5,8 +5,8 @@
 //! cache reads when the run is replayed under `raw`.
 
 use crate::cost::CostModel;
+use crate::history::import::Run;
 use crate::history::CostedHistory;
-use crate::import::Run;
 use crate::report::text_table::{self, Align};
 use crate::session::{self, CacheRules, SessionConfig, SessionScratch};
 use crate::strategy::Strategy;
@@ -312,8 +312,8 @@ pub fn to_text(runs: &[RunSizes], model: CostModel, cache: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::history::import::Call;
     use crate::history::{History, Kind, Record, Usage};
-    use crate::import::Call;
     use crate::session::CacheKind;
 
     fn gemini() -> CacheRules {

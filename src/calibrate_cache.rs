@@ -19,8 +19,8 @@
 
 use crate::calibrate::share;
 use crate::cost::CostModel;
+use crate::history::import::Run;
 use crate::history::CostedHistory;
-use crate::import::Run;
 use crate::session::CacheRules;
 use std::fmt::Write;
 

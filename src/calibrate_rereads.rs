@@ -24,9 +24,9 @@
 //! aside) names.
 
 use crate::cost::CostModel;
+use crate::history::import::Run;
 use crate::history::recovery::viewed_file;
 use crate::history::{CostedHistory, History, Kind};
-use crate::import::Run;
 use crate::report::text_table::{self, Align};
 use crate::session::{simulate_with, SessionConfig, SessionScratch, Trace};
 use crate::strategy::Strategy;

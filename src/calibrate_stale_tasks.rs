@@ -22,8 +22,8 @@
 //! as an open mark is not stale.
 
 use crate::history::import::file_view::producing_call_at;
+use crate::history::import::Run;
 use crate::history::Kind;
-use crate::import::Run;
 use crate::report::text_table::{self, Align};
 use serde_json::Value;
 use std::collections::BTreeSet;

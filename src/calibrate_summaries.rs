@@ -23,8 +23,8 @@
 //! share present in its text, split by whether the record that first held the token is flagged.
 
 use crate::history::facts::Facts;
+use crate::history::import::{LabelRules, Run};
 use crate::history::Kind;
-use crate::import::{LabelRules, Run};
 use crate::report::text_table::{self, Align};
 use crate::stats::{wilson, Acc, Partial};
 use std::collections::HashSet;

@@ -143,13 +143,12 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Refuses with a formatted message: `refuse!("{}: in use", dir.display())`.
-#[macro_export]
-#[doc(hidden)]
 macro_rules! refuse {
     ($($arg:tt)*) => {
         return Err($crate::error::Error::Refused(format!($($arg)*)))
     };
 }
+pub(crate) use refuse;
 
 /// Names the file an I/O or encoding failure happened on.
 pub trait At<T> {

@@ -80,20 +80,5 @@ pub use view::View;
 
 pub use error::{Error, ParseError};
 
-/// Runs an experiment of either kind in memory and returns its tables (see
-/// [`sweep::memory`]): the entry point for a notebook or another tool.
-///
-/// ```no_run
-/// let exp = ctxlab::experiment::load_any("experiments/noise.toml".as_ref(), &[]).unwrap();
-/// let tables = ctxlab::run_in_memory(&exp, None).unwrap();
-/// println!("{}", tables.summary.height());
-/// ```
-pub fn run_in_memory(
-    exp: &experiment::AnyExperiment,
-    threads: Option<usize>,
-) -> Result<sweep::memory::Tables, Error> {
-    match exp {
-        experiment::AnyExperiment::Cells(e) => sweep::memory::tables(e, threads),
-        experiment::AnyExperiment::Sessions(e) => sweep::memory::tables(e, threads),
-    }
-}
+/// The entry point for a notebook or another tool: see [`sweep::memory::run_in_memory`].
+pub use sweep::memory::run_in_memory;

@@ -330,8 +330,8 @@ fn replaced(has_text: &[u8], i: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cost::CostModel;
     use crate::history::{History, Record};
-    use crate::CostModel;
 
     /// Six records of 10 chars (total 60 + 5 = 65), required at 0, 1, 4 and 5.
     fn six() -> CostedHistory {

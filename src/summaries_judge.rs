@@ -12,18 +12,18 @@
 //! t interval over summaries), the correlation of the two shares over summaries, and the overlap
 //! of the records both carry (Jaccard: a replaced record with a needed fact is carried when the
 //! summary holds one of its needed facts). A summary whose replaced span the file does not hold
-//! whole (the session went on from an earlier conversation: [`crate::import::Run::continued`],
+//! whole (the session went on from an earlier conversation: [`crate::history::import::Run::continued`],
 //! the transcript's first summary) is left out and counted.
 
 use crate::context::Context;
+use crate::cost::CostModel;
 use crate::history::facts::Facts;
+use crate::history::import::{LabelRules, Run};
 use crate::history::{CostedHistory, Kind};
-use crate::import::{LabelRules, Run};
 use crate::rng;
 use crate::stats::t975;
 use crate::summariser::Summariser;
 use crate::view::View;
-use crate::CostModel;
 
 /// A summariser to judge, by the label it is printed under.
 pub struct Candidate {

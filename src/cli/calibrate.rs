@@ -10,7 +10,7 @@ use crate::calibrate::{calls_csv, sizes, to_csv, to_text, RunSizes};
 use crate::calibrate_cache::FitRun;
 use crate::cost::CostModel;
 use crate::history::batch::BadFiles;
-use crate::import::{Format, LabelRules, Run};
+use crate::history::import::{Format, LabelRules, Run};
 use crate::session::{CacheKind, CacheSpec, Pricing};
 use anyhow::{anyhow, bail, Result};
 use clap::Args;

@@ -6,8 +6,8 @@
 
 use crate::history::batch::BadFiles;
 use crate::history::facts::Facts;
+use crate::history::import::{Format, LabelRules};
 use crate::history::{History, Kind};
-use crate::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};
 use anyhow::{bail, Result};
 use clap::Args;
@@ -18,7 +18,7 @@ pub struct FactsArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    #[arg(long, help = format!("Transcript format: {}", crate::import::Format::names_or()))]
+    #[arg(long, help = format!("Transcript format: {}", crate::history::import::Format::names_or()))]
     pub format: Format,
     /// Label rules that say which records are required, as `import --label` takes them.
     #[arg(long, default_value = "instructions,errors")]
@@ -26,7 +26,7 @@ pub struct FactsArgs {
     /// A fact is needed when a model-written record more than this many records after the
     /// record that introduced it holds it again (a whole number ≥ 0; the `hindsight` rule's
     /// default).
-    #[arg(long, default_value_t = crate::import::label::DEFAULT_MIN_GAP)]
+    #[arg(long, default_value_t = crate::history::import::label::DEFAULT_MIN_GAP)]
     pub min_gap: usize,
     /// List every needed fact of a required record with the later record that uses it.
     #[arg(long)]

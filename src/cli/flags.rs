@@ -35,7 +35,7 @@ pub struct AuditArgs {
     pub flags: Option<PathBuf>,
     #[arg(long, default_value = "jsonl", help = format!(
         "What the files are: jsonl (the default) or a transcript format ({}), as `histories.format`",
-        crate::import::Format::names()
+        crate::history::import::Format::names()
     ))]
     pub format: String,
     /// Label rules giving the truth of transcripts, as `histories.labels`

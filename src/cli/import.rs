@@ -2,10 +2,10 @@
 //! one history per run, labelled by `--label` rules.
 
 use crate::history::batch::{left_out_lines, BadFiles};
+use crate::history::import::{self, Format, LabelRules, Run, Tally};
 use crate::history::write_jsonl;
-use crate::import::{self, Format, LabelRules, Run, Tally};
+use crate::history::Kind;
 use crate::output_file::Existing;
-use crate::Kind;
 use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -15,7 +15,7 @@ pub struct ImportArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    #[arg(long, help = format!("Transcript format: {}", crate::import::Format::names_or()))]
+    #[arg(long, help = format!("Transcript format: {}", crate::history::import::Format::names_or()))]
     pub format: Format,
     /// Where to write the histories (JSON Lines); refused if it exists, unless --force.
     #[arg(long)]

@@ -6,8 +6,8 @@
 //! reader can check the marks by hand.
 
 use crate::history::batch::BadFiles;
-use crate::import::label::{Reason, Verdict};
-use crate::import::{Format, LabelRules};
+use crate::history::import::label::{Reason, Verdict};
+use crate::history::import::{Format, LabelRules};
 use crate::report::text_table::{self, Align};
 use anyhow::Result;
 use clap::Args;
@@ -18,7 +18,7 @@ pub struct LabelsArgs {
     /// Transcript files, one run each.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    #[arg(long, help = format!("Transcript format: {}", crate::import::Format::names_or()))]
+    #[arg(long, help = format!("Transcript format: {}", crate::history::import::Format::names_or()))]
     pub format: Format,
     /// Label rules, as `import --label` takes them, e.g.
     /// `instructions,errors,hindsight(min_gap=2)`.
@@ -152,7 +152,7 @@ fn rule_index(r: &Reason) -> usize {
     }
 }
 
-fn describe(r: &Reason, run: &crate::import::Run) -> String {
+fn describe(r: &Reason, run: &crate::history::import::Run) -> String {
     match r {
         Reason::Instruction(kind) => format!("a {} record", kind.as_str()),
         Reason::Failure { sign, .. } => (*sign).to_string(),

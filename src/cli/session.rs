@@ -2,8 +2,8 @@
 
 use crate::cost::CostModel;
 use crate::experiment::DEFAULT_TRANSCRIPT_LABELS;
+use crate::history::import::{self, LabelRules};
 use crate::history::{load_jsonl, CostedHistory, History, Kind, RecordedCall};
-use crate::import::{self, LabelRules};
 use crate::noise::{NoiseLevel, NoiseModel, Records};
 use crate::report::session as out;
 use crate::rng;
@@ -86,9 +86,9 @@ pub struct ReplayArgs {
     pub seed: Option<u64>,
     #[arg(long, help = format!(
         "Replay: read HISTORY as a transcript of this format ({}), labelled by the default rules, instead of a JSONL history",
-        crate::import::Format::names()
+        crate::history::import::Format::names()
     ))]
-    pub transcript: Option<crate::import::Format>,
+    pub transcript: Option<crate::history::import::Format>,
 }
 
 /// The label noise a replay's strategies and notes see.
@@ -419,7 +419,7 @@ fn read_history(a: &SessionArgs, path: &Path, recorded: bool) -> Result<CostedHi
             "--cache recorded: {}: history {:?} records no usage (prompt and completion tokens of its model calls); give a {} transcript with --transcript",
             path.display(),
             history.name,
-            crate::import::Format::recording_usage_or()
+            crate::history::import::Format::recording_usage_or()
         );
     }
     if !history

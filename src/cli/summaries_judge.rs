@@ -3,7 +3,7 @@
 //! transcripts, on the very spans they replaced, at their size (see [`crate::summaries_judge`]).
 
 use crate::history::batch::BadFiles;
-use crate::import::{Format, LabelRules};
+use crate::history::import::{Format, LabelRules};
 use crate::output_file::Existing;
 use crate::report::text_table::{self, Align};
 use crate::spec::Spec;
@@ -32,7 +32,7 @@ pub struct JudgeArgs {
     pub flags: LabelRules,
     /// A fact is needed when a model-written record after the summary, and more than this many
     /// records after the record that introduced it, uses it again.
-    #[arg(long, default_value_t = crate::import::label::DEFAULT_MIN_GAP)]
+    #[arg(long, default_value_t = crate::history::import::label::DEFAULT_MIN_GAP)]
     pub min_gap: usize,
     /// Draws of the simulated summariser averaged per summary.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]

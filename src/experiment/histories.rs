@@ -16,7 +16,7 @@ pub struct HistoriesFile {
     /// ... or load files (globs, relative to the current directory).
     pub files: Option<Vec<String>>,
     /// What the files are: `jsonl` (ctxlab histories, the default) or an agent transcript
-    /// format (one of [`crate::import::Format::ALL`]).
+    /// format (one of [`crate::history::import::Format::ALL`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// Label rules for transcripts: the truth scores are against (`"instructions,hindsight"`,
@@ -45,8 +45,8 @@ pub const DEFAULT_TRANSCRIPT_LABELS: &str = "instructions,hindsight";
 pub const DEFAULT_TRANSCRIPT_FLAGS: &str = "instructions,errors";
 
 /// `histories.flags`, checked: a rule that looks at the future is taken only when named.
-fn flag_rules(text: &str) -> Result<crate::import::LabelRules, String> {
-    let rules: crate::import::LabelRules = text.parse()?;
+fn flag_rules(text: &str) -> Result<crate::history::import::LabelRules, String> {
+    let rules: crate::history::import::LabelRules = text.parse()?;
     if rules.sees_the_future() && !text.contains("hindsight") {
         return Err(format!(
             "{text:?} includes `hindsight`, whose marks are defined by what the agent uses later: no harness could know them when it compacts; name it (e.g. \"instructions,errors,hindsight\") to tell the strategies the future anyway"

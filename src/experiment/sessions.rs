@@ -302,7 +302,7 @@ fn check_recorded(
             cache_key,
             format!(
                 "\"recorded\" needs histories that record their usage: transcripts in the {} format (histories.files with histories.format); generated histories, JSONL files and other formats record none",
-                crate::import::Format::recording_usage_or()
+                crate::history::import::Format::recording_usage_or()
             ),
         ));
     }
@@ -460,7 +460,7 @@ layers = {}
     #[test]
     fn resolves_axes_defaults_and_configs() {
         let e = parse(GOOD, &[]).unwrap();
-        assert_eq!(e.cost, crate::CostModel::ApproxTokens);
+        assert_eq!(e.cost, crate::cost::CostModel::ApproxTokens);
         assert_eq!(e.configs.len(), 2 * 2 * 2);
         // Nesting order: window, ratio, note rate.
         let c = &e.configs[5];
@@ -481,7 +481,7 @@ layers = {}
         assert!(json["session"].get("compaction").is_none());
         assert!(json["session"].get("label_noise").is_none());
         let chars = parse(GOOD, &["histories.cost=chars"]).unwrap();
-        assert_eq!(chars.cost, crate::CostModel::Chars);
+        assert_eq!(chars.cost, crate::cost::CostModel::Chars);
         assert_ne!(chars.config_hash(), e.config_hash());
     }
 

@@ -309,8 +309,8 @@ pub fn metrics_line(m: &Metrics, capacity: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cost::CostModel;
     use crate::history::{History, Record};
-    use crate::CostModel;
 
     fn history() -> CostedHistory {
         let records = (0..40)

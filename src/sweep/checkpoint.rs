@@ -2,9 +2,9 @@
 //! the settings a resumed run must match) and, per shard, its state.
 
 use super::options::CellsOutput;
+use crate::error::refuse;
 use crate::error::{Error, Result};
 use crate::formats::Formats;
-use crate::refuse;
 use crate::stats::Summary;
 use crate::strategy::external::{resume_refusal, ProgramFile};
 use crate::tables::manifest::SweepKind;

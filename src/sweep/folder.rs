@@ -23,8 +23,8 @@
 //!   (`crate::links`).
 
 use super::fault::{self, Fault};
+use crate::error::refuse;
 use crate::error::{At, Result};
-use crate::refuse;
 use crate::tables::manifest::{Manifest, MANIFEST};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};

@@ -7,6 +7,7 @@ use super::kind::SweepExperiment;
 use super::kind::SweepGrid;
 use super::run::thread_pool;
 use crate::error::{At, Result};
+use crate::experiment::AnyExperiment;
 use crate::history::source::HistorySource;
 use crate::tables::manifest::SweepKind;
 use crate::tables::{summary, Names};
@@ -71,4 +72,19 @@ pub fn tables<E: SweepExperiment>(exp: &E, threads: Option<usize>) -> Result<Tab
                 .at(here, "build")?,
         })
     })
+}
+
+/// Runs an experiment of either kind in memory and returns its tables: the entry point for a
+/// notebook or another tool.
+///
+/// ```no_run
+/// let exp = ctxlab::experiment::load_any("experiments/noise.toml".as_ref(), &[]).unwrap();
+/// let tables = ctxlab::run_in_memory(&exp, None).unwrap();
+/// println!("{}", tables.summary.height());
+/// ```
+pub fn run_in_memory(exp: &AnyExperiment, threads: Option<usize>) -> Result<Tables> {
+    match exp {
+        AnyExperiment::Cells(e) => tables(e, threads),
+        AnyExperiment::Sessions(e) => tables(e, threads),
+    }
 }

@@ -4,12 +4,12 @@
 use super::kind::{SweepExperiment, SweepGrid};
 use super::options::{CellsOutput, RunOptions};
 use super::plan::Plan;
+use crate::error::refuse;
 use crate::error::Result;
 use crate::flags::Confusion;
 use crate::formats::Formats;
 use crate::history::batch::LeftOut;
 use crate::history::source::HistorySource;
-use crate::refuse;
 use crate::strategy::external::{program_files, ProgramFile};
 use crate::tables::Table;
 use std::ops::Range;

@@ -10,9 +10,9 @@
 //! while their summary comes from the checkpoint).
 
 use super::kind::SweepGrid;
+use crate::error::refuse;
 use crate::error::Result;
 use crate::formats::{Formats, TableWriter};
-use crate::refuse;
 use crate::tables::{Names, Table};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

@@ -4,9 +4,9 @@
 
 use super::checkpoint::ShardState;
 use super::kind::SweepGrid;
+use crate::error::refuse;
 use crate::error::{At, Result};
 use crate::formats::{Formats, TableFormat};
-use crate::refuse;
 use std::path::Path;
 
 /// The longest run a shard may claim, in seconds (a century): beyond it the figure is corrupt.

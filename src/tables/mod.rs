@@ -9,6 +9,7 @@
 pub mod budget_table;
 pub mod cells;
 pub mod compactions;
+mod get;
 pub mod manifest;
 pub mod numbers;
 pub mod read;
@@ -21,28 +22,12 @@ mod values;
 use crate::formats::csv::push_field;
 use crate::formats::Rows;
 use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
+use get::ValueFn;
+pub use get::{Get, Names};
 use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
 use std::io::Write;
 use std::sync::Arc;
 use values::Values;
-
-/// The names of a run of consecutive histories, starting at index `base`.
-#[derive(Debug, Clone, Copy)]
-pub struct Names<'a> {
-    pub base: usize,
-    pub names: &'a [String],
-}
-
-impl<'a> Names<'a> {
-    pub const NONE: Names<'static> = Names {
-        base: 0,
-        names: &[],
-    };
-
-    pub fn get(&self, history: u32) -> &'a str {
-        &self.names[history as usize - self.base]
-    }
-}
 
 /// The type of a column as stored (Parquet) and read back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,24 +47,6 @@ impl Type {
             Type::Flag => "Boolean",
         }
     }
-}
-
-type TextFn<G, R> = Box<dyn for<'a> Fn(&'a G, Names<'a>, &'a R) -> &'a str + Send + Sync>;
-type ValueFn<G, R, T> = Box<dyn Fn(&G, &R) -> T + Send + Sync>;
-
-/// How a column's value is computed from a row (and the grid the row's indices point into).
-pub enum Get<G, R> {
-    Text(TextFn<G, R>),
-    Whole(ValueFn<G, R, u64>),
-    OptWhole(ValueFn<G, R, Option<u64>>),
-    Real(ValueFn<G, R, f64>),
-    OptReal(ValueFn<G, R, Option<f64>>),
-    /// A number written as Rust displays it: a percentage such as a budget (`50`, `12.5`),
-    /// or a setting such as a trigger ratio; a number in Parquet.
-    Percent(ValueFn<G, R, f64>),
-    /// [`Get::Percent`] where a row may have none.
-    OptPercent(ValueFn<G, R, Option<f64>>),
-    Flag(ValueFn<G, R, bool>),
 }
 
 /// A getter shared with its block reader, called a row at a time.

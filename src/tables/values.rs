@@ -7,7 +7,7 @@
 //! options, of strings, of flags): a null slot holds the type's zero, and a column without a
 //! null has no validity mask, so the Parquet bytes are the same.
 
-use super::{Get, Names};
+use super::get::{Get, Names};
 use polars::prelude::{
     BooleanChunked, Column as PolarsColumn, Float64Chunked, IntoColumn, StringChunked,
     UInt64Chunked,

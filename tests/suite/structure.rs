@@ -6,7 +6,7 @@
 //! names. A path is a `use` tree's leaf or a path in code, starting with `crate::`, `super::`,
 //! `self::`, a child module of the file (a file beneath it, its `mod` line written or generated
 //! by a registry's macro), a name a `use` of the file brought in, or a `#[macro_export]` macro's
-//! name (`refuse!`). A path resolves to the longest prefix of it that
+//! name (`sayln!`). A path resolves to the longest prefix of it that
 //! is a file (`src/a/b.rs` or `src/a/b/mod.rs`); when the next name after that prefix is one the
 //! file brings in with a `use` (a re-export in a `mod.rs` above all), the path is followed on to
 //! where that name comes from, so a child's `super::Item` names the sibling that defines `Item`

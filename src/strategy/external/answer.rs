@@ -255,7 +255,7 @@ fn write_summary_text(text: &str, (first, end): (usize, usize), view: &View, out
 mod tests {
     use super::*;
     use crate::history::{CostedHistory, History, Kind, Record};
-    use crate::CostModel;
+    use crate::cost::CostModel;
 
     /// Four records costed in chars (separator 1): 10, 12, 14, 16; record 1 introduces the fact
     /// `parse_config`, record 2 `app.py`.
