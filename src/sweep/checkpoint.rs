@@ -83,7 +83,8 @@ fn shard_text(s: Option<(usize, usize)>) -> String {
         .unwrap_or_else(|| "none".into())
 }
 
-/// Progress of a run, saved after every chunk in the staging folder.
+/// Progress of a run, saved in the staging folder where a history ends, at most every
+/// [`super::chunks::CHECKPOINT_SECONDS`] and after the last chunk.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct Checkpoint {
     pub(crate) key: RunKey,

@@ -1,6 +1,6 @@
 //! The chunk loop of a run: each chunk evaluated in parallel, its rows handed to the encoder
 //! thread of each table, its groups added into the running summary, and a checkpoint written
-//! where a history ends.
+//! where a history ends, at most every few seconds ([`CHECKPOINT_SECONDS`]).
 
 use super::checkpoint::{Checkpoint, CHECKPOINT};
 use super::evaluate::{
@@ -20,6 +20,7 @@ use crate::tables::manifest::SweepKind;
 use crate::tables::summary;
 use std::path::Path;
 use std::thread::Scope;
+use std::time::{Duration, Instant};
 
 /// The tables a run staged: the rows table's files, the events table's and the rows those
 /// hold.
@@ -129,6 +130,7 @@ impl<'a, E: SweepExperiment> ChunkLoop<'a, E> {
         let worker_totals = WorkerTotals::new(&layout.rows_table, &layout.grid);
         let mut costed = CostedCache::default();
         let mut ran = 0;
+        let mut saving = Saving::new(opts.fault);
         for k in 0..checkpoint.key.chunks_total {
             // A resumed run has the summary of its finished chunks, but the tables are rewritten
             // from the start: their rows are evaluated again (when there are tables to write).
@@ -171,9 +173,11 @@ impl<'a, E: SweepExperiment> ChunkLoop<'a, E> {
             }
             // A checkpoint only where a history ends: the summary of part of a history is
             // not saved, so a resumed run starts that history again.
-            if chunk.ends_history {
+            let last = k + 1 == checkpoint.key.chunks_total;
+            if chunk.ends_history && saving.due(last) {
                 checkpoint.chunks_done = k + 1;
                 write_json(&self.staging.join(CHECKPOINT), &*checkpoint)?;
+                saving.saved();
             }
             ran += 1;
             if opts.fault == Some(Fault::AfterChunks(ran)) {
@@ -231,5 +235,58 @@ impl<'a, E: SweepExperiment> ChunkLoop<'a, E> {
             }
         }
         Ok(())
+    }
+}
+
+/// Wall time between two checkpoints of a run. A checkpoint carries the whole summary (3.4 MB
+/// of JSON for `experiments/noise.toml`'s grid), so writing one after every chunk cost about a
+/// fifth of the run's CPU time; a run killed between two checkpoints evaluates again at most
+/// this much work when it is resumed (the rows are a pure function of the experiment, so the
+/// finished tables are the same either way).
+pub const CHECKPOINT_SECONDS: u64 = 5;
+
+/// When the next checkpoint is due: [`CHECKPOINT_SECONDS`] after the last one, after the last
+/// chunk (so a run killed while publishing resumes with every chunk done), and after every
+/// chunk while a `chunks:K` fault is set (the tests name the chunk a killed run stopped after).
+struct Saving {
+    last: Instant,
+    every_chunk: bool,
+}
+
+impl Saving {
+    fn new(fault: Option<Fault>) -> Saving {
+        Saving {
+            last: Instant::now(),
+            every_chunk: matches!(fault, Some(Fault::AfterChunks(_))),
+        }
+    }
+
+    fn due(&self, last_chunk: bool) -> bool {
+        last_chunk
+            || self.every_chunk
+            || self.last.elapsed() >= Duration::from_secs(CHECKPOINT_SECONDS)
+    }
+
+    fn saved(&mut self) {
+        self.last = Instant::now();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_is_due_after_the_interval_the_last_chunk_or_every_chunk_under_a_fault() {
+        let fresh = Saving::new(None);
+        assert!(!fresh.due(false), "not 5 s after the start");
+        assert!(fresh.due(true), "the last chunk is always saved");
+        let stale = Saving {
+            last: Instant::now() - Duration::from_secs(CHECKPOINT_SECONDS),
+            every_chunk: false,
+        };
+        assert!(stale.due(false));
+        assert!(Saving::new(Some(Fault::AfterChunks(2))).due(false));
+        assert!(!Saving::new(Some(Fault::Publish)).due(false));
     }
 }

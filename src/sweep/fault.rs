@@ -9,7 +9,8 @@ use std::str::FromStr;
 /// Where to abort.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fault {
-    /// After this many chunks of this invocation were checkpointed.
+    /// After this many chunks of this invocation were checkpointed (while this fault is set,
+    /// every chunk that ends a history is, not only one every few seconds).
     AfterChunks(usize),
     /// In the middle of writing the final tables from the part files.
     Assembly,

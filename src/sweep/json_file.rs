@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// Writes JSON through a temporary file and a rename, so a reader never sees half of it.
 /// Manifests are indented for people; checkpoints and shard states, which carry the whole
-/// summary after every chunk, are compact.
+/// summary, are compact.
 pub(crate) fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
     let pretty = path.file_name().is_some_and(|n| n == MANIFEST);
