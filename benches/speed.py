@@ -213,12 +213,15 @@ formats = ["parquet"]
         pl_pq = med(floor["main_pq"])
         add(f"| polars writing the cells table from memory (Parquet / Parquet + CSV) | "
             f"{pl_pq:.2f} s / {pl_main:.2f} s | |")
-        add(f"| main job / polars writing its cells table (Parquet) | {s['main'].median() / pl_pq:.2f} × | ≤ 1.25 × |")
+        main_table = s["main"].median() - s["main_none"].median()
+        add(f"| main job: the cells table (run minus `--cells none`) / polars writing it | "
+            f"{main_table:.2f} s / {pl_pq:.2f} s = {main_table / pl_pq:.2f} × | ≤ 1.25 × |")
+        add(f"| main job, whole run / polars writing its cells table (Parquet) | {s['main'].median() / pl_pq:.2f} × | |")
         add(f"| main job with the cells CSV / polars writing both | {s['main_csv'].median() / pl_main:.2f} × | |")
         table = s["loaded"].median() - s["loaded_none"].median()
         pl_loaded = med(floor["loaded_pq"])
         add(f"| 1.2 M cells: the cells table (run minus `--cells none`) / polars writing it | "
-            f"{table:.2f} s / {pl_loaded:.2f} s = {table / pl_loaded:.2f} × | ≤ 1.5 × |")
+            f"{table:.2f} s / {pl_loaded:.2f} s = {table / pl_loaded:.2f} × | ≤ 1.25 × |")
     else:
         add("| polars' writer | not measured: Python's `polars` is not installed | |")
     rate = loaded_cells / s["loaded"].median()
