@@ -15,6 +15,7 @@
 use super::record::{History, Kind, Record};
 use crate::error::InputError;
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -22,21 +23,24 @@ use std::path::Path;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(rename = "Line")] // the name serde's messages quote
-struct RecordLine {
+                          // The strings borrow from the line where they hold no escape: the streamed index checks every
+                          // line without copying its text.
+struct RecordLine<'a> {
     id: u64,
-    text: String,
+    #[serde(borrow)]
+    text: Cow<'a, str>,
     #[serde(default)]
     required: bool,
-    #[serde(default)]
-    kind: Option<String>,
-    #[serde(default)]
-    tool: Option<String>,
-    #[serde(default)]
-    history: Option<String>,
+    #[serde(default, borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    tool: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    history: Option<Cow<'a, str>>,
     #[serde(default)]
     flag: Option<bool>,
-    #[serde(default)]
-    time: Option<String>,
+    #[serde(default, borrow)]
+    time: Option<Cow<'a, str>>,
 }
 
 /// Reads every history in a JSONL file.
@@ -59,8 +63,8 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
             histories.push(History::new(checks.name(line.slot), Vec::new()));
             flags.push(Vec::new());
         }
-        histories[line.slot].records.push(line.record);
         flags[line.slot].push(line.flag);
+        histories[line.slot].records.push(line.record());
     }
     checks.finish()?;
     for (history, flags) in histories.iter_mut().zip(flags) {
@@ -71,10 +75,30 @@ pub fn parse_jsonl(path: &Path, text: &str) -> Result<Vec<History>, InputError> 
 
 /// One line that passed [`LineChecks::check`]: its history's slot (in order of first
 /// appearance), its record and its `flag`.
-pub(super) struct CheckedLine {
+pub(super) struct CheckedLine<'a> {
     pub slot: usize,
-    pub record: Record,
+    /// The record, its text and tool still borrowed from the line: [`CheckedLine::record`]
+    /// makes it owned.
+    pub id: u64,
+    pub kind: Kind,
+    pub required: bool,
+    pub text: Cow<'a, str>,
+    tool: Option<Cow<'a, str>>,
+    time: Option<super::time::Time>,
     pub flag: Option<bool>,
+}
+
+impl CheckedLine<'_> {
+    pub fn record(self) -> Record {
+        Record {
+            id: self.id,
+            kind: self.kind,
+            tool: self.tool.map(Cow::into_owned),
+            time: self.time,
+            text: self.text.into_owned(),
+            required: self.required,
+        }
+    }
 }
 
 /// The checks a history file's lines pass one at a time, and what they remember of each
@@ -118,7 +142,11 @@ impl<'p> LineChecks<'p> {
     /// Checks line `line_no` (its text `raw`, without the line ending): `None` for a blank
     /// line, else the record it gives. A history's slot is new when it equals the number of
     /// histories seen before the line.
-    pub fn check(&mut self, line_no: usize, raw: &str) -> Result<Option<CheckedLine>, InputError> {
+    pub fn check<'a>(
+        &mut self,
+        line_no: usize,
+        raw: &'a str,
+    ) -> Result<Option<CheckedLine<'a>>, InputError> {
         let path = self.path;
         if raw.trim().is_empty() {
             return Ok(None);
@@ -145,7 +173,16 @@ impl<'p> LineChecks<'p> {
             .map(super::time::Time::parse)
             .transpose()
             .map_err(|msg| InputError::line(path, line_no, format!("`time`: {msg}")))?;
-        let slot = self.slot(line.history.unwrap_or_else(|| self.default_name.clone()));
+        let slot = match &line.history {
+            Some(name) => self.slot(name),
+            None => {
+                // The file's own name, lent out for the lookup rather than copied a line.
+                let name = std::mem::take(&mut self.default_name);
+                let slot = self.slot(&name);
+                self.default_name = name;
+                slot
+            }
+        };
         let first = self.flag_lines[slot];
         self.flag_lines[slot] = match line.flag {
             Some(_) => (first.0.or(Some(line_no)), first.1),
@@ -177,25 +214,23 @@ impl<'p> LineChecks<'p> {
         self.last_id[slot] = Some(line.id);
         Ok(Some(CheckedLine {
             slot,
-            record: Record {
-                id: line.id,
-                kind,
-                tool: line.tool,
-                time,
-                text: line.text,
-                required: line.required,
-            },
+            id: line.id,
+            kind,
+            required: line.required,
+            text: line.text,
+            tool: line.tool,
+            time,
             flag: line.flag,
         }))
     }
 
     /// The slot of the history named `name`, made at its first line.
-    fn slot(&mut self, name: String) -> usize {
-        if let Some(&slot) = self.index_of.get(&name) {
+    fn slot(&mut self, name: &str) -> usize {
+        if let Some(&slot) = self.index_of.get(name) {
             return slot;
         }
-        self.index_of.insert(name.clone(), self.names.len());
-        self.names.push(name);
+        self.index_of.insert(name.to_string(), self.names.len());
+        self.names.push(name.to_string());
         self.last_id.push(None);
         self.flag_lines.push((None, None));
         self.order.push(Default::default());

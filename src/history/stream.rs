@@ -259,7 +259,7 @@ fn read_lines(path: &Path, lines: &[(u64, u64, usize)]) -> Result<History, Input
         let text = line_text(path, &bytes, start, first_line)?;
         for (n, raw) in text.lines().enumerate() {
             if let Some(line) = checks.check(first_line + n, raw)? {
-                records.push(line.record);
+                records.push(line.record());
             }
         }
     }
@@ -341,10 +341,10 @@ fn index_file(path: &Path, file: usize) -> Result<Vec<Skeleton>, InputError> {
             _ => lines.push((start, offset, line_no)),
         }
         previous = Some(line.slot);
-        h.ids.push(line.record.id);
-        h.kinds.push(line.record.kind);
-        h.required.push(line.record.required);
-        h.text_bytes += line.record.text.len() as u64;
+        h.ids.push(line.id);
+        h.kinds.push(line.kind);
+        h.required.push(line.required);
+        h.text_bytes += line.text.len() as u64;
         flags[line.slot].push(line.flag);
     }
     checks.finish()?;
