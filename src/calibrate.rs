@@ -386,6 +386,56 @@ mod tests {
         assert!((slope - 3.0).abs() < 1e-12 && (fixed - 1.0).abs() < 1e-12);
     }
 
+    /// Both reports' bytes on sizes set by hand: a run with two recorded calls, one whose
+    /// only call records no size (its ratio cells empty, its name quoted in the CSV), and
+    /// `overall`.
+    #[test]
+    fn report_bytes_are_pinned() {
+        let size = |estimated, recorded| CallSize {
+            estimated,
+            recorded,
+        };
+        let runs = vec![
+            RunSizes {
+                name: "a".into(),
+                calls: vec![size(10, 20), size(30, 40)],
+                recorded_cache: (1, 3),
+                modelled_cache: (0, 0),
+            },
+            RunSizes {
+                name: "b, c".into(),
+                calls: vec![size(5, 0)],
+                recorded_cache: (0, 0),
+                modelled_cache: (3, 4),
+            },
+        ];
+        // a: ratios 1/2 and 3/4, mean 0.625, sd sqrt(2 × 0.125² / 1) = 0.177; means 30 and
+        // 20; the line through (10, 20) and (30, 40): fixed 10, slope 1; cache 1/3 recorded.
+        // overall: a's ratios (b has none), caches 1/3 and 3/4 pooled.
+        assert_eq!(
+            to_csv(&runs),
+            "run,calls,recorded_mean,estimated_mean,ratio_mean,ratio_sd,ratio_min,ratio_max,fit_fixed,fit_slope,recorded_cache_share,modelled_cache_share\n\
+             a,2,30,20,0.625,0.177,0.500,0.750,10,1.000,0.333,\n\
+             \"b, c\",1,,,,,,,,,,0.750\n\
+             overall,2,30,20,0.625,0.177,0.500,0.750,10,1.000,0.333,0.750\n"
+        );
+        assert_eq!(
+            calls_csv(&runs),
+            "run,call,estimated,recorded\na,1,10,20\na,2,30,40\n\"b, c\",1,5,0\n"
+        );
+        let text = to_text(&runs, CostModel::Chars, "gemini");
+        // The table below the three lines of preamble, the same cells as the CSV's.
+        let table = text.split_once("\n\n").unwrap().1;
+        assert_eq!(
+            table,
+            "run      calls  recorded_mean  estimated_mean  ratio_mean  ratio_sd  ratio_min  ratio_max  fit_fixed  fit_slope  recorded_cache_share  modelled_cache_share\n\
+             -------  -----  -------------  --------------  ----------  --------  ---------  ---------  ---------  ---------  --------------------  --------------------\n\
+             a            2             30              20       0.625     0.177      0.500      0.750         10      1.000                 0.333\n\
+             b, c         1                                                                                                                                        0.750\n\
+             overall      2             30              20       0.625     0.177      0.500      0.750         10      1.000                 0.333                 0.750\n"
+        );
+    }
+
     #[test]
     fn reports_list_runs_then_overall() {
         let s = vec![sizes(&run(), CostModel::Chars, gemini())];

@@ -313,3 +313,38 @@ pub fn to_text(measured: &[CompactionRereads], transcripts: usize, without: &[St
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// The pooled CSV's bytes; without a prediction or an observation, precision and recall
+    /// are empty.
+    #[test]
+    fn csv_bytes_are_pinned() {
+        let c = CompactionRereads {
+            transcript: "t".into(),
+            k: 1,
+            observed: set(&["a", "b", "c"]),
+            predicted: set(&["a", "b", "d"]),
+            naive: set(&[]),
+            observed_tokens: 7,
+            predicted_tokens: 9,
+        };
+        // Hits a and b: precision 2/3, recall 2/3.
+        assert_eq!(
+            to_csv(&[c]),
+            "compactions,observed,predicted,hits,precision,recall,observed_tokens,predicted_tokens\n\
+             1,3,3,2,0.666667,0.666667,7,9\n"
+        );
+        assert_eq!(
+            to_csv(&[]),
+            "compactions,observed,predicted,hits,precision,recall,observed_tokens,predicted_tokens\n\
+             0,0,0,0,,,0,0\n"
+        );
+    }
+}

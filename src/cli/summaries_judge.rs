@@ -225,3 +225,48 @@ fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs, runs: us
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CSV's bytes: labels quoted where they hold a comma or a quote, shares with six
+    /// decimals (1/3 → 0.333333, 2/3 → 0.666667), an interval and a correlation empty where
+    /// there is none.
+    #[test]
+    fn csv_bytes_are_pinned() {
+        let verdict = |label: &str, summaries, real_kept, kept, jaccard| CandidateVerdict {
+            label: label.to_string(),
+            summaries,
+            real_kept,
+            kept,
+            diff_mean: kept - real_kept,
+            diff_ci: None,
+            correlation: None,
+            jaccard,
+        };
+        let simulated = CandidateVerdict {
+            diff_ci: Some((-0.25, 0.916_666_6)),
+            correlation: Some(-1.0),
+            ..verdict(
+                "simulated(recall_user=1, recall_assistant=0)",
+                3,
+                1.0 / 3.0,
+                2.0 / 3.0,
+                0.5,
+            )
+        };
+        let verdicts = [
+            simulated,
+            verdict("extractive", 1, 0.5, 0.0, 0.0),
+            verdict("a\"b", 0, 1.0, 1.0, 1.0),
+        ];
+        assert_eq!(
+            to_csv(&verdicts),
+            "summariser,summaries,real_kept,kept,diff_mean,diff_ci_low,diff_ci_high,correlation,jaccard\n\
+             \"simulated(recall_user=1, recall_assistant=0)\",3,0.333333,0.666667,0.333333,-0.250000,0.916667,-1.000000,0.500000\n\
+             extractive,1,0.500000,0.000000,-0.500000,,,,0.000000\n\
+             \"a\"\"b\",0,1.000000,1.000000,0.000000,,,,1.000000\n"
+        );
+    }
+}

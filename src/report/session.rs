@@ -416,3 +416,76 @@ fn replay_needs(m: &SessionMetrics) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::CallRow;
+
+    /// The per-call CSV's bytes: every column in order, flags as `true`/`false`, the share of
+    /// required records present as Rust displays it (`1`, `0.6666666666666666`).
+    #[test]
+    fn calls_csv_bytes_are_pinned() {
+        let call = |call, input, output, cumulative, compaction_before| CallRow {
+            call,
+            input,
+            output,
+            cumulative,
+            compaction_before,
+            cache_read: 0,
+            cache_write: input,
+            uncached: 0,
+            required_present: 1.0,
+            required_appeared: 1,
+        };
+        let second = CallRow {
+            cache_read: 5,
+            cache_write: 47,
+            required_present: 2.0 / 3.0,
+            required_appeared: 4,
+            ..call(2, 52, 40, 92, true)
+        };
+        let trace = Trace {
+            calls: vec![call(1, 23, 27, 50, false), second],
+            compactions: Vec::new(),
+            refetches: Vec::new(),
+        };
+        // usage = input + output: 23 + 27 = 50, 52 + 40 = 92.
+        assert_eq!(
+            calls_csv(&trace),
+            "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared\n\
+             1,50,50,false,23,27,0,23,0,1,1\n\
+             2,92,92,true,52,40,5,47,0,0.6666666666666666,4\n"
+        );
+        let empty = Trace {
+            calls: Vec::new(),
+            compactions: Vec::new(),
+            refetches: Vec::new(),
+        };
+        assert_eq!(calls_csv(&empty), format!("{CALLS_CSV_HEADER}\n"));
+    }
+
+    #[test]
+    fn script_csv_bytes_are_pinned() {
+        let row = |call, usage, cumulative, compaction_before| crate::session::ScriptRow {
+            call,
+            usage,
+            cumulative,
+            compaction_before,
+            storm: compaction_before,
+        };
+        let out = ScriptOutcome {
+            trigger: 1400,
+            rows: vec![row(1, 400, 400, false), row(2, 1650, 1650, true)],
+            compactions: 1,
+            storms: 1,
+            model_calls: 3,
+            guard_tripped: false,
+            due_after_last: true,
+        };
+        assert_eq!(
+            script_csv(&out),
+            "call,usage,cumulative,compaction_before\n1,400,400,false\n2,1650,1650,true\n"
+        );
+    }
+}
