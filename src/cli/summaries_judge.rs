@@ -7,8 +7,9 @@ use crate::history::import::{Format, LabelRules};
 use crate::output_file::Existing;
 use crate::report::text_table::{self, Align};
 use crate::spec::Spec;
-use crate::summaries_judge::{judge_run, verdicts, Candidate, CandidateVerdict, Judgement};
+use crate::summaries_judge::{judge_run, verdicts, Candidate, Judgement};
 use crate::summariser::Summariser;
+use crate::tables::judge::{self, CandidateVerdict};
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -54,10 +55,6 @@ pub struct JudgeArgs {
     #[arg(long)]
     pub skip_bad: bool,
 }
-
-/// The CSV columns, one row per summariser.
-pub const CSV_HEADER: &str =
-    "summariser,summaries,real_kept,kept,diff_mean,diff_ci_low,diff_ci_high,correlation,jaccard";
 
 fn candidate(text: &str, draws: u32) -> Result<Candidate> {
     let (name, rest) = match text.split_once('(') {
@@ -147,24 +144,9 @@ fn opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.3}")).unwrap_or_default()
 }
 
+/// One row per summariser, through the table's declaration (`tables::judge`).
 fn to_csv(verdicts: &[CandidateVerdict]) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_HEADER.split(',')).expect("in memory");
-    for v in verdicts {
-        w.write_record([
-            v.label.clone(),
-            v.summaries.to_string(),
-            format!("{:.6}", v.real_kept),
-            format!("{:.6}", v.kept),
-            format!("{:.6}", v.diff_mean),
-            v.diff_ci.map(|c| format!("{:.6}", c.0)).unwrap_or_default(),
-            v.diff_ci.map(|c| format!("{:.6}", c.1)).unwrap_or_default(),
-            v.correlation.map(|c| format!("{c:.6}")).unwrap_or_default(),
-            format!("{:.6}", v.jaccard),
-        ])
-        .expect("in memory");
-    }
-    String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
+    judge::table().csv_text(&(), verdicts)
 }
 
 fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs, runs: usize) -> String {

@@ -157,6 +157,12 @@ pub fn push_fraction(out: &mut Vec<u8>, x: f64) {
     }
 }
 
+/// Appends `x` with exactly `places` decimals, as `{x:.places$}` writes it (`0.333`, `-1.000000`).
+pub fn push_fixed(out: &mut Vec<u8>, x: f64, places: usize) {
+    use std::io::Write as _;
+    let _ = write!(out, "{x:.places$}");
+}
+
 /// Appends a whole number's decimal digits.
 pub fn push_whole(out: &mut Vec<u8>, x: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
