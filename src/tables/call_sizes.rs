@@ -19,7 +19,7 @@ impl CallSize {
 
 /// The calls of one run (its name the grid), each row a call numbered from 1 and its sizes.
 pub fn table() -> Table<String, (u64, CallSize)> {
-    Table::new("calls")
+    Table::new("call_sizes")
         .text("run", |run: &String, _, _: &(u64, CallSize)| run)
         .whole("call", |_, (call, _)| *call)
         .whole("estimated", |_, (_, size)| size.estimated)

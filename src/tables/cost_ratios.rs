@@ -90,7 +90,7 @@ pub fn table() -> Table<(), RatioRow> {
     let stat = |f: fn(&RatioStats) -> f64| move |_: &(), r: &RatioRow| r.ratios.as_ref().map(f);
     let fit =
         |f: fn((f64, f64)) -> f64| move |_: &(), r: &RatioRow| r.ratios.and_then(|s| s.fit).map(f);
-    Table::new("calibration")
+    Table::new("cost_ratios")
         .text("run", |_: &(), _, r: &RatioRow| &r.run)
         // Calls with a recorded size; where none has one, every call.
         .whole("calls", |_, r| r.ratios.map_or(r.calls, |s| s.n) as u64)

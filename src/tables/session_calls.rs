@@ -7,7 +7,7 @@ use crate::session::CallRow;
 
 /// The replay's per-call table, column by column.
 pub fn table() -> Table<(), CallRow> {
-    session_script::columns(Table::new("calls"))
+    session_script::columns(Table::new("session_calls"))
         .whole("input", |_, c: &CallRow| c.input)
         .whole("output", |_, c| c.output)
         .whole("cache_read", |_, c| c.cache_read)

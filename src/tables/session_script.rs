@@ -56,5 +56,5 @@ pub fn columns<R: ScriptedCall + 'static>(t: Table<(), R>) -> Table<(), R> {
 
 /// The scripted trace's table, column by column.
 pub fn table() -> Table<(), ScriptRow> {
-    columns(Table::new("script"))
+    columns(Table::new("session_script"))
 }
