@@ -10,21 +10,10 @@ use crate::history::CostedHistory;
 use crate::report::text_table::{self, Align};
 use crate::session::{self, CacheRules, SessionConfig, SessionScratch};
 use crate::strategy::Strategy;
+use crate::tables::call_sizes::{self, CallSize};
+use crate::tables::cost_ratios::{self, RatioRow, RatioStats};
+use crate::tables::Names;
 use std::fmt::Write;
-
-/// One model call: estimated and recorded context size.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CallSize {
-    pub estimated: u64,
-    pub recorded: u64,
-}
-
-impl CallSize {
-    /// `estimated / recorded`; `None` when nothing was recorded (a zero would divide by zero).
-    pub fn ratio(&self) -> Option<f64> {
-        (self.recorded > 0).then(|| self.estimated as f64 / self.recorded as f64)
-    }
-}
 
 /// The calls of one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,139 +89,33 @@ pub fn sizes(run: &Run, model: CostModel, cache: CacheRules) -> RunSizes {
     }
 }
 
-/// Statistics of the ratios of a set of calls.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RatioStats {
-    /// Calls with a recorded size above zero.
-    pub n: usize,
-    pub recorded_mean: f64,
-    pub estimated_mean: f64,
-    pub mean: f64,
-    /// Sample standard deviation (0 for a single call).
-    pub sd: f64,
-    pub min: f64,
-    pub max: f64,
-    /// Least-squares line `recorded ≈ fixed + slope × estimated`: `fixed` is what the provider
-    /// counts that the transcript does not hold (a system prompt or tool definitions it did
-    /// not log), `slope` the provider's tokens per estimated unit. `None` with fewer than two
-    /// distinct estimates.
-    pub fit: Option<(f64, f64)>,
-}
-
-impl RatioStats {
-    /// `None` when no call has a recorded size.
-    pub fn of<'a>(calls: impl IntoIterator<Item = &'a CallSize>) -> Option<RatioStats> {
-        let (mut n, mut est, mut rec) = (0usize, 0f64, 0f64);
-        let (mut sum, mut sum_sq) = (0f64, 0f64);
-        let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-        let (mut est_sq, mut est_rec) = (0f64, 0f64);
-        for c in calls {
-            let Some(r) = c.ratio() else { continue };
-            n += 1;
-            let (e, d) = (c.estimated as f64, c.recorded as f64);
-            est += e;
-            rec += d;
-            est_sq += e * e;
-            est_rec += e * d;
-            sum += r;
-            sum_sq += r * r;
-            min = min.min(r);
-            max = max.max(r);
-        }
-        if n == 0 {
-            return None;
-        }
-        let nf = n as f64;
-        let mean = sum / nf;
-        let var = if n > 1 {
-            ((sum_sq - nf * mean * mean) / (nf - 1.0)).max(0.0)
-        } else {
-            0.0
-        };
-        let sxx = est_sq - est * est / nf;
-        let fit = (n > 1 && sxx > 0.0).then(|| {
-            let slope = (est_rec - est * rec / nf) / sxx;
-            ((rec - slope * est) / nf, slope)
-        });
-        Some(RatioStats {
-            fit,
-            n,
-            recorded_mean: rec / nf,
-            estimated_mean: est / nf,
-            mean,
-            sd: var.sqrt(),
-            min,
-            max,
-        })
-    }
-}
-
-const HEADINGS: [&str; 12] = [
-    "run",
-    "calls",
-    "recorded_mean",
-    "estimated_mean",
-    "ratio_mean",
-    "ratio_sd",
-    "ratio_min",
-    "ratio_max",
-    "fit_fixed",
-    "fit_slope",
-    "recorded_cache_share",
-    "modelled_cache_share",
-];
-
+/// A report row: `calls` is shown where no call has a recorded size.
 fn row(
     name: &str,
-    stats: Option<&RatioStats>,
+    stats: Option<RatioStats>,
     calls: usize,
     recorded: (u64, u64),
     modelled: (u64, u64),
-) -> [String; 12] {
-    let [a, b, c, d, e, f, g, h, i, j] = ratio_cells(name, stats, calls);
-    let cell = |x: (u64, u64)| share(x).map(|v| format!("{v:.3}")).unwrap_or_default();
-    [a, b, c, d, e, f, g, h, i, j, cell(recorded), cell(modelled)]
-}
-
-fn ratio_cells(name: &str, stats: Option<&RatioStats>, calls: usize) -> [String; 10] {
-    match stats {
-        Some(s) => [
-            name.to_string(),
-            s.n.to_string(),
-            format!("{:.0}", s.recorded_mean),
-            format!("{:.0}", s.estimated_mean),
-            format!("{:.3}", s.mean),
-            format!("{:.3}", s.sd),
-            format!("{:.3}", s.min),
-            format!("{:.3}", s.max),
-            s.fit.map(|f| format!("{:.0}", f.0)).unwrap_or_default(),
-            s.fit.map(|f| format!("{:.3}", f.1)).unwrap_or_default(),
-        ],
-        None => [
-            name.to_string(),
-            calls.to_string(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ],
+) -> RatioRow {
+    RatioRow {
+        run: name.to_string(),
+        calls,
+        ratios: stats,
+        recorded_cache_share: share(recorded),
+        modelled_cache_share: share(modelled),
     }
 }
 
 /// The rows of the report: one per run, then `overall` over every call of every run (each
 /// call weighs the same).
-fn rows(runs: &[RunSizes]) -> Vec<[String; 12]> {
-    let mut out: Vec<[String; 12]> = runs
+fn rows(runs: &[RunSizes]) -> Vec<RatioRow> {
+    let mut out: Vec<RatioRow> = runs
         .iter()
         .map(|r| {
             let stats = RatioStats::of(&r.calls);
             row(
                 &r.name,
-                stats.as_ref(),
+                stats,
                 r.calls.len(),
                 r.recorded_cache,
                 r.modelled_cache,
@@ -248,7 +131,7 @@ fn rows(runs: &[RunSizes]) -> Vec<[String; 12]> {
     };
     out.push(row(
         "overall",
-        all.as_ref(),
+        all,
         0,
         sum(|r| r.recorded_cache),
         sum(|r| r.modelled_cache),
@@ -256,49 +139,35 @@ fn rows(runs: &[RunSizes]) -> Vec<[String; 12]> {
     out
 }
 
+/// The report as CSV, through its declaration (`tables::cost_ratios`).
 pub fn to_csv(runs: &[RunSizes]) -> String {
-    let mut out = HEADINGS.join(",") + "\n";
-    for r in rows(runs) {
-        let cells: Vec<String> = r.iter().map(|c| csv_cell(c)).collect();
-        out += &cells.join(",");
-        out.push('\n');
-    }
-    out
+    cost_ratios::table().csv_text(&(), &rows(runs))
 }
 
 /// Every call as a CSV row: `run,call,estimated,recorded` (call numbered from 1), for plotting
-/// or fitting outside.
+/// or fitting outside (`tables::call_sizes`).
 pub fn calls_csv(runs: &[RunSizes]) -> String {
-    let mut out = String::from("run,call,estimated,recorded\n");
+    let table = call_sizes::table();
+    let mut out = Vec::new();
+    table.write_csv_header(&mut out).expect("in-memory write");
     for r in runs {
-        for (i, c) in r.calls.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "{},{},{},{}",
-                csv_cell(&r.name),
-                i + 1,
-                c.estimated,
-                c.recorded
-            );
-        }
+        let calls: Vec<(u64, CallSize)> = (1..).zip(r.calls.iter().copied()).collect();
+        table
+            .write_csv(&r.name, Names::NONE, &calls, &mut out, &mut Vec::new())
+            .expect("in-memory write");
     }
-    out
-}
-
-fn csv_cell(c: &str) -> String {
-    let mut field = Vec::new();
-    crate::formats::csv::push_field(&mut field, c);
-    String::from_utf8(field).expect("a field of text is text")
+    String::from_utf8(out).expect("fields of text are text")
 }
 
 pub fn to_text(runs: &[RunSizes], model: CostModel, cache: &str) -> String {
-    let body = rows(runs);
+    let table = cost_ratios::table();
+    let body = table.text_rows(&(), &rows(runs));
     let mut out = format!(
         "estimated ({model}) / recorded context size per model call; a ratio below 1 means the estimate counts less than the model saw;\nfit: recorded ≈ fit_fixed + fit_slope × estimated (least squares);\ncache shares: prompt read from cache as the transcript records it, and as the {cache} cache model reads it replaying the run under raw\n\n"
     );
-    let mut align = [Align::Right; HEADINGS.len()];
+    let mut align = vec![Align::Right; table.columns.len()];
     align[0] = Align::Left;
-    out += &text_table::render(&HEADINGS, &body, &align);
+    out += &text_table::render(&table.column_names(), &body, &align);
     let silent = runs.iter().filter(|r| r.calls.is_empty()).count();
     if silent > 0 {
         let _ = writeln!(
@@ -384,6 +253,56 @@ mod tests {
         // Two points (2, 7) and (5, 16): slope 9/3 = 3, fixed 7 - 3*2 = 1.
         let (fixed, slope) = st.fit.unwrap();
         assert!((slope - 3.0).abs() < 1e-12 && (fixed - 1.0).abs() < 1e-12);
+    }
+
+    /// Both reports' bytes on sizes set by hand: a run with two recorded calls, one whose
+    /// only call records no size (its ratio cells empty, its name quoted in the CSV), and
+    /// `overall`.
+    #[test]
+    fn report_bytes_are_pinned() {
+        let size = |estimated, recorded| CallSize {
+            estimated,
+            recorded,
+        };
+        let runs = vec![
+            RunSizes {
+                name: "a".into(),
+                calls: vec![size(10, 20), size(30, 40)],
+                recorded_cache: (1, 3),
+                modelled_cache: (0, 0),
+            },
+            RunSizes {
+                name: "b, c".into(),
+                calls: vec![size(5, 0)],
+                recorded_cache: (0, 0),
+                modelled_cache: (3, 4),
+            },
+        ];
+        // a: ratios 1/2 and 3/4, mean 0.625, sd sqrt(2 × 0.125² / 1) = 0.177; means 30 and
+        // 20; the line through (10, 20) and (30, 40): fixed 10, slope 1; cache 1/3 recorded.
+        // overall: a's ratios (b has none), caches 1/3 and 3/4 pooled.
+        assert_eq!(
+            to_csv(&runs),
+            "run,calls,recorded_mean,estimated_mean,ratio_mean,ratio_sd,ratio_min,ratio_max,fit_fixed,fit_slope,recorded_cache_share,modelled_cache_share\n\
+             a,2,30,20,0.625,0.177,0.500,0.750,10,1.000,0.333,\n\
+             \"b, c\",1,,,,,,,,,,0.750\n\
+             overall,2,30,20,0.625,0.177,0.500,0.750,10,1.000,0.333,0.750\n"
+        );
+        assert_eq!(
+            calls_csv(&runs),
+            "run,call,estimated,recorded\na,1,10,20\na,2,30,40\n\"b, c\",1,5,0\n"
+        );
+        let text = to_text(&runs, CostModel::Chars, "gemini");
+        // The table below the three lines of preamble, the same cells as the CSV's.
+        let table = text.split_once("\n\n").unwrap().1;
+        assert_eq!(
+            table,
+            "run      calls  recorded_mean  estimated_mean  ratio_mean  ratio_sd  ratio_min  ratio_max  fit_fixed  fit_slope  recorded_cache_share  modelled_cache_share\n\
+             -------  -----  -------------  --------------  ----------  --------  ---------  ---------  ---------  ---------  --------------------  --------------------\n\
+             a            2             30              20       0.625     0.177      0.500      0.750         10      1.000                 0.333\n\
+             b, c         1                                                                                                                                        0.750\n\
+             overall      2             30              20       0.625     0.177      0.500      0.750         10      1.000                 0.333                 0.750\n"
+        );
     }
 
     #[test]

@@ -30,6 +30,7 @@ use crate::history::{CostedHistory, History, Kind};
 use crate::report::text_table::{self, Align};
 use crate::session::{simulate_with, SessionConfig, SessionScratch, Trace};
 use crate::strategy::Strategy;
+use crate::tables::rereads::{self, RereadCounts};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -47,32 +48,12 @@ pub struct CompactionRereads {
     pub predicted_tokens: u64,
 }
 
-/// Counts pooled over compactions.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RereadCounts {
-    pub compactions: usize,
-    pub observed: usize,
-    pub predicted: usize,
-    pub hits: usize,
-    pub observed_tokens: u64,
-    pub predicted_tokens: u64,
-}
-
-impl RereadCounts {
-    pub fn precision(&self) -> Option<f64> {
-        (self.predicted > 0).then(|| self.hits as f64 / self.predicted as f64)
-    }
-
-    pub fn recall(&self) -> Option<f64> {
-        (self.observed > 0).then(|| self.hits as f64 / self.observed as f64)
-    }
-
-    fn add(&mut self, observed: &BTreeSet<String>, predicted: &BTreeSet<String>) {
-        self.compactions += 1;
-        self.observed += observed.len();
-        self.predicted += predicted.len();
-        self.hits += observed.intersection(predicted).count();
-    }
+/// Adds one compaction's observed and predicted files to `counts`.
+fn add(counts: &mut RereadCounts, observed: &BTreeSet<String>, predicted: &BTreeSet<String>) {
+    counts.compactions += 1;
+    counts.observed += observed.len();
+    counts.predicted += predicted.len();
+    counts.hits += observed.intersection(predicted).count();
 }
 
 impl CompactionRereads {
@@ -85,10 +66,10 @@ impl CompactionRereads {
 pub fn pool(measured: &[CompactionRereads]) -> (RereadCounts, RereadCounts) {
     let (mut model, mut naive) = (RereadCounts::default(), RereadCounts::default());
     for c in measured {
-        model.add(&c.observed, &c.predicted);
+        add(&mut model, &c.observed, &c.predicted);
         model.observed_tokens += c.observed_tokens;
         model.predicted_tokens += c.predicted_tokens;
-        naive.add(&c.observed, &c.naive);
+        add(&mut naive, &c.observed, &c.naive);
     }
     (model, naive)
 }
@@ -231,21 +212,9 @@ fn share(x: Option<f64>) -> String {
     x.map_or("-".into(), |x| format!("{x:.2}"))
 }
 
-/// The pooled row as CSV, under its header.
+/// The pooled row as CSV, under its header (`tables::rereads`).
 pub fn to_csv(measured: &[CompactionRereads]) -> String {
-    let (p, _) = pool(measured);
-    let csv = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:.6}"));
-    format!(
-        "compactions,observed,predicted,hits,precision,recall,observed_tokens,predicted_tokens\n{},{},{},{},{},{},{},{}\n",
-        p.compactions,
-        p.observed,
-        p.predicted,
-        p.hits,
-        csv(p.precision()),
-        csv(p.recall()),
-        p.observed_tokens,
-        p.predicted_tokens
-    )
+    rereads::table().csv_text(&(), &[pool(measured).0])
 }
 
 /// Every compaction, then the pooled figures of ctxlab's model and of the naive rule.
@@ -312,4 +281,39 @@ pub fn to_text(measured: &[CompactionRereads], transcripts: usize, without: &[St
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// The pooled CSV's bytes; without a prediction or an observation, precision and recall
+    /// are empty.
+    #[test]
+    fn csv_bytes_are_pinned() {
+        let c = CompactionRereads {
+            transcript: "t".into(),
+            k: 1,
+            observed: set(&["a", "b", "c"]),
+            predicted: set(&["a", "b", "d"]),
+            naive: set(&[]),
+            observed_tokens: 7,
+            predicted_tokens: 9,
+        };
+        // Hits a and b: precision 2/3, recall 2/3.
+        assert_eq!(
+            to_csv(&[c]),
+            "compactions,observed,predicted,hits,precision,recall,observed_tokens,predicted_tokens\n\
+             1,3,3,2,0.666667,0.666667,7,9\n"
+        );
+        assert_eq!(
+            to_csv(&[]),
+            "compactions,observed,predicted,hits,precision,recall,observed_tokens,predicted_tokens\n\
+             0,0,0,0,,,0,0\n"
+        );
+    }
 }

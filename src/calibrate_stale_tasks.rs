@@ -25,6 +25,7 @@ use crate::history::import::file_view::producing_call_at;
 use crate::history::import::Run;
 use crate::history::Kind;
 use crate::report::text_table::{self, Align};
+use crate::tables::stale_tasks::{self, StaleCounts};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -331,19 +332,6 @@ fn words(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Counts pooled over compactions.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct StaleCounts {
-    pub compactions: usize,
-    /// Compactions with at least one completed task before them.
-    pub with_completed: usize,
-    pub completed: usize,
-    pub named: usize,
-    pub stale: usize,
-    /// Compactions whose summary presents at least one completed task as open.
-    pub with_stale: usize,
-}
-
 pub fn pool(measured: &[CompactionTasks]) -> StaleCounts {
     let mut p = StaleCounts::default();
     for c in measured {
@@ -357,13 +345,9 @@ pub fn pool(measured: &[CompactionTasks]) -> StaleCounts {
     p
 }
 
-/// The pooled row as CSV, under its header.
+/// The pooled row as CSV, under its header (`tables::stale_tasks`).
 pub fn to_csv(measured: &[CompactionTasks]) -> String {
-    let p = pool(measured);
-    format!(
-        "compactions,with_completed,completed,named,stale,with_stale\n{},{},{},{},{},{}\n",
-        p.compactions, p.with_completed, p.completed, p.named, p.stale, p.with_stale
-    )
+    stale_tasks::table().csv_text(&(), &[pool(measured)])
 }
 
 /// Every compaction, its stale tasks by text, then the pooled counts.

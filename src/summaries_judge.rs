@@ -23,6 +23,7 @@ use crate::history::{CostedHistory, Kind};
 use crate::rng;
 use crate::stats::t975;
 use crate::summariser::Summariser;
+use crate::tables::judge::CandidateVerdict;
 use crate::view::View;
 
 /// A summariser to judge, by the label it is printed under.
@@ -201,22 +202,6 @@ pub fn judge_run(
             kept,
         });
     }
-}
-
-/// One candidate's figures over the summaries it wrote.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CandidateVerdict {
-    pub label: String,
-    pub summaries: usize,
-    /// Mean share of the needed facts kept: the real summaries', the candidate's.
-    pub real_kept: f64,
-    pub kept: f64,
-    pub diff_mean: f64,
-    /// t interval of the mean difference over summaries; `None` below two summaries.
-    pub diff_ci: Option<(f64, f64)>,
-    /// Pearson correlation of the two shares over summaries; `None` when either is constant.
-    pub correlation: Option<f64>,
-    pub jaccard: f64,
 }
 
 /// Every candidate's verdict, in the candidates' order.

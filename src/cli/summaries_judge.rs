@@ -7,8 +7,9 @@ use crate::history::import::{Format, LabelRules};
 use crate::output_file::Existing;
 use crate::report::text_table::{self, Align};
 use crate::spec::Spec;
-use crate::summaries_judge::{judge_run, verdicts, Candidate, CandidateVerdict, Judgement};
+use crate::summaries_judge::{judge_run, verdicts, Candidate, Judgement};
 use crate::summariser::Summariser;
+use crate::tables::judge::{self, CandidateVerdict};
 use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use std::path::PathBuf;
@@ -54,10 +55,6 @@ pub struct JudgeArgs {
     #[arg(long)]
     pub skip_bad: bool,
 }
-
-/// The CSV columns, one row per summariser.
-pub const CSV_HEADER: &str =
-    "summariser,summaries,real_kept,kept,diff_mean,diff_ci_low,diff_ci_high,correlation,jaccard";
 
 fn candidate(text: &str, draws: u32) -> Result<Candidate> {
     let (name, rest) = match text.split_once('(') {
@@ -147,24 +144,9 @@ fn opt(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.3}")).unwrap_or_default()
 }
 
+/// One row per summariser, through the table's declaration (`tables::judge`).
 fn to_csv(verdicts: &[CandidateVerdict]) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_HEADER.split(',')).expect("in memory");
-    for v in verdicts {
-        w.write_record([
-            v.label.clone(),
-            v.summaries.to_string(),
-            format!("{:.6}", v.real_kept),
-            format!("{:.6}", v.kept),
-            format!("{:.6}", v.diff_mean),
-            v.diff_ci.map(|c| format!("{:.6}", c.0)).unwrap_or_default(),
-            v.diff_ci.map(|c| format!("{:.6}", c.1)).unwrap_or_default(),
-            v.correlation.map(|c| format!("{c:.6}")).unwrap_or_default(),
-            format!("{:.6}", v.jaccard),
-        ])
-        .expect("in memory");
-    }
-    String::from_utf8(w.into_inner().expect("in memory")).expect("utf-8")
+    judge::table().csv_text(&(), verdicts)
 }
 
 fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs, runs: usize) -> String {
@@ -224,4 +206,49 @@ fn to_text(j: &Judgement, verdicts: &[CandidateVerdict], a: &JudgeArgs, runs: us
         ],
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The CSV's bytes: labels quoted where they hold a comma or a quote, shares with six
+    /// decimals (1/3 → 0.333333, 2/3 → 0.666667), an interval and a correlation empty where
+    /// there is none.
+    #[test]
+    fn csv_bytes_are_pinned() {
+        let verdict = |label: &str, summaries, real_kept, kept, jaccard| CandidateVerdict {
+            label: label.to_string(),
+            summaries,
+            real_kept,
+            kept,
+            diff_mean: kept - real_kept,
+            diff_ci: None,
+            correlation: None,
+            jaccard,
+        };
+        let simulated = CandidateVerdict {
+            diff_ci: Some((-0.25, 0.916_666_6)),
+            correlation: Some(-1.0),
+            ..verdict(
+                "simulated(recall_user=1, recall_assistant=0)",
+                3,
+                1.0 / 3.0,
+                2.0 / 3.0,
+                0.5,
+            )
+        };
+        let verdicts = [
+            simulated,
+            verdict("extractive", 1, 0.5, 0.0, 0.0),
+            verdict("a\"b", 0, 1.0, 1.0, 1.0),
+        ];
+        assert_eq!(
+            to_csv(&verdicts),
+            "summariser,summaries,real_kept,kept,diff_mean,diff_ci_low,diff_ci_high,correlation,jaccard\n\
+             \"simulated(recall_user=1, recall_assistant=0)\",3,0.333333,0.666667,0.333333,-0.250000,0.916667,-1.000000,0.500000\n\
+             extractive,1,0.500000,0.000000,-0.500000,,,,0.000000\n\
+             \"a\"\"b\",0,1.000000,1.000000,0.000000,,,,1.000000\n"
+        );
+    }
 }

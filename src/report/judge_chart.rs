@@ -6,7 +6,8 @@ use super::charts::figure_files;
 use super::publish;
 use crate::figures::figure::{Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use crate::figures::palette;
-use crate::summaries_judge::{CandidateVerdict, Judgement};
+use crate::summaries_judge::Judgement;
+use crate::tables::judge::CandidateVerdict;
 use std::path::{Path, PathBuf};
 
 /// Draws the chart and writes it into `dir/charts/`, PNG then SVG; returns the paths. A

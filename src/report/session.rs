@@ -4,13 +4,8 @@ use super::text_table::{self, Align};
 use crate::session::{ScriptOutcome, SessionConfig, SessionMetrics, Trace};
 use crate::tables::numbers::percent;
 use crate::tables::session_metrics::{self, MetricsKey};
+use crate::tables::{session_calls, session_script};
 use std::fmt::Write as _;
-
-/// The header of a scripted trace's CSV, one row per agent call.
-pub const SCRIPT_CSV_HEADER: &str = "call,usage,cumulative,compaction_before";
-
-/// The header of a replay's per-call CSV: the scripted columns first, then the replay's own.
-pub const CALLS_CSV_HEADER: &str = "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared";
 
 fn reset_words(cfg: &SessionConfig) -> &'static str {
     if cfg.reset {
@@ -20,17 +15,9 @@ fn reset_words(cfg: &SessionConfig) -> &'static str {
     }
 }
 
+/// The scripted trace as CSV, through its declaration (`tables::session_script`).
 pub fn script_csv(out: &ScriptOutcome) -> String {
-    let mut s = String::from(SCRIPT_CSV_HEADER);
-    s.push('\n');
-    for r in &out.rows {
-        let _ = writeln!(
-            s,
-            "{},{},{},{}",
-            r.call, r.usage, r.cumulative, r.compaction_before
-        );
-    }
-    s
+    session_script::table().csv_text(&(), &out.rows)
 }
 
 pub fn script_text(cfg: &SessionConfig, out: &ScriptOutcome) -> String {
@@ -98,27 +85,9 @@ fn plural(n: u32) -> &'static str {
     }
 }
 
+/// The replay's calls as CSV, through their declaration (`tables::session_calls`).
 pub fn calls_csv(trace: &Trace) -> String {
-    let mut s = String::from(CALLS_CSV_HEADER);
-    s.push('\n');
-    for c in &trace.calls {
-        let _ = writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{},{}",
-            c.call,
-            c.usage(),
-            c.cumulative,
-            c.compaction_before,
-            c.input,
-            c.output,
-            c.cache_read,
-            c.cache_write,
-            c.uncached,
-            c.required_present,
-            c.required_appeared
-        );
-    }
-    s
+    session_calls::table().csv_text(&(), &trace.calls)
 }
 
 pub fn metrics_csv(
@@ -128,19 +97,7 @@ pub fn metrics_csv(
     m: &SessionMetrics,
 ) -> String {
     let key = MetricsKey::new(history, strategy, cfg);
-    let table = session_metrics::table();
-    let mut out = Vec::new();
-    table.write_csv_header(&mut out).expect("in-memory write");
-    table
-        .write_csv(
-            &key,
-            crate::tables::Names::NONE,
-            std::slice::from_ref(m),
-            &mut out,
-            &mut Vec::new(),
-        )
-        .expect("in-memory write");
-    String::from_utf8(out).expect("utf-8")
+    session_metrics::table().csv_text(&key, std::slice::from_ref(m))
 }
 
 /// What describes the replay on its first lines.
@@ -415,4 +372,80 @@ fn replay_needs(m: &SessionMetrics) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::CallRow;
+
+    /// The per-call CSV's bytes: every column in order, flags as `true`/`false`, the share of
+    /// required records present as Rust displays it (`1`, `0.6666666666666666`).
+    #[test]
+    fn calls_csv_bytes_are_pinned() {
+        let call = |call, input, output, cumulative, compaction_before| CallRow {
+            call,
+            input,
+            output,
+            cumulative,
+            compaction_before,
+            cache_read: 0,
+            cache_write: input,
+            uncached: 0,
+            required_present: 1.0,
+            required_appeared: 1,
+        };
+        let second = CallRow {
+            cache_read: 5,
+            cache_write: 47,
+            required_present: 2.0 / 3.0,
+            required_appeared: 4,
+            ..call(2, 52, 40, 92, true)
+        };
+        let trace = Trace {
+            calls: vec![call(1, 23, 27, 50, false), second],
+            compactions: Vec::new(),
+            refetches: Vec::new(),
+        };
+        // usage = input + output: 23 + 27 = 50, 52 + 40 = 92.
+        assert_eq!(
+            calls_csv(&trace),
+            "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared\n\
+             1,50,50,false,23,27,0,23,0,1,1\n\
+             2,92,92,true,52,40,5,47,0,0.6666666666666666,4\n"
+        );
+        let empty = Trace {
+            calls: Vec::new(),
+            compactions: Vec::new(),
+            refetches: Vec::new(),
+        };
+        assert_eq!(
+            calls_csv(&empty),
+            "call,usage,cumulative,compaction_before,input,output,cache_read,cache_write,uncached,required_present,required_appeared\n"
+        );
+    }
+
+    #[test]
+    fn script_csv_bytes_are_pinned() {
+        let row = |call, usage, cumulative, compaction_before| crate::session::ScriptRow {
+            call,
+            usage,
+            cumulative,
+            compaction_before,
+            storm: compaction_before,
+        };
+        let out = ScriptOutcome {
+            trigger: 1400,
+            rows: vec![row(1, 400, 400, false), row(2, 1650, 1650, true)],
+            compactions: 1,
+            storms: 1,
+            model_calls: 3,
+            guard_tripped: false,
+            due_after_last: true,
+        };
+        assert_eq!(
+            script_csv(&out),
+            "call,usage,cumulative,compaction_before\n1,400,400,false\n2,1650,1650,true\n"
+        );
+    }
 }

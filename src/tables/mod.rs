@@ -7,21 +7,28 @@
 //! apart. Adding a measure to a sweep is one line in its table plus the computation.
 
 pub mod budget_table;
+pub mod call_sizes;
 pub mod cells;
 pub mod compactions;
+pub mod cost_ratios;
 mod get;
+pub mod judge;
 pub mod manifest;
 pub mod numbers;
 pub mod read;
+pub mod rereads;
+pub mod session_calls;
 pub mod session_columns;
 pub mod session_metrics;
+pub mod session_script;
 pub mod sessions;
+pub mod stale_tasks;
 pub mod summary;
 mod values;
 
 use crate::formats::csv::push_field;
 use crate::formats::Rows;
-use crate::tables::numbers::{push_display_f64, push_fraction, push_whole};
+use crate::tables::numbers::{push_display_f64, push_fixed, push_fraction, push_whole};
 use get::ValueFn;
 pub use get::{Get, Names};
 use polars::prelude::{Column as PolarsColumn, DataFrame, PolarsResult};
@@ -87,6 +94,9 @@ pub struct Column<G, R> {
     /// A value of 0 is a failure (declared with [`Table::zero_fails`]): the summary's interval
     /// also bounds the share of histories that fail.
     pub zero_fails: bool,
+    /// A real written with exactly this many decimals (declared with [`Table::decimals`]),
+    /// not as a fraction that reads back exactly.
+    pub decimals: Option<usize>,
 }
 
 impl<G, R> Column<G, R> {
@@ -132,6 +142,37 @@ impl<G, R> Column<G, R> {
     pub fn unit(&self) -> bool {
         self.share || matches!(self.get, Get::Flag(_))
     }
+
+    /// Appends the value in `row` as the CSV writes it, text unquoted.
+    #[inline]
+    fn push_value(&self, grid: &G, names: Names, row: &R, buf: &mut Vec<u8>) {
+        let real = |buf: &mut Vec<u8>, x: f64| match self.decimals {
+            Some(places) => push_fixed(buf, x, places),
+            None => push_fraction(buf, x),
+        };
+        match &self.get {
+            Get::Text(f) => buf.extend_from_slice(f(grid, names, row).as_bytes()),
+            Get::Whole(f) => push_whole(buf, f(grid, row)),
+            Get::OptWhole(f) => {
+                if let Some(x) = f(grid, row) {
+                    push_whole(buf, x)
+                }
+            }
+            Get::Real(f) => real(buf, f(grid, row)),
+            Get::OptReal(f) => {
+                if let Some(x) = f(grid, row) {
+                    real(buf, x)
+                }
+            }
+            Get::Percent(f) => push_display_f64(buf, f(grid, row)),
+            Get::OptPercent(f) => {
+                if let Some(x) = f(grid, row) {
+                    push_display_f64(buf, x)
+                }
+            }
+            Get::Flag(f) => buf.extend_from_slice(if f(grid, row) { b"true" } else { b"false" }),
+        }
+    }
 }
 
 /// A table: its file stem (`cells` → `cells.parquet`, `cells.csv`) and its columns in order.
@@ -159,6 +200,7 @@ impl<G, R> Table<G, R> {
             completed_only: false,
             share: false,
             zero_fails: false,
+            decimals: None,
         });
         self
     }
@@ -304,6 +346,18 @@ impl<G, R> Table<G, R> {
         self
     }
 
+    /// Marks the real column declared last as written with exactly `places` decimals
+    /// (`0.333` for three), for a report read by eye rather than read back.
+    pub fn decimals(mut self, places: usize) -> Self {
+        let column = self.columns.last_mut().expect("follows a column");
+        assert!(
+            matches!(column.get, Get::Real(_) | Get::OptReal(_)),
+            "decimals() follows a real column"
+        );
+        column.decimals = Some(places);
+        self
+    }
+
     /// The paired columns, in table order.
     pub fn paired_columns(&self) -> impl Iterator<Item = &Column<G, R>> {
         self.columns.iter().filter(|c| c.paired)
@@ -446,31 +500,41 @@ impl<G, R> Table<G, R> {
                 }
                 match &c.get {
                     Get::Text(f) => push_field(buf, f(grid, names, r)),
-                    Get::Whole(f) => push_whole(buf, f(grid, r)),
-                    Get::OptWhole(f) => {
-                        if let Some(x) = f(grid, r) {
-                            push_whole(buf, x)
-                        }
-                    }
-                    Get::Real(f) => push_fraction(buf, f(grid, r)),
-                    Get::OptReal(f) => {
-                        if let Some(x) = f(grid, r) {
-                            push_fraction(buf, x)
-                        }
-                    }
-                    Get::Percent(f) => push_display_f64(buf, f(grid, r)),
-                    Get::OptPercent(f) => {
-                        if let Some(x) = f(grid, r) {
-                            push_display_f64(buf, x)
-                        }
-                    }
-                    Get::Flag(f) => {
-                        buf.extend_from_slice(if f(grid, r) { b"true" } else { b"false" })
-                    }
+                    _ => c.push_value(grid, names, r, buf),
                 }
             }
             self.end_csv_record(buf);
         }
+    }
+
+    /// The header and `rows` as one CSV text, for a table small enough to print whole.
+    pub fn csv_text(&self, grid: &G, rows: &[R]) -> String
+    where
+        G: Sync,
+        R: Sync,
+    {
+        let mut out = Vec::new();
+        self.push_csv_header(&mut out);
+        self.push_csv_lines(grid, Names::NONE, rows, &mut out);
+        String::from_utf8(out).expect("fields of text are text")
+    }
+
+    /// Each row's fields as the CSV writes them, text unquoted: the cells of a text table
+    /// under [`Table::column_names`].
+    pub fn text_rows(&self, grid: &G, rows: &[R]) -> Vec<Vec<String>> {
+        let mut buf = Vec::new();
+        rows.iter()
+            .map(|r| {
+                self.columns
+                    .iter()
+                    .map(|c| {
+                        buf.clear();
+                        c.push_value(grid, Names::NONE, r, &mut buf);
+                        String::from_utf8_lossy(&buf).into_owned()
+                    })
+                    .collect()
+            })
+            .collect()
     }
 
     /// Ends a record; a record of one empty field is written `""` (as the csv crate does, so

@@ -157,6 +157,12 @@ pub fn push_fraction(out: &mut Vec<u8>, x: f64) {
     }
 }
 
+/// Appends `x` with exactly `places` decimals, as `{x:.places$}` writes it (`0.333`, `-1.000000`).
+pub fn push_fixed(out: &mut Vec<u8>, x: f64, places: usize) {
+    use std::io::Write as _;
+    let _ = write!(out, "{x:.places$}");
+}
+
 /// Appends a whole number's decimal digits.
 pub fn push_whole(out: &mut Vec<u8>, x: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(x).as_bytes());
@@ -273,6 +279,18 @@ mod tests {
             check(f64::from_bits(s));
         }
         let mut bytes = Vec::new();
+        // Fixed decimals round as `format!` does: 2/3 → 0.667, 10.5 → 10 (to even), -0.25 →
+        // -0.250000.
+        for (x, places, text) in [
+            (2.0 / 3.0, 3, "0.667"),
+            (10.5, 0, "10"),
+            (-0.25, 6, "-0.250000"),
+            (1e20, 0, "100000000000000000000"),
+        ] {
+            bytes.clear();
+            push_fixed(&mut bytes, x, places);
+            assert_eq!(bytes, text.as_bytes());
+        }
         for x in [0, 1, 9, 10, 12345, u64::MAX] {
             bytes.clear();
             push_whole(&mut bytes, x);
