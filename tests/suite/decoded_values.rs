@@ -30,13 +30,13 @@ const EXPERIMENTS: [(&str, bool, bool); 9] = [
 ];
 
 /// FNV-1a, 64 bits: a pin, not a defence.
-struct Fnv(u64);
+pub(crate) struct Fnv(pub(crate) u64);
 
 impl Fnv {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)
     }
-    fn bytes(&mut self, b: &[u8]) {
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
         for &x in b {
             self.0 = (self.0 ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3);
         }
