@@ -8,7 +8,7 @@
 //! `table_pins.txt`, for a change that means to move a table (say which in its commit).
 
 use crate::common::*;
-use crate::decoded_values::Fnv;
+use crate::decoded_values::{assert_unmoved, read_pins, write_pins, Fnv};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -202,38 +202,10 @@ fn current() -> BTreeMap<String, String> {
 
 #[test]
 fn every_markdown_and_text_table_keeps_its_bytes() {
-    let pinned: BTreeMap<String, String> = std::fs::read_to_string(root().join(PINS_FILE))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.split_once(": "))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
     let got = current();
     if std::env::var_os("CTXLAB_UPDATE_PINS").is_some() {
-        let mut text = String::new();
-        for (k, v) in &got {
-            let _ = writeln!(text, "{k}: {v}");
-        }
-        std::fs::write(root().join(PINS_FILE), text).unwrap();
+        write_pins(PINS_FILE, &got);
         return;
     }
-    let mut wrong = Vec::new();
-    for (k, v) in &got {
-        match pinned.get(k) {
-            Some(p) if p == v => {}
-            Some(p) => wrong.push(format!("{k}: pinned {p}, now {v}")),
-            None => wrong.push(format!("{k}: not pinned, now {v}")),
-        }
-    }
-    wrong.extend(
-        pinned
-            .keys()
-            .filter(|k| !got.contains_key(*k))
-            .map(|k| format!("{k}: pinned, no longer written")),
-    );
-    assert!(
-        wrong.is_empty(),
-        "tables moved (CTXLAB_UPDATE_PINS=1 repins, for a change that means it):\n{}",
-        wrong.join("\n")
-    );
+    assert_unmoved(&read_pins(PINS_FILE), &got, |_| true);
 }
