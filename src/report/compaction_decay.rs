@@ -6,13 +6,14 @@
 //! sessions that compacted at least k times, so a strategy whose sessions compact fewer times
 //! has fewer sessions behind its later points (the table gives n).
 
+use super::markdown_table::{HeadRule, MarkdownTable};
 use super::publish::FileToWrite;
+use super::text_table::Align;
 use crate::error::InputError;
 use crate::figures::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
 use crate::figures::palette;
 use crate::tables::manifest::Manifest as SessionManifest;
 use crate::tables::read::Checked;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// The chart's file name (without extension).
@@ -195,32 +196,46 @@ pub fn figures(points: &[DecayPoint], manifest: &SessionManifest) -> Option<[Fig
     Some([decay, size])
 }
 
+/// The headings of `compaction_decay.md`.
+const TABLE_HEADINGS: [&str; 8] = [
+    "strategy",
+    "k",
+    "n",
+    "required carried",
+    "needed facts carried",
+    "oldest third",
+    "newest third",
+    "summary tokens",
+];
+
 /// `compaction_decay.md`: the chart's means as a table, with n.
 pub fn table_file(points: &[DecayPoint], manifest: &SessionManifest) -> FileToWrite {
     let mut s = format!(
         "# What survives the k-th compaction: experiment “{}”\n\n\
          Means over the compactions numbered k (n: how many; sessions that compacted at least \
          k times), all noise levels, windows, ratios and note rates pooled; shares of what had \
-         appeared by then, carried verbatim or in a summary (`compactions.parquet`).\n\n\
-         | strategy | k | n | required carried | needed facts carried | oldest third | newest third | summary tokens |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n",
+         appeared by then, carried verbatim or in a summary (`compactions.parquet`).\n\n",
         manifest.name
     );
     let cell = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.3}"));
-    for p in points {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {:.0} |",
-            p.strategy,
-            p.k,
-            p.n,
-            cell(p.means[0]),
-            cell(p.means[1]),
-            cell(p.means[2]),
-            cell(p.means[3]),
-            p.summary_tokens
-        );
-    }
+    let rows: Vec<[String; 8]> = points
+        .iter()
+        .map(|p| {
+            [
+                p.strategy.clone(),
+                p.k.to_string(),
+                p.n.to_string(),
+                cell(p.means[0]),
+                cell(p.means[1]),
+                cell(p.means[2]),
+                cell(p.means[3]),
+                format!("{:.0}", p.summary_tokens),
+            ]
+        })
+        .collect();
+    let mut align = [Align::Right; 8];
+    align[0] = Align::Left;
+    MarkdownTable::new(&TABLE_HEADINGS, HeadRule::Aligned(&align)).write(&mut s, &rows);
     FileToWrite {
         relative: Path::new("charts").join(format!("{STEM}.md")),
         bytes: s.into_bytes(),

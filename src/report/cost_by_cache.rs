@@ -10,11 +10,12 @@
 //! only for a session sweep with the baseline and more than one cache.
 
 use super::cost_ratio_chart::BASELINE;
+use super::markdown_table::{HeadRule, MarkdownTable};
 use super::publish::FileToWrite;
+use super::text_table::Align;
 use crate::error::InputError;
 use crate::tables::manifest::Manifest;
 use crate::tables::read::Checked;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// The file's name (without extension), beside the charts.
@@ -147,15 +148,34 @@ fn cell(d: &CacheDiff) -> String {
     }
 }
 
+/// A column of an axis the sweep varies, shown only when it does.
+struct AxisColumn {
+    heading: &'static str,
+    align: Align,
+    cell: fn(&CostRow) -> String,
+}
+
+/// The ratio, note-rate and noise columns, in this order.
+const AXIS_COLUMNS: [AxisColumn; 3] = [
+    AxisColumn {
+        heading: "ratio",
+        align: Align::Right,
+        cell: |r| r.ratio.to_string(),
+    },
+    AxisColumn {
+        heading: "note rate",
+        align: Align::Right,
+        cell: |r| r.note_rate.to_string(),
+    },
+    AxisColumn {
+        heading: "noise",
+        align: Align::Left,
+        cell: |r| r.noise.clone(),
+    },
+];
+
 /// The Markdown file: a caption that says what it counts, then one row per setting.
 pub fn table_file(rows: &[CostRow], caches: &[String], manifest: &Manifest) -> FileToWrite {
-    let axes = |many: bool, name: &str| {
-        if many {
-            format!(" | {name}")
-        } else {
-            String::new()
-        }
-    };
     let g = &manifest.grid;
     let (ratios, notes, levels) = (
         g.ratios.len() > 1,
@@ -172,38 +192,37 @@ pub fn table_file(rows: &[CostRow], caches: &[String], manifest: &Manifest) -> F
          a sign only where every cache's interval lies on the same side of 0. It cannot tell \
          which cache is true of a provider: a cache fitted to recorded bills holds for runs \
          like those it was fitted on, and no cache here was fitted on the strategies' own \
-         bills.\n\n\
-         | strategy | window{}{}{} | {} | verdict |\n|---|---:{}{}{}|{}---|\n",
+         bills.\n\n",
         manifest.name,
-        axes(ratios, "ratio"),
-        axes(notes, "note rate"),
-        axes(levels, "noise"),
-        caches
-            .iter()
-            .map(|c| format!("{c}: $ (95 %), pairs"))
-            .collect::<Vec<_>>()
-            .join(" | "),
-        if ratios { "|---:" } else { "" },
-        if notes { "|---:" } else { "" },
-        if levels { "|---" } else { "" },
-        "---:|".repeat(caches.len()),
     );
-    for r in rows {
-        let _ = write!(s, "| {} | {}", r.strategy, r.window);
-        if ratios {
-            let _ = write!(s, " | {}", r.ratio);
-        }
-        if notes {
-            let _ = write!(s, " | {}", r.note_rate);
-        }
-        if levels {
-            let _ = write!(s, " | {}", r.noise);
-        }
-        for d in &r.by_cache {
-            let _ = write!(s, " | {}", cell(d));
-        }
-        let _ = writeln!(s, " | {} |", CostSign::of(&r.by_cache).label());
+    let axes: Vec<&AxisColumn> = [ratios, notes, levels]
+        .into_iter()
+        .zip(&AXIS_COLUMNS)
+        .filter_map(|(varies, column)| varies.then_some(column))
+        .collect();
+    let mut headings = vec!["strategy".to_string(), "window".into()];
+    let mut align = vec![Align::Left, Align::Right];
+    for a in &axes {
+        headings.push(a.heading.into());
+        align.push(a.align);
     }
+    for c in caches {
+        headings.push(format!("{c}: $ (95 %), pairs"));
+        align.push(Align::Right);
+    }
+    headings.push("verdict".into());
+    align.push(Align::Left);
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![r.strategy.clone(), r.window.to_string()];
+            row.extend(axes.iter().map(|a| (a.cell)(r)));
+            row.extend(r.by_cache.iter().map(cell));
+            row.push(CostSign::of(&r.by_cache).label().to_string());
+            row
+        })
+        .collect();
+    MarkdownTable::new(&headings, HeadRule::Aligned(&align)).write(&mut s, &cells);
     FileToWrite {
         relative: Path::new("charts").join(format!("{STEM}.md")),
         bytes: s.into_bytes(),

@@ -134,12 +134,7 @@ pub fn section(out: &mut String, c: &Confusion, grid: &SummaryGrid, manifest: &M
         histories(c.overall.histories),
         c.overall.records
     );
-    let _ = writeln!(out, "| {} |", headings().join(" | "));
-    let _ = writeln!(out, "|{}", " --- |".repeat(COLUMNS.len() + 1));
-    for row in rows(c) {
-        let _ = writeln!(out, "| {} |", row.join(" | "));
-    }
-    out.push('\n');
+    super::markdown_table::table(out, &headings(), &rows(c));
     let Some(level) = grid.noise_levels.first() else {
         return;
     };

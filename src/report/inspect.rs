@@ -6,7 +6,7 @@
 //! sweep's first history (index 0) at the given seed and replicate, so an inspected cell shows
 //! the same mistakes and the same summary draws as the sweep's row for that history.
 
-use super::text_table::{pad, Align};
+use super::text_table::{self, Align};
 use crate::context::{Context, Item, Outcome};
 use crate::history::CostedHistory;
 use crate::metrics::Metrics;
@@ -204,7 +204,6 @@ fn records_table(history: &CostedHistory, x: &Inspection, colour: bool) -> Strin
             text.to_string()
         }
     };
-    let mut out = String::new();
     let headings = ["id", "kind", "tool", "cost", "truth", "flag", "fate"];
     let rows: Vec<[String; 7]> = (0..history.len())
         .map(|i| {
@@ -219,36 +218,21 @@ fn records_table(history: &CostedHistory, x: &Inspection, colour: bool) -> Strin
             ]
         })
         .collect();
-    let mut widths = headings.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, c) in widths.iter_mut().zip(row) {
-            *w = (*w).max(c.chars().count());
-        }
-    }
-    // Numbers right, words left; the last column unpadded so lines carry no trailing blanks.
-    let cell = |col: usize, text: &str| -> String {
-        match col {
-            0 | 3 => pad(text, widths[col], Align::Right),
-            6 => text.to_string(),
-            _ => pad(text, widths[col], Align::Left),
-        }
-    };
-    let line = |cols: [String; 7]| cols.join("  ") + "\n";
-    out += &line(std::array::from_fn(|c| cell(c, headings[c])));
-    out += &line(std::array::from_fn(|c| "-".repeat(widths[c])));
+    // Numbers right, words left.
+    let mut align = [Align::Left; 7];
+    align[0] = Align::Right;
+    align[3] = Align::Right;
+    let widths = text_table::widths(&headings, &rows);
+    let mut out = text_table::head(&headings, &widths, &align);
     for (i, row) in rows.iter().enumerate() {
-        let cols: [String; 7] = std::array::from_fn(|c| {
-            let text = cell(c, &row[c]);
-            match c {
-                4 if history.truth[i] => paint("1", &text),
-                6 => match x.fates[i] {
-                    Some(f) => paint(f.colour(), &text),
-                    None => text,
-                },
-                _ => text,
-            }
+        out += &text_table::painted_line(row, &widths, &align, |c, text| match c {
+            4 if history.truth[i] => paint("1", &text),
+            6 => match x.fates[i] {
+                Some(f) => paint(f.colour(), &text),
+                None => text,
+            },
+            _ => text,
         });
-        out += &line(cols);
     }
     out
 }

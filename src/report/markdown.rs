@@ -2,7 +2,9 @@
 //! it draws, taken from the summary table so text and picture cannot disagree.
 
 use super::manifest::Manifest;
-use super::markdown_table::{code, escape, retention, series_cells, series_header, table};
+use super::markdown_table::{
+    code, escape, retention, series_cells, series_header, table, MarkdownTable,
+};
 use super::noise_choice::{NoiseChoice, NoiseRateAxis};
 use super::publish::CHARTS_DIR;
 use super::summary_grid::SummaryGrid;
@@ -58,10 +60,11 @@ fn list<T>(values: &[T], show: impl Fn(&T) -> String) -> String {
 
 fn experiment(out: &mut String, grid: &SummaryGrid, manifest: &Manifest) {
     let _ = writeln!(out, "## Experiment\n");
-    let _ = writeln!(out, "| | |\n| --- | --- |");
-    for (key, value) in experiment_rows(grid, manifest) {
-        let _ = writeln!(out, "| {key} | {} |", escape(&value));
-    }
+    let rows: Vec<[String; 2]> = experiment_rows(grid, manifest)
+        .into_iter()
+        .map(|(key, value)| [key.to_string(), escape(&value)])
+        .collect();
+    MarkdownTable::headless(2).write(out, &rows);
     rests_on(out, grid, manifest);
     if let Some(note) = super::manifest::flags_note(manifest) {
         let _ = writeln!(out, "\n{note}");

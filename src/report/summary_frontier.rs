@@ -18,7 +18,9 @@
 //! Drawn when some family runs at two sizes or more (the summary-size axis, or specs listed by
 //! hand), and only from a folder that holds both tables.
 
+use super::markdown_table::{HeadRule, MarkdownTable};
 use super::publish::FileToWrite;
+use super::text_table::Align;
 use crate::error::InputError;
 use crate::experiment::summary_axis;
 use crate::figures::figure::{nice_axis, Axis, Figure, LegendEntry, Line, LineStyle, Panel, Point};
@@ -27,7 +29,6 @@ use crate::stats::{Acc, Partial};
 use crate::tables::manifest::Manifest as SessionManifest;
 use crate::tables::read::Checked;
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// The chart's file name (without extension).
@@ -248,33 +249,52 @@ pub fn figure(points: &[FrontierPoint], manifest: &SessionManifest) -> Option<Fi
     })
 }
 
+/// The headings of `summary_size_frontier.md`.
+const TABLE_HEADINGS: [&str; 10] = [
+    "summariser",
+    "strategy",
+    "summary_ratio",
+    "summary_cap",
+    "summaries",
+    "summary tokens",
+    "sessions",
+    "histories",
+    "needed facts at need",
+    "95 % interval",
+];
+
 /// `summary_size_frontier.md`: the points as a table, with their n.
 pub fn table_file(points: &[FrontierPoint], manifest: &SessionManifest) -> FileToWrite {
     let mut s = format!(
-        "# Needed facts at need against summary size: experiment “{}”\n\n{}\n\n\
-         | summariser | strategy | summary_ratio | summary_cap | summaries | summary tokens | sessions | histories | needed facts at need | 95 % interval |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "# Needed facts at need against summary size: experiment “{}”\n\n{}\n\n",
         manifest.name,
         rests_on(manifest)
     );
     let dash = || "–".to_string();
-    for p in points {
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            p.family,
-            p.strategy,
-            p.ratio.map_or_else(dash, |r| r.to_string()),
-            p.cap.map_or_else(dash, |c| c.to_string()),
-            p.summaries,
-            p.summary_tokens.map_or_else(dash, |t| format!("{t:.1}")),
-            p.sessions,
-            p.histories,
-            p.retention.map_or_else(dash, |r| format!("{r:.3}")),
-            p.interval
-                .map_or_else(dash, |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
-        );
+    let rows: Vec<[String; 10]> = points
+        .iter()
+        .map(|p| {
+            [
+                p.family.clone(),
+                p.strategy.clone(),
+                p.ratio.map_or_else(dash, |r| r.to_string()),
+                p.cap.map_or_else(dash, |c| c.to_string()),
+                p.summaries.to_string(),
+                p.summary_tokens.map_or_else(dash, |t| format!("{t:.1}")),
+                p.sessions.to_string(),
+                p.histories.to_string(),
+                p.retention.map_or_else(dash, |r| format!("{r:.3}")),
+                p.interval
+                    .map_or_else(dash, |(lo, hi)| format!("{lo:.3}–{hi:.3}")),
+            ]
+        })
+        .collect();
+    // Names left, numbers right, the interval (a range of two) left.
+    let mut align = [Align::Right; 10];
+    for c in [0, 1, 9] {
+        align[c] = Align::Left;
     }
+    MarkdownTable::new(&TABLE_HEADINGS, HeadRule::Aligned(&align)).write(&mut s, &rows);
     FileToWrite {
         relative: Path::new(super::publish::CHARTS_DIR).join(format!("{STEM}.md")),
         bytes: s.into_bytes(),

@@ -1,6 +1,7 @@
 //! `ctxlab table`: every strategy at every budget on one history, as text, CSV or Markdown
 //! (the rows are evaluated by [`crate::cells::table_rows`], the sweep's own code).
 
+use super::markdown_table::{HeadRule, MarkdownTable};
 use super::text_table::{self, Align};
 pub use crate::cells::TableRow;
 use crate::history::CostedHistory;
@@ -87,10 +88,8 @@ pub fn to_text(history: &CostedHistory, rows: &[TableRow]) -> String {
 }
 
 pub fn to_markdown(rows: &[TableRow]) -> String {
-    let mut out = format!("| {} |\n", HEADINGS.join(" | "));
-    out += &format!("|{}\n", " --- |".repeat(HEADINGS.len()));
-    for r in rows {
-        out += &format!("| {} |\n", cells(r).join(" | "));
-    }
+    let body: Vec<[String; 7]> = rows.iter().map(cells).collect();
+    let mut out = String::new();
+    MarkdownTable::new(&HEADINGS, HeadRule::Spaced).write(&mut out, &body);
     out
 }

@@ -21,9 +21,28 @@ pub fn widths<R: AsRef<[String]>>(headings: &[&str], rows: &[R]) -> Vec<usize> {
 
 /// One line of the table, ending in a newline.
 pub fn line<S: AsRef<str>>(cells: &[S], widths: &[usize], align: &[Align]) -> String {
+    painted_line(cells, widths, align, |_, cell| cell)
+}
+
+/// One line of the table with `paint` applied to each cell once padded (its column, the padded
+/// text): colour on a terminal, whose codes must not count in a width. A last column aligned
+/// left is not padded, so a painted one carries no blanks before the line's end.
+pub fn painted_line<S: AsRef<str>>(
+    cells: &[S],
+    widths: &[usize],
+    align: &[Align],
+    paint: impl Fn(usize, String) -> String,
+) -> String {
     let mut s = String::new();
+    let last = cells.len().min(widths.len()).saturating_sub(1);
     for (i, (c, &w)) in cells.iter().zip(widths).enumerate() {
-        s += &pad(c.as_ref(), w, align.get(i).copied().unwrap_or(Align::Right));
+        let side = align.get(i).copied().unwrap_or(Align::Right);
+        let w = if i == last && side == Align::Left {
+            0
+        } else {
+            w
+        };
+        s += &paint(i, pad(c.as_ref(), w, side));
         s.push_str("  ");
     }
     s.trim_end().to_string() + "\n"
@@ -70,6 +89,24 @@ mod tests {
             t,
             "strategy             used\n-------------------  ----\nrecent                171\nrequired(fill=skip)     9\n"
         );
+    }
+
+    #[test]
+    fn painted_cells_are_padded_before_their_codes() {
+        let widths = [6, 3];
+        let bold = |_: usize, c: String| format!("<{c}>");
+        assert_eq!(
+            painted_line(&["ab", "c"], &widths, &[Align::Left, Align::Left], bold),
+            "<ab    >  <c>\n"
+        );
+        assert_eq!(
+            painted_line(&["ab", "c"], &widths, &[Align::Right, Align::Right], bold),
+            "<    ab>  <  c>\n"
+        );
+        // Unpainted, a last column left unpadded is the padded one trimmed.
+        let left = [Align::Left, Align::Left];
+        assert_eq!(line(&["ab", "c"], &widths, &left), "ab      c\n");
+        assert_eq!(line(&["ab", ""], &widths, &left), "ab\n");
     }
 
     #[test]

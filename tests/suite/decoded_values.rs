@@ -30,13 +30,13 @@ const EXPERIMENTS: [(&str, bool, bool); 9] = [
 ];
 
 /// FNV-1a, 64 bits: a pin, not a defence.
-struct Fnv(u64);
+pub(crate) struct Fnv(pub(crate) u64);
 
 impl Fnv {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Fnv(0xcbf2_9ce4_8422_2325)
     }
-    fn bytes(&mut self, b: &[u8]) {
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
         for &x in b {
             self.0 = (self.0 ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3);
         }
@@ -116,14 +116,55 @@ fn has_python() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-#[test]
-fn every_shipped_table_decodes_to_its_pinned_values() {
-    let pinned: BTreeMap<String, String> = std::fs::read_to_string(root().join(PINS_FILE))
+/// The pins `file` holds, `name: pin` a line.
+pub(crate) fn read_pins(file: &str) -> BTreeMap<String, String> {
+    std::fs::read_to_string(root().join(file))
         .unwrap_or_default()
         .lines()
         .filter_map(|l| l.split_once(": "))
         .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+        .collect()
+}
+
+/// Writes `pins` into `file`, `name: pin` a line.
+pub(crate) fn write_pins(file: &str, pins: &BTreeMap<String, String>) {
+    let mut text = String::new();
+    for (k, v) in pins {
+        let _ = writeln!(text, "{k}: {v}");
+    }
+    std::fs::write(root().join(file), text).unwrap();
+}
+
+/// Fails naming every pin that moved: one that differs, one missing, and one `ran` says was
+/// run that is no longer written.
+pub(crate) fn assert_unmoved(
+    pinned: &BTreeMap<String, String>,
+    got: &BTreeMap<String, String>,
+    ran: impl Fn(&str) -> bool,
+) {
+    let mut wrong = Vec::new();
+    for (k, v) in got {
+        match pinned.get(k) {
+            Some(p) if p == v => {}
+            Some(p) => wrong.push(format!("{k}: pinned {p}, now {v}")),
+            None => wrong.push(format!("{k}: not pinned, now {v}")),
+        }
+    }
+    for k in pinned.keys() {
+        if ran(k) && !got.contains_key(k) {
+            wrong.push(format!("{k}: pinned, no longer written"));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "tables moved (CTXLAB_UPDATE_PINS=1 repins, for a change that means it):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn every_shipped_table_decodes_to_its_pinned_values() {
+    let pinned = read_pins(PINS_FILE);
     let update = std::env::var_os("CTXLAB_UPDATE_PINS").is_some();
     let mut got = BTreeMap::new();
     let mut skipped = Vec::new();
@@ -147,30 +188,10 @@ fn every_shipped_table_decodes_to_its_pinned_values() {
         let mut all = pinned.clone();
         all.retain(|k, _| skipped.iter().any(|s| k.starts_with(&format!("{s}/"))));
         all.extend(got);
-        let mut text = String::new();
-        for (k, v) in &all {
-            let _ = writeln!(text, "{k}: {v}");
-        }
-        std::fs::write(root().join(PINS_FILE), text).unwrap();
+        write_pins(PINS_FILE, &all);
         return;
     }
-    let mut wrong = Vec::new();
-    for (k, v) in &got {
-        match pinned.get(k) {
-            Some(p) if p == v => {}
-            Some(p) => wrong.push(format!("{k}: pinned {p}, now {v}")),
-            None => wrong.push(format!("{k}: not pinned, now {v}")),
-        }
-    }
-    for k in pinned.keys() {
-        let ran = !skipped.iter().any(|s| k.starts_with(&format!("{s}/")));
-        if ran && !got.contains_key(k) {
-            wrong.push(format!("{k}: pinned, no longer written"));
-        }
-    }
-    assert!(
-        wrong.is_empty(),
-        "tables moved (CTXLAB_UPDATE_PINS=1 repins, for a change that means it):\n{}",
-        wrong.join("\n")
-    );
+    assert_unmoved(&pinned, &got, |k| {
+        !skipped.iter().any(|s| k.starts_with(&format!("{s}/")))
+    });
 }

@@ -63,3 +63,4 @@ mod summarisers;
 mod summary_size;
 mod supersede;
 mod sweep;
+mod table_pins;
