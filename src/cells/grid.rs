@@ -141,3 +141,25 @@ impl Grid {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keep_recent_in_force_is_the_spec_s_then_the_axis_s_then_the_default() {
+        let strategies: Vec<Strategy> = ["recent", "mask", "summary(keep_recent=2)"]
+            .iter()
+            .map(|s| Strategy::parse(s).unwrap())
+            .collect();
+        let in_force = KeepRecentInForce::new(&strategies, &[None, Some(5)]);
+        assert_eq!(in_force.axis_len(), 2);
+        // recent: its default 0, then the axis's 5; mask: its default 3, then 5; the summary's
+        // own 2 wins over both values of the axis.
+        let table: Vec<[usize; 2]> = (0..3)
+            .map(|s| [in_force.of(s, 0), in_force.of(s, 1)])
+            .collect();
+        assert_eq!(table, [[0, 5], [3, 5], [2, 2]]);
+        assert_eq!(in_force.distinct(), [0, 2, 3, 5]);
+    }
+}
