@@ -191,6 +191,28 @@ fn is_long_number(word: &str) -> bool {
             .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E' | '_'))
 }
 
+/// Names a message or a help text offers, as a sentence lists them: `a, b or c` (`a` alone,
+/// `a or b` for two, empty for none).
+pub fn or_list<S: AsRef<str>>(names: &[S]) -> String {
+    sentence_list(names, "or")
+}
+
+/// Names a message lists all of: `a, b and c`.
+pub fn and_list<S: AsRef<str>>(names: &[S]) -> String {
+    sentence_list(names, "and")
+}
+
+fn sentence_list<S: AsRef<str>>(names: &[S], last_word: &str) -> String {
+    match names.split_last() {
+        Some((last, [])) => last.as_ref().to_string(),
+        Some((last, rest)) => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} {last_word} {}", rest.join(", "), last.as_ref())
+        }
+        None => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +294,14 @@ mod tests {
             quoted.ends_with("\" and then some words after it"),
             "{quoted}"
         );
+    }
+
+    #[test]
+    fn or_lists_read_as_a_sentence() {
+        assert_eq!(or_list(&["a", "b", "c"]), "a, b or c");
+        assert_eq!(or_list(&["a", "b"]), "a or b");
+        assert_eq!(or_list(&["a"]), "a");
+        assert_eq!(or_list::<&str>(&[]), "");
+        assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");
     }
 }

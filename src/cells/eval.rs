@@ -91,8 +91,8 @@ pub fn evaluate_replicates(
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
                 let flags = strategy.flags(&history.truth, &s.flags);
                 let view = View::new(history, flags);
-                for (kr_index, &kr) in grid.keep_recent.iter().enumerate() {
-                    let keep_recent = strategy.effective_keep_recent(kr);
+                for kr_index in 0..grid.keep_recent.axis_len() {
+                    let keep_recent = grid.keep_recent.of(strategy_index, kr_index);
                     for (budget_index, &capacity) in s.capacities.iter().enumerate() {
                         let outcome =
                             strategy.apply(view, capacity, keep_recent, stream, &mut s.context);
@@ -122,7 +122,8 @@ pub struct CellAt {
     pub replicate: u32,
     pub level: usize,
     pub strategy: usize,
-    pub keep_recent: usize,
+    /// The index of the `keep_recent` axis's value.
+    pub keep_recent_axis: usize,
     pub budget: usize,
 }
 
@@ -137,7 +138,7 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
     );
     let strategy = &grid.strategies[at.strategy];
     let flags = strategy.flags(&history.truth, &noisy).to_vec();
-    let keep_recent = strategy.effective_keep_recent(grid.keep_recent[at.keep_recent]);
+    let keep_recent = grid.keep_recent.of(at.strategy, at.keep_recent_axis);
     let capacity = history.capacity(grid.budgets[at.budget]);
     let mut context = Context::default();
     let outcome = strategy.apply(
@@ -152,7 +153,7 @@ pub fn evaluate_cell(grid: &Grid, at: CellAt, history: &CostedHistory) -> Evalua
         replicate: at.replicate,
         level: at.level as u16,
         strategy: at.strategy as u16,
-        keep_recent_axis: at.keep_recent as u16,
+        keep_recent_axis: at.keep_recent_axis as u16,
         budget: at.budget as u16,
         keep_recent: keep_recent as u32,
         capacity,
@@ -186,7 +187,7 @@ pub fn inspect_cell(
         replicate: replicate as u32,
         level: 0,
         strategy: 0,
-        keep_recent: 0,
+        keep_recent_axis: 0,
         budget: 0,
     };
     evaluate_cell(&grid, at, history)

@@ -13,9 +13,52 @@ use crate::strategy::Strategy;
 #[derive(Debug, Clone)]
 pub struct Grid {
     pub outer: OuterAxes,
-    /// `None` = the strategy's own default.
-    pub keep_recent: Vec<Option<usize>>,
+    /// The `keep_recent` of each strategy at each value of the `keep_recent` axis.
+    pub keep_recent: KeepRecentInForce,
     pub budgets: Vec<f64>,
+}
+
+/// The `keep_recent` each strategy works with at each value of the sweep's `keep_recent` axis
+/// (`sweep.keep_recent`, whose `None` leaves each strategy its own): the strategy's own when its
+/// spec sets one, else the axis value, else the strategy's default
+/// ([`Strategy::effective_keep_recent`]). Worked out once, where the grid is built; the cells,
+/// their rows, the summary's key and the manifest's axes read it from here.
+#[derive(Debug, Clone)]
+pub struct KeepRecentInForce {
+    /// How many values the axis has.
+    axis_len: usize,
+    /// Strategy-major: strategy `s` at axis value `k` is `values[s * axis_len + k]`.
+    values: Vec<usize>,
+}
+
+impl KeepRecentInForce {
+    pub fn new(strategies: &[Strategy], keep_recent_axis: &[Option<usize>]) -> Self {
+        KeepRecentInForce {
+            axis_len: keep_recent_axis.len(),
+            values: strategies
+                .iter()
+                .flat_map(|s| keep_recent_axis.iter().map(|&k| s.effective_keep_recent(k)))
+                .collect(),
+        }
+    }
+
+    /// The `keep_recent` of strategy `strategy` at the axis's value `axis_index`.
+    pub fn of(&self, strategy: usize, axis_index: usize) -> usize {
+        self.values[strategy * self.axis_len + axis_index]
+    }
+
+    /// How many values the `keep_recent` axis has (the cells per strategy, budget and level).
+    pub fn axis_len(&self) -> usize {
+        self.axis_len
+    }
+
+    /// The distinct values in force over all strategies, ascending (the manifest's axis).
+    pub fn distinct(&self) -> Vec<usize> {
+        let mut v = self.values.clone();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
 }
 
 impl std::ops::Deref for Grid {
@@ -27,9 +70,10 @@ impl std::ops::Deref for Grid {
 
 impl Grid {
     pub fn new(exp: &Experiment, histories: usize) -> Self {
+        let outer = OuterAxes::new(&exp.file, &exp.frame, histories);
         Grid {
-            outer: OuterAxes::new(&exp.file, &exp.frame, histories),
-            keep_recent: exp.keep_recent.clone(),
+            keep_recent: KeepRecentInForce::new(&outer.strategies, &exp.keep_recent_axis),
+            outer,
             budgets: exp.budgets.clone(),
         }
     }
@@ -53,26 +97,14 @@ impl Grid {
                 vec![noise],
                 strategies,
             ),
-            keep_recent: vec![None],
+            keep_recent: KeepRecentInForce::new(strategies, &[None]),
             budgets: budgets.to_vec(),
         }
     }
 
-    /// The distinct `keep_recent` values in force over all strategies, ascending.
-    pub fn effective_keep_recent(&self) -> Vec<usize> {
-        let mut v: Vec<usize> = self
-            .strategies
-            .iter()
-            .flat_map(|s| self.keep_recent.iter().map(|&k| s.effective_keep_recent(k)))
-            .collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-
     /// Cells for one history and one replicate.
     pub fn cells_per_replicate(&self) -> usize {
-        self.levels.len() * self.strategies.len() * self.keep_recent.len() * self.budgets.len()
+        self.levels.len() * self.strategies.len() * self.keep_recent.axis_len() * self.budgets.len()
     }
 
     pub fn cells_per_history(&self) -> usize {
@@ -85,12 +117,12 @@ impl Grid {
 
     /// Number of summary groups.
     pub fn groups(&self) -> usize {
-        self.strategies.len() * self.keep_recent.len() * self.budgets.len() * self.levels.len()
+        self.strategies.len() * self.keep_recent.axis_len() * self.budgets.len() * self.levels.len()
     }
 
     /// The summary group of a cell's coordinates (indices into the axes).
     pub fn group(&self, strategy: usize, keep_recent: usize, budget: usize, level: usize) -> usize {
-        ((strategy * self.keep_recent.len() + keep_recent) * self.budgets.len() + budget)
+        ((strategy * self.keep_recent.axis_len() + keep_recent) * self.budgets.len() + budget)
             * self.levels.len()
             + level
     }
@@ -102,10 +134,32 @@ impl Grid {
         let budget = rest % self.budgets.len();
         let rest = rest / self.budgets.len();
         (
-            rest / self.keep_recent.len(),
-            rest % self.keep_recent.len(),
+            rest / self.keep_recent.axis_len(),
+            rest % self.keep_recent.axis_len(),
             budget,
             level,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keep_recent_in_force_is_the_spec_s_then_the_axis_s_then_the_default() {
+        let strategies: Vec<Strategy> = ["recent", "mask", "summary(keep_recent=2)"]
+            .iter()
+            .map(|s| Strategy::parse(s).unwrap())
+            .collect();
+        let in_force = KeepRecentInForce::new(&strategies, &[None, Some(5)]);
+        assert_eq!(in_force.axis_len(), 2);
+        // recent: its default 0, then the axis's 5; mask: its default 3, then 5; the summary's
+        // own 2 wins over both values of the axis.
+        let table: Vec<[usize; 2]> = (0..3)
+            .map(|s| [in_force.of(s, 0), in_force.of(s, 1)])
+            .collect();
+        assert_eq!(table, [[0, 5], [3, 5], [2, 2]]);
+        assert_eq!(in_force.distinct(), [0, 2, 3, 5]);
     }
 }

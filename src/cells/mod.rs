@@ -10,5 +10,5 @@ pub use eval::{
     evaluate_cell, evaluate_history, evaluate_replicates, inspect_cell, CellAt, CellRow,
     CellScratch, EvaluatedCell,
 };
-pub use grid::Grid;
+pub use grid::{Grid, KeepRecentInForce};
 pub use table::{table_rows, TableRow};

@@ -68,11 +68,10 @@ pub struct CalibrateArgs {
     /// stderr, instead of refusing (a refusal names every bad file).
     #[arg(long)]
     pub skip_bad: bool,
-    /// The cache model whose share of the prompt read from cache is set beside the recorded
-    /// one: anthropic, openai, gemini or none, with fitted parameters if given
-    /// (`gemini(miss=0.056, credit=0.923)`) (default: anthropic for claude-code sessions,
-    /// which are Claude's; gemini otherwise, the provider of the shared mini-swe-agent runs).
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "The cache model whose share of the prompt read from cache is set beside the recorded one: {}, with fitted parameters if given (`gemini(miss=0.056, credit=0.923)`) (default: anthropic for claude-code sessions, which are Claude's; gemini otherwise, the provider of the shared mini-swe-agent runs)",
+        CacheKind::names_or_where(|k| k != CacheKind::Recorded)
+    ))]
     pub cache: Option<String>,
     /// The model whose minimum cacheable length the cache model uses (default: the cache's
     /// default model).
@@ -82,10 +81,10 @@ pub struct CalibrateArgs {
     /// model's minimum).
     #[arg(long)]
     pub cache_min_tokens: Option<u64>,
-    /// Fit this provider's cache model (anthropic, openai, gemini) to the usage the transcripts
-    /// record: prints the fitted spec for `session.cache`, the modelled and recorded cached
-    /// shares per run before and after fitting, and a held-out check.
-    #[arg(long, value_name = "PROVIDER")]
+    #[arg(long, value_name = "PROVIDER", help = format!(
+        "Fit this provider's cache model ({}) to the usage the transcripts record: prints the fitted spec for `session.cache`, the modelled and recorded cached shares per run before and after fitting, and a held-out check",
+        CacheKind::names_where(CacheKind::fits)
+    ))]
     pub fit_cache: Option<String>,
 }
 
@@ -176,7 +175,8 @@ fn fit_cache(a: CalibrateArgs) -> Result<()> {
     })?;
     if !kind.fits() {
         bail!(
-            "--fit-cache {name}: the `{name}` cache has no free parameter to fit (`miss` and `credit` are a provider cache's: {})",
+            "--fit-cache {name}: the `{name}` cache has no free parameter to fit ({} are a provider cache's: {})",
+            crate::session::cache::backquoted_and(&crate::session::cache::FITTED_PARAMS),
             CacheKind::names_where(CacheKind::fits)
         );
     }

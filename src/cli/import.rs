@@ -23,9 +23,10 @@ pub struct ImportArgs {
     /// Replace a plain file at --out (never a folder, FIFO, device node, socket or link).
     #[arg(long)]
     pub force: bool,
-    /// Label rules setting `required`, comma-separated: instructions, errors, hindsight
-    /// (or all, none).
-    #[arg(long, default_value = "none")]
+    #[arg(long, default_value = "none", help = format!(
+        "Label rules setting `required`, comma-separated: {} (or all, none)",
+        LabelRules::NAMES.join(", ")
+    ))]
     pub label: LabelRules,
     /// Leave each file that cannot be read out whole, naming it with its reason on stderr,
     /// instead of refusing (a refusal names every bad file).

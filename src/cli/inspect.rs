@@ -37,8 +37,7 @@ pub struct InspectArgs {
     /// The noise replicate.
     #[arg(long, default_value_t = 0)]
     pub replicate: u64,
-    /// Cost model: chars, bytes or approx-tokens.
-    #[arg(long, default_value = "chars")]
+    #[arg(long, default_value = "chars", help = format!("Cost model: {}", crate::quote::or_list(&CostModel::NAMES)))]
     pub cost: CostModel,
     /// Which history of the file, when it holds several.
     #[arg(long)]

@@ -8,6 +8,8 @@ pub mod compare;
 pub mod facts;
 pub mod flags;
 pub mod generate;
+#[cfg(test)]
+mod help_names;
 pub mod import;
 pub mod inspect;
 pub mod labels;

@@ -74,9 +74,10 @@ pub struct ReplayArgs {
     /// Replay: probability that a record is written to notes (flagged ones at twice the rate).
     #[arg(long, allow_hyphen_values = true)]
     pub note_rate: Option<String>,
-    /// Replay: cost model, chars, bytes or approx-tokens (default approx-tokens: windows and
-    /// prices are in tokens).
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Replay: cost model, {} (default approx-tokens: windows and prices are in tokens)",
+        crate::quote::or_list(&CostModel::NAMES)
+    ))]
     pub cost: Option<CostModel>,
     /// Replay: which history of the file, when it holds several.
     #[arg(long)]
@@ -111,11 +112,10 @@ pub struct NoiseArgs {
 #[derive(Args, Debug)]
 #[command(next_help_heading = "Cache and prices")]
 pub struct BillingArgs {
-    /// Replay: whose prompt cache bills the calls: anthropic, openai, gemini, none or recorded
-    /// (a `raw` replay of a transcript given with --format, billed as it records; default:
-    /// the model's provider, else anthropic); a provider's cache may take fitted parameters,
-    /// e.g. `gemini(miss=0.1, credit=0.9)`.
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Replay: whose prompt cache bills the calls: {} (a `raw` replay of a transcript given with --format, billed as it records; default: the model's provider, else anthropic); a provider's cache may take fitted parameters, e.g. `gemini(miss=0.1, credit=0.9)`",
+        CacheKind::names_or_where(|_| true)
+    ))]
     pub cache: Option<String>,
     /// Replay: the model whose list prices apply, a row of the price table (default: the
     /// cache's default model, claude-sonnet-4.5 for anthropic).

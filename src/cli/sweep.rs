@@ -199,8 +199,8 @@ pub(crate) fn unit(kind: crate::tables::manifest::SweepKind) -> &'static str {
     }
 }
 
-/// `CTXLAB_FAULT=chunks:K|assembly|charts|publish|manifest` makes the run abort there: how
-/// the tests interrupt a sweep at a known point.
+/// `CTXLAB_FAULT` set to a fault's spelling (`chunks:K`, `publish`: see [`Fault`]'s parser)
+/// makes the run abort there: how the tests interrupt a sweep at a known point.
 pub(crate) fn fault_from_env() -> Result<Option<Fault>> {
     match std::env::var("CTXLAB_FAULT") {
         Ok(v) => v

@@ -19,8 +19,10 @@ pub struct TableArgs {
     /// Strategy specs, e.g. `recent,required,required(fill=skip)`.
     #[arg(long, default_value = "recent,required")]
     pub strategies: String,
-    /// Cost model: chars, bytes, approx-tokens or tokens (e.g. `tokens(encoding=cl100k_base)`).
-    #[arg(long, default_value = "chars")]
+    #[arg(long, default_value = "chars", help = format!(
+        "Cost model: {} (e.g. `tokens(encoding=cl100k_base)`)",
+        crate::quote::or_list(&CostModel::NAMES)
+    ))]
     pub cost: CostModel,
     /// Which history of the file, when it holds several.
     #[arg(long)]

@@ -92,8 +92,8 @@ pub struct Experiment {
     pub file: ExperimentFile,
     pub frame: Frame,
     pub budgets: Vec<f64>,
-    /// `None` = the strategy's own default.
-    pub keep_recent: Vec<Option<usize>>,
+    /// The values of `sweep.keep_recent`; `None` = the strategy's own default.
+    pub keep_recent_axis: Vec<Option<usize>>,
 }
 
 impl std::ops::Deref for Experiment {
@@ -216,7 +216,7 @@ fn validate(
     let frame = started.finish(origin, &file)?;
     Ok(Experiment {
         budgets: s.budgets.clone(),
-        keep_recent,
+        keep_recent_axis: keep_recent,
         frame,
         file,
     })
@@ -291,7 +291,7 @@ false_negative = [0.0, 0.1]
             e.strategies.iter().map(Strategy::label).collect::<Vec<_>>(),
             vec!["recent", "required(fill=skip)"]
         );
-        assert_eq!(e.keep_recent, vec![Some(0), Some(3)]);
+        assert_eq!(e.keep_recent_axis, vec![Some(0), Some(3)]);
         assert_eq!(e.false_positive, vec![0.0]);
         assert_eq!(e.output_dir, PathBuf::from("results/t"));
         assert_eq!(e.formats, crate::formats::Formats::all());

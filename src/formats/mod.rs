@@ -130,12 +130,10 @@ impl TableFormat {
                     .iter()
                     .map(|f| format!("{:?}", f.key()))
                     .collect();
-                let expected = match keys.split_last() {
-                    Some((last, [])) => last.clone(),
-                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-                    None => String::new(),
-                };
-                format!("unknown format {key:?}, expected {expected}")
+                format!(
+                    "unknown format {key:?}, expected {}",
+                    crate::quote::or_list(&keys)
+                )
             })
     }
 }

@@ -173,7 +173,8 @@ impl SweepGrid for Grid {
     fn axes(&self) -> Axes {
         Axes {
             keep_recent: self
-                .effective_keep_recent()
+                .keep_recent
+                .distinct()
                 .into_iter()
                 .map(|k| k as u64)
                 .collect(),

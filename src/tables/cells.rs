@@ -26,7 +26,7 @@ impl Grouping<CellRow> for Grid {
     }
     // Cells run strategy, keep_recent, budget within a replicate and noise level.
     fn strategy_stride(&self) -> usize {
-        self.keep_recent.len() * self.budgets.len()
+        self.keep_recent.axis_len() * self.budgets.len()
     }
     fn group_strategy(&self, group: usize) -> usize {
         self.group_coordinates(group).0
@@ -232,7 +232,7 @@ fn keys<R: Keyed + 'static>() -> Table<Grid, R> {
         })
         .whole("keep_recent", |g, r| {
             let (s, k, _, _) = g.group_coordinates(r.group());
-            g.strategies[s].effective_keep_recent(g.keep_recent[k]) as u64
+            g.keep_recent.of(s, k) as u64
         })
         .percent("budget_percent", |g, r| {
             g.budgets[g.group_coordinates(r.group()).2]

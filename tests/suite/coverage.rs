@@ -97,8 +97,11 @@ impl Population {
             .map(|g| {
                 let (s, k, b, l) = grid.group_coordinates(g);
                 format!(
-                    "{} keep_recent={:?} budget={} {}",
-                    grid.labels[s], grid.keep_recent[k], grid.budgets[b], grid.noise_labels[l]
+                    "{} keep_recent={} budget={} {}",
+                    grid.labels[s],
+                    grid.keep_recent.of(s, k),
+                    grid.budgets[b],
+                    grid.noise_labels[l]
                 )
             })
             .collect();

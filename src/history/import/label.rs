@@ -87,8 +87,97 @@ pub enum Reason {
     Reused { token: String, by: usize },
 }
 
+/// A label rule as a list names it: what choosing it sets, and the parameters it takes.
+struct LabelRule {
+    name: &'static str,
+    choose: fn(&mut LabelRules),
+    params: &'static [LabelParam],
+}
+
+/// A rule's parameter: its name, and how a value sets it (`Err` says what it expects).
+struct LabelParam {
+    name: &'static str,
+    set: fn(&mut LabelRules, &str) -> Result<(), &'static str>,
+}
+
+fn true_or_false(value: &str) -> Result<bool, &'static str> {
+    value.parse().map_err(|_| "true or false")
+}
+
+/// The rules, one entry each, in the order messages and `ctxlab labels` list them: what the
+/// parser reads and what its messages offer.
+const RULES: [LabelRule; 3] = [
+    LabelRule {
+        name: "instructions",
+        choose: |r| r.instructions = true,
+        params: &[],
+    },
+    LabelRule {
+        name: "errors",
+        choose: |r| r.errors = true,
+        params: &[
+            LabelParam {
+                name: "format_notices",
+                set: |r, v| {
+                    r.format_notices = true_or_false(v)?;
+                    Ok(())
+                },
+            },
+            LabelParam {
+                name: "empty_exits",
+                set: |r, v| {
+                    r.empty_exits = true_or_false(v)?;
+                    Ok(())
+                },
+            },
+            LabelParam {
+                name: "file_views",
+                set: |r, v| {
+                    r.file_views = true_or_false(v)?;
+                    Ok(())
+                },
+            },
+        ],
+    },
+    LabelRule {
+        name: "hindsight",
+        choose: |r| r.hindsight = true,
+        params: &[
+            LabelParam {
+                name: "min_gap",
+                set: |r, v| {
+                    r.min_gap = v.parse().map_err(|_| "a whole number ≥ 0 of records")?;
+                    Ok(())
+                },
+            },
+            LabelParam {
+                name: "own_tokens",
+                set: |r, v| {
+                    r.own_tokens = true_or_false(v)?;
+                    Ok(())
+                },
+            },
+        ],
+    },
+];
+
+/// What the rules with parameters take, for the message naming an unknown one (`errors takes
+/// format_notices, empty_exits and file_views, hindsight takes min_gap and own_tokens`).
+fn parameters_taken() -> String {
+    RULES
+        .iter()
+        .filter(|rule| !rule.params.is_empty())
+        .map(|rule| {
+            let names: Vec<&str> = rule.params.iter().map(|p| p.name).collect();
+            format!("{} takes {}", rule.name, crate::quote::and_list(&names))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl LabelRules {
-    pub const NAMES: [&'static str; 3] = ["instructions", "errors", "hindsight"];
+    /// The rules' names, in the order of [`RULES`].
+    pub const NAMES: [&'static str; RULES.len()] = [RULES[0].name, RULES[1].name, RULES[2].name];
 
     pub const ALL: LabelRules = LabelRules {
         instructions: true,
@@ -214,8 +303,9 @@ impl LabelRules {
 impl fmt::Display for LabelRules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut names: Vec<String> = Vec::new();
+        let [instructions, errors, hindsight] = LabelRules::NAMES;
         if self.instructions {
-            names.push("instructions".into());
+            names.push(instructions.into());
         }
         if self.errors {
             let params: Vec<&str> = [
@@ -227,9 +317,9 @@ impl fmt::Display for LabelRules {
             .filter_map(|&(on, p)| on.then_some(p))
             .collect();
             names.push(if params.is_empty() {
-                "errors".into()
+                errors.into()
             } else {
-                format!("errors({})", params.join(", "))
+                format!("{errors}({})", params.join(", "))
             });
         }
         if self.hindsight {
@@ -241,9 +331,9 @@ impl fmt::Display for LabelRules {
                 params.push("own_tokens=true".into());
             }
             names.push(if params.is_empty() {
-                "hindsight".into()
+                hindsight.into()
             } else {
-                format!("hindsight({})", params.join(", "))
+                format!("{hindsight}({})", params.join(", "))
             });
         }
         if names.is_empty() {
@@ -274,12 +364,11 @@ impl FromStr for LabelRules {
                     (name.trim(), Some(inner))
                 }
             };
-            match name {
-                "instructions" => rules.instructions = true,
-                "errors" => rules.errors = true,
-                "hindsight" => rules.hindsight = true,
-                "none" => {}
-                "all" => rules = LabelRules::ALL,
+            let rule = RULES.iter().find(|rule| rule.name == name);
+            match (name, rule) {
+                (_, Some(rule)) => (rule.choose)(&mut rules),
+                ("none", None) => {}
+                ("all", None) => rules = LabelRules::ALL,
                 _ => {
                     return Err(format!(
                         "unknown label rule {name:?}, expected a comma-separated list of {} (or all, none)",
@@ -303,33 +392,19 @@ impl FromStr for LabelRules {
                     return Err(crate::error::given_twice("label rule", item, key));
                 }
                 seen.push(key);
-                match (name, key) {
-                    ("hindsight", "min_gap") => {
-                        rules.min_gap = value.parse().map_err(|_| {
-                            format!("label rule {item:?}: `min_gap` expects a whole number ≥ 0 of records, found {value:?}")
-                        })?
-                    }
-                    ("hindsight", "own_tokens") => {
-                        rules.own_tokens = value.parse().map_err(|_| {
-                            format!("label rule {item:?}: `own_tokens` expects true or false, found {value:?}")
-                        })?
-                    }
-                    ("errors", "format_notices" | "empty_exits" | "file_views") => {
-                        let on = value.parse().map_err(|_| {
-                            format!("label rule {item:?}: `{key}` expects true or false, found {value:?}")
-                        })?;
-                        match key {
-                            "format_notices" => rules.format_notices = on,
-                            "empty_exits" => rules.empty_exits = on,
-                            _ => rules.file_views = on,
-                        }
-                    }
-                    _ => {
-                        return Err(format!(
-                            "label rule {item:?}: unknown parameter `{key}` (hindsight takes min_gap and own_tokens, errors takes format_notices, empty_exits and file_views)"
-                        ))
-                    }
-                }
+                let param = rule
+                    .into_iter()
+                    .flat_map(|rule| rule.params)
+                    .find(|p| p.name == key)
+                    .ok_or_else(|| {
+                        format!(
+                            "label rule {item:?}: unknown parameter `{key}` ({})",
+                            parameters_taken()
+                        )
+                    })?;
+                (param.set)(&mut rules, value).map_err(|expects| {
+                    format!("label rule {item:?}: `{key}` expects {expects}, found {value:?}")
+                })?;
             }
         }
         Ok(rules)
@@ -604,7 +679,7 @@ mod tests {
             ("errors(file_views=1)", "`file_views` expects true or false, found \"1\""),
             (
                 "errors(file_view=true)",
-                "unknown parameter `file_view` (hindsight takes min_gap and own_tokens, errors takes format_notices, empty_exits and file_views)",
+                "unknown parameter `file_view` (errors takes format_notices, empty_exits and file_views, hindsight takes min_gap and own_tokens)",
             ),
             ("errors(empty_exits)", "should read `key=value`"),
             ("hindsight(empty_exits=true)", "unknown parameter `empty_exits`"),
@@ -630,5 +705,27 @@ mod tests {
         assert_eq!(all.to_string().parse::<LabelRules>().unwrap(), all);
         let from_text: LabelRules = serde_json::from_str(r#""errors""#).unwrap();
         assert_eq!(serde_json::to_string(&from_text).unwrap(), r#""errors""#);
+    }
+
+    #[test]
+    fn every_rule_and_parameter_is_read_and_offered() {
+        let unknown = "instructions(x=1)".parse::<LabelRules>().unwrap_err();
+        let unknown_rule = "typos".parse::<LabelRules>().unwrap_err();
+        for rule in &RULES {
+            // Each rule is read by its name, prints back as it and is offered by name.
+            let chosen: LabelRules = rule.name.parse().unwrap();
+            assert_eq!(chosen.to_string(), rule.name);
+            assert!(unknown_rule.contains(rule.name), "{unknown_rule}");
+            for param in rule.params {
+                // Each parameter is read (a word no parameter takes is refused by what the
+                // parameter expects, not as unknown) and offered with its rule.
+                let bad = format!("{}({}=?)", rule.name, param.name);
+                let e = bad.parse::<LabelRules>().unwrap_err();
+                assert!(e.contains(&format!("`{}` expects", param.name)), "{e}");
+                assert!(unknown.contains(param.name), "{unknown}");
+            }
+        }
+        assert!(unknown.contains("errors takes") && unknown.contains("hindsight takes"));
+        assert!(!unknown.contains("instructions takes"), "{unknown}");
     }
 }

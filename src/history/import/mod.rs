@@ -91,12 +91,7 @@ transcript_formats! {
 impl Format {
     /// The formats' names, `a, b, c or d`: what help texts list.
     pub fn names_or() -> String {
-        let names = Format::ALL.map(Format::as_str);
-        match names.split_last() {
-            Some((last, [])) => last.to_string(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => String::new(),
-        }
+        crate::quote::or_list(&Format::ALL.map(Format::as_str))
     }
 
     /// The formats' names, `a, b, c, d`.
@@ -111,11 +106,7 @@ impl Format {
             .filter(|f| f.records_usage())
             .map(Format::as_str)
             .collect();
-        match names.split_last() {
-            Some((last, [])) => last.to_string(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => String::new(),
-        }
+        crate::quote::or_list(&names)
     }
 }
 

@@ -71,14 +71,44 @@ impl CacheKind {
         CacheKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
-    /// The names of the caches `keep` selects, in the order of the list, joined with `, `
-    /// (`anthropic, openai, gemini` for the providers').
-    pub fn names_where(keep: impl Fn(CacheKind) -> bool) -> String {
+    /// The names of the caches `keep` selects, in the order of the list.
+    fn selected(keep: impl Fn(CacheKind) -> bool) -> Vec<&'static str> {
         CacheKind::ALL
             .into_iter()
             .filter(|&k| keep(k))
             .map(CacheKind::as_str)
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect()
+    }
+
+    /// The names of the caches `keep` selects, in the order of the list, joined with `, `
+    /// (`anthropic, openai, gemini` for the providers').
+    pub fn names_where(keep: impl Fn(CacheKind) -> bool) -> String {
+        CacheKind::selected(keep).join(", ")
+    }
+
+    /// The names of the caches `keep` selects as a help text offers them (`anthropic, openai,
+    /// gemini, none or recorded` for all).
+    pub fn names_or_where(keep: impl Fn(CacheKind) -> bool) -> String {
+        crate::quote::or_list(&CacheKind::selected(keep))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn name_lists_hold_every_selected_cache_in_order() {
+        assert_eq!(
+            CacheKind::names_or_where(|_| true),
+            "anthropic, openai, gemini, none or recorded"
+        );
+        assert_eq!(
+            CacheKind::names_where(CacheKind::fits),
+            "anthropic, openai, gemini"
+        );
+        // Whatever the list holds, each name is offered once, in the list's order.
+        let all = CacheKind::names_where(|_| true);
+        assert_eq!(all, CacheKind::NAMES.join(", "));
     }
 }

@@ -214,14 +214,14 @@ impl CacheRules {
     pub fn spec(&self) -> String {
         let mut params = Vec::new();
         if self.miss != 0.0 {
-            params.push(format!("miss={}", self.miss));
+            params.push(format!("{MISS}={}", self.miss));
         }
         if self.credit != 1.0 {
-            params.push(format!("credit={}", self.credit));
+            params.push(format!("{CREDIT}={}", self.credit));
         }
         if self.ttl_seconds != self.kind.ttl_seconds() {
             if let Some(t) = self.ttl_seconds {
-                params.push(format!("ttl={t}"));
+                params.push(format!("{TTL}={t}"));
             }
         }
         if params.is_empty() {
@@ -231,6 +231,14 @@ impl CacheRules {
         }
     }
 }
+
+/// The parameters a provider's cache takes, as its spec names them, in the order it writes them.
+pub const PROVIDER_PARAMS: [&str; 3] = [MISS, CREDIT, TTL];
+/// The parameters `ctxlab calibrate --fit-cache` fits.
+pub const FITTED_PARAMS: [&str; 2] = [MISS, CREDIT];
+const MISS: &str = "miss";
+const CREDIT: &str = "credit";
+const TTL: &str = "ttl";
 
 /// A cache as an experiment file or a flag names it: `gemini`, or
 /// `gemini(miss=0.105, credit=0.95)`, `anthropic(ttl=3600)`; what is not given is the rules'
@@ -267,8 +275,9 @@ impl CacheSpec {
         for (key, value) in &spec.params {
             if !kind.fits() {
                 return Err(format!(
-                    "cache `{}` takes no parameters (`miss`, `credit` and `ttl` are a provider cache's: {})",
+                    "cache `{}` takes no parameters ({} are a provider cache's: {})",
                     kind.as_str(),
+                    backquoted_and(&PROVIDER_PARAMS),
                     CacheKind::names_where(CacheKind::fits)
                 ));
             }
@@ -278,24 +287,24 @@ impl CacheSpec {
                 _ => None,
             };
             match (key.as_str(), number) {
-                ("miss", Some(x)) if (0.0..1.0).contains(&x) => out.miss = Some(x),
-                ("credit", Some(x)) if x > 0.0 && x <= 1.0 => out.credit = Some(x),
-                ("ttl", Some(_)) if matches!(value, SpecValue::Int(i) if *i > 0) => {
+                (MISS, Some(x)) if (0.0..1.0).contains(&x) => out.miss = Some(x),
+                (CREDIT, Some(x)) if x > 0.0 && x <= 1.0 => out.credit = Some(x),
+                (TTL, Some(_)) if matches!(value, SpecValue::Int(i) if *i > 0) => {
                     out.ttl = Some(number.unwrap_or(0.0) as u64)
                 }
-                ("miss", _) => {
+                (MISS, _) => {
                     return Err(format!(
                         "cache `{}`: `miss` expects a probability from 0 up to (not including) 1, found `{value}`",
                         kind.as_str()
                     ))
                 }
-                ("credit", _) => {
+                (CREDIT, _) => {
                     return Err(format!(
                         "cache `{}`: `credit` expects a share above 0 and at most 1, found `{value}`",
                         kind.as_str()
                     ))
                 }
-                ("ttl", _) => {
+                (TTL, _) => {
                     return Err(format!(
                         "cache `{}`: `ttl` expects whole seconds above 0 (300, 3600), found `{value}`",
                         kind.as_str()
@@ -303,14 +312,21 @@ impl CacheSpec {
                 }
                 (other, _) => {
                     return Err(format!(
-                        "cache `{}`: unknown parameter `{other}` (known: miss, credit, ttl)",
-                        kind.as_str()
+                        "cache `{}`: unknown parameter `{other}` (known: {})",
+                        kind.as_str(),
+                        PROVIDER_PARAMS.join(", ")
                     ))
                 }
             }
         }
         Ok(out)
     }
+}
+
+/// Parameter names as a message lists them all: `` `miss` and `credit` ``.
+pub fn backquoted_and(params: &[&str]) -> String {
+    let quoted: Vec<String> = params.iter().map(|p| format!("`{p}`")).collect();
+    crate::quote::and_list(&quoted)
 }
 
 impl<'de> Deserialize<'de> for CacheSpec {
@@ -601,5 +617,32 @@ mod tests {
             assert_eq!(json, format!("\"{name}\""));
         }
         assert_eq!(CacheKind::parse("google"), None);
+    }
+
+    #[test]
+    fn every_parameter_is_read_and_offered() {
+        let unknown = CacheSpec::parse("gemini(hit=1)").unwrap_err();
+        assert_eq!(
+            unknown,
+            "cache `gemini`: unknown parameter `hit` (known: miss, credit, ttl)"
+        );
+        let none = CacheSpec::parse("none(miss=0.1)").unwrap_err();
+        assert!(
+            none.contains(
+                "(`miss`, `credit` and `ttl` are a provider cache's: anthropic, openai, gemini)"
+            ),
+            "{none}"
+        );
+        for param in PROVIDER_PARAMS {
+            // Each is read: a value out of range is refused by what the parameter expects.
+            let e = CacheSpec::parse(&format!("gemini({param}=-1)")).unwrap_err();
+            assert!(e.contains(&format!("`{param}` expects")), "{e}");
+            assert!(unknown.contains(param) && none.contains(&format!("`{param}`")));
+        }
+        // Each fitted parameter is one the spec reads, and what a fitted spec writes back.
+        let fitted = CacheSpec::parse("gemini(miss=0.25, credit=0.5)").unwrap();
+        let rules = CacheRules::new(CacheKind::Gemini, 0).with(&fitted);
+        assert_eq!(rules.spec(), "gemini(miss=0.25, credit=0.5)");
+        assert!(FITTED_PARAMS.iter().all(|p| PROVIDER_PARAMS.contains(p)));
     }
 }
