@@ -50,9 +50,10 @@ pub struct CalibrateArgs {
     /// named.
     #[arg(long, conflicts_with_all = ["summaries", "rereads", "fit_cache", "per_call"])]
     pub stale_tasks: bool,
-    /// With `--summaries`: the flag rules that split the facts (as `histories.flags` takes
-    /// them; default `instructions,errors`, rules a harness could apply as the run goes).
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "With `--summaries`: the flag rules that split the facts (as `histories.flags` takes them; default `{}`, rules a harness could apply as the run goes)",
+        crate::experiment::DEFAULT_TRANSCRIPT_FLAGS
+    ))]
     pub flags: Option<LabelRules>,
     /// Cost model to check, e.g. `tokens`, `tokens(encoding=cl100k_base, overhead=4)`,
     /// `approx-tokens`.

@@ -28,19 +28,20 @@ pub struct AuditArgs {
     /// `--format`).
     #[arg(required = true)]
     pub histories: Vec<PathBuf>,
-    /// The flags file (`{"history", "id", "flag"}` per line), as `histories.flags_file` takes
-    /// it. Absent: the histories' own flags (the `flag` field of JSONL records, or the
-    /// transcripts' flag rules `instructions,errors`).
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "The flags file (`{{\"history\", \"id\", \"flag\"}}` per line), as `histories.flags_file` takes it. Absent: the histories' own flags (the `flag` field of JSONL records, or the transcripts' flag rules `{}`)",
+        DEFAULT_TRANSCRIPT_FLAGS
+    ))]
     pub flags: Option<PathBuf>,
     #[arg(long, default_value = "jsonl", help = format!(
         "What the files are: jsonl (the default) or a transcript format ({}), as `histories.format`",
         crate::history::import::Format::names()
     ))]
     pub format: String,
-    /// Label rules giving the truth of transcripts, as `histories.labels`
-    /// (default `instructions,hindsight`).
-    #[arg(long)]
+    #[arg(long, help = format!(
+        "Label rules giving the truth of transcripts, as `histories.labels` (default `{}`)",
+        DEFAULT_TRANSCRIPT_LABELS
+    ))]
     pub labels: Option<String>,
     /// Leave each history or transcript file that cannot be read out whole, naming it with
     /// its reason on stderr, instead of refusing (a refusal names every bad file).
