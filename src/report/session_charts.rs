@@ -155,13 +155,14 @@ impl<'a> Groups<'a> {
     fn get(&self, at: GroupAt, q: usize) -> Option<&'a ChartGroup> {
         let g = &self.manifest.grid;
         let cache = self.caches.get(at.c);
+        // The level last: it is parsed from its label, so only for a group that matches the rest.
         self.rows.iter().find(|r| {
-            r.strategy == g.strategies[at.s]
-                && r.window == g.windows[at.w]
-                && r.ratio == g.ratios[q]
-                && r.note_rate == g.note_rates[at.n]
-                && cache.is_none_or(|c| *c == r.cache)
-                && r.level == self.levels[at.l]
+            r.text("strategy") == g.strategies[at.s]
+                && r.whole("window") == g.windows[at.w]
+                && r.real("ratio") == g.ratios[q]
+                && r.real("note_rate") == g.note_rates[at.n]
+                && cache.is_none_or(|c| c == r.text("cache"))
+                && r.level() == self.levels[at.l]
         })
     }
 
@@ -260,8 +261,8 @@ impl<'a> Groups<'a> {
     /// What each point rests on: the sessions of one cell of the grid, and the histories.
     fn rests_on(&self) -> String {
         let m = self.manifest;
-        let sessions: Vec<u64> = self.rows.iter().map(|r| r.sessions).collect();
-        let histories: Vec<u64> = self.rows.iter().map(|r| r.histories).collect();
+        let sessions: Vec<u64> = self.rows.iter().map(|r| r.whole("n")).collect();
+        let histories: Vec<u64> = self.rows.iter().map(|r| r.whole("n_histories")).collect();
         let span = |v: &[u64]| {
             let (lo, hi) = (
                 v.iter().copied().min().unwrap_or(0),
@@ -335,7 +336,7 @@ fn tokens_retention(g: &Groups) -> Figure {
     let largest = g
         .rows
         .iter()
-        .filter_map(|r| r.billed_tokens)
+        .filter_map(|r| r.stats("billed_tokens").mean)
         .fold(0.0, f64::max);
     let (scale, unit) = token_scale(largest);
     retention_against(
@@ -348,7 +349,7 @@ fn tokens_retention(g: &Groups) -> Figure {
                  compactions included)"
             ),
             scale,
-            x: |r| r.billed_tokens,
+            x: |r| r.stats("billed_tokens").mean,
             note: String::new(),
         },
     )
@@ -362,7 +363,7 @@ fn cost_retention(g: &Groups) -> Figure {
             title: "cost in dollars",
             label: "mean cost per session, dollars (every model call, compactions included)".into(),
             scale: 1.0,
-            x: |r| r.cost,
+            x: |r| r.stats("cost").mean,
             note: format!(" Cost: {}.", prices(&g.manifest.config)),
         },
     )
@@ -404,10 +405,11 @@ fn retention_against(g: &Groups, axis: CostAxis) -> Figure {
         let mut points: Vec<Point> = (0..grid.ratios.len())
             .filter_map(|q| {
                 let row = g.get(at, q)?;
+                let need = row.stats("retention_at_need");
                 Some(Point {
                     x: (axis.x)(row)? / axis.scale,
-                    y: row.retention_at_need?,
-                    band: row.retention_at_need_ci,
+                    y: need.mean?,
+                    band: need.interval(),
                     hollow: row.incomplete(),
                     sparse: false,
                 })
@@ -459,7 +461,10 @@ fn compactions(g: &Groups) -> Figure {
     let top = g
         .rows
         .iter()
-        .filter_map(|r| r.compactions_ci.map(|c| c.1).or(r.compactions))
+        .filter_map(|r| {
+            let c = r.stats("compactions");
+            c.interval().map(|i| i.1).or(c.mean)
+        })
         .fold(0.0, f64::max);
     let y = nice_axis("compactions per session (mean)".into(), 0.0, top, true);
     let count = grid.strategies.len();
@@ -467,10 +472,11 @@ fn compactions(g: &Groups) -> Figure {
         let mut points: Vec<Option<Point>> = (0..grid.ratios.len())
             .map(|q| {
                 let row = g.get(at, q)?;
+                let compactions = row.stats("compactions");
                 Some(Point {
                     x: grid.ratios[q] + dodge_offset(at.s, count, &x),
-                    y: row.compactions?,
-                    band: row.compactions_ci,
+                    y: compactions.mean?,
+                    band: compactions.interval(),
                     hollow: row.incomplete(),
                     sparse: false,
                 })
@@ -527,6 +533,8 @@ fn list(values: &[f64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::session_groups::groups_for_test;
+    use serde_json::{json, Value};
 
     #[test]
     fn axes_have_round_ticks_around_the_data() {
@@ -572,25 +580,27 @@ mod tests {
         }
     }
 
-    fn row(strategy: &str, ratio: f64, fneg: f64, billed: f64, need: f64, comp: f64) -> ChartGroup {
-        ChartGroup {
-            strategy: strategy.into(),
-            window: 8000,
-            ratio,
-            note_rate: 0.1,
-            cache: "anthropic".into(),
-            level: SummaryNoise::from_label(&format!("uniform(fn={fneg}, fp=0)")),
-            billed_tokens: Some(billed),
-            // GroupAt $3 per million tokens.
-            cost: Some(billed * 3e-6),
-            sessions: 4,
-            histories: 4,
-            retention_at_need: Some(need),
-            retention_at_need_ci: Some((need - 0.05, need + 0.05)),
-            compactions: Some(comp),
-            compactions_ci: None,
-            completed: Some(1.0),
-        }
+    /// A group's summary row, by column name (see [`groups_for_test`]); the compactions have
+    /// no interval.
+    fn row(strategy: &str, ratio: f64, fneg: f64, billed: f64, need: f64, comp: f64) -> Value {
+        json!({
+            "strategy": strategy,
+            "window": 8000,
+            "ratio": ratio,
+            "note_rate": 0.1,
+            "cache": "anthropic",
+            "noise": format!("uniform(fn={fneg}, fp=0)"),
+            "billed_tokens_mean": billed,
+            // At $3 per million tokens.
+            "cost_mean": billed * 3e-6,
+            "n": 4,
+            "n_histories": 4,
+            "retention_at_need_mean": need,
+            "retention_at_need_ci_low": need - 0.05,
+            "retention_at_need_ci_high": need + 0.05,
+            "compactions_mean": comp,
+            "completed_mean": 1.0,
+        })
     }
 
     /// Billed tokens fall as the ratio rises (fewer compactions), so points are drawn in the
@@ -605,7 +615,7 @@ mod tests {
                 rows.push(row(s, 0.9, fneg, base, 0.5 + fneg, 8.0));
             }
         }
-        let figs = figures(&rows, &m);
+        let figs = figures(&groups_for_test(&rows), &m);
         assert_eq!(
             figs.iter().map(|f| f.stem.as_ref()).collect::<Vec<_>>(),
             STEMS
@@ -677,12 +687,12 @@ mod tests {
                 for ratio in [0.6, 0.9] {
                     let billed = 1000.0 * (i + 1) as f64 + window as f64;
                     let mut r = row(s, ratio, 0.0, billed, 0.5, 2.0);
-                    r.window = window;
+                    r["window"] = json!(window);
                     rows.push(r);
                 }
             }
         }
-        let figs = figures(&rows, &m);
+        let figs = figures(&groups_for_test(&rows), &m);
         for f in &figs {
             let titles: Vec<&str> = f.panels.iter().map(|p| p.title.as_str()).collect();
             assert_eq!(

@@ -3,87 +3,152 @@
 
 use super::summary_grid::SummaryNoise;
 use crate::error::InputError;
-use crate::tables::read::Checked;
+use crate::sessions::SessionGrid;
+use crate::tables::read::{Checked, ReadRow};
+use crate::tables::summary::{GroupRow, Stats};
+use crate::tables::Table;
 use polars::prelude::DataFrame;
 use std::path::Path;
 
-/// One group of the summary, as the charts need it.
+/// One group of the summary (a strategy × window × ratio × note rate × cache × noise level),
+/// as the charts read it. Its columns are the declaration's
+/// (`tables::sessions::summary_table`), read by name where they are used, so a new summary
+/// column needs no edit here.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartGroup {
-    pub strategy: String,
-    pub window: u64,
-    pub ratio: f64,
-    pub note_rate: f64,
-    /// The cache the group was billed under (empty in tables written before the column).
-    pub cache: String,
-    pub level: SummaryNoise,
-    pub billed_tokens: Option<f64>,
-    /// Mean cost per session, in dollars at the experiment's prices.
-    pub cost: Option<f64>,
-    /// The group's sessions, and the histories they replay.
-    pub sessions: u64,
-    pub histories: u64,
-    pub retention_at_need: Option<f64>,
-    pub retention_at_need_ci: Option<(f64, f64)>,
-    pub compactions: Option<f64>,
-    pub compactions_ci: Option<(f64, f64)>,
-    /// The share of the group's sessions that reached their last call.
-    pub completed: Option<f64>,
+    record: ReadRow,
 }
 
 impl ChartGroup {
-    /// Whether some of the group's sessions ran out of context before their last call.
-    pub fn incomplete(&self) -> bool {
-        self.completed.is_some_and(|c| c < 1.0)
+    /// A text column: a key such as `strategy`, `noise` or `cache` (the cache is empty in
+    /// tables written before the column).
+    pub fn text(&self, column: &str) -> &str {
+        self.record.text(column)
     }
+
+    /// A whole-number column: a key such as `window` or a count such as `n_histories`.
+    pub fn whole(&self, column: &str) -> u64 {
+        self.record.whole(column)
+    }
+
+    /// A number column: a key such as `ratio` or `note_rate` (a null reads as 0).
+    pub fn real(&self, column: &str) -> f64 {
+        self.record.real(column)
+    }
+
+    /// The statistics of a measure, by its summary name (`retention_at_need`, `cost`).
+    pub fn stats(&self, measure: &str) -> Stats {
+        Stats::of(&self.record, measure)
+    }
+
+    /// The group's noise level, from its `noise` label.
+    pub fn level(&self) -> SummaryNoise {
+        SummaryNoise::from_label(self.text("noise"))
+    }
+
+    /// Whether some of the group's sessions ran out of context before their last call (the
+    /// share that reached it, `completed_mean`, is below 1).
+    pub fn incomplete(&self) -> bool {
+        self.stats("completed").mean.is_some_and(|c| c < 1.0)
+    }
+}
+
+/// The session summary's declaration, which the sweep writes the table from.
+fn declared() -> Table<SessionGrid, GroupRow> {
+    crate::tables::sessions::summary_table(&crate::tables::sessions::table())
 }
 
 /// The summary's rows, read through its declaration.
 pub(crate) fn rows_from_frame(df: DataFrame, path: &Path) -> Result<Vec<ChartGroup>, InputError> {
-    // Read through the declaration the sweep wrote the table from.
-    let rows = crate::tables::sessions::table();
-    let t = Checked::from_frame(
-        df,
-        path,
-        &crate::tables::sessions::summary_table(&rows),
-        false,
-    )?;
-    let both = |a: Option<f64>, b: Option<f64>| Some((a?, b?));
-    let (strategy, window) = (t.text("strategy"), t.whole("window"));
-    let (ratio, note_rate) = (t.opt_real("ratio"), t.opt_real("note_rate"));
-    let noise = t.text("noise");
-    let cache = t.text("cache");
-    let billed = t.opt_real("billed_tokens_mean");
-    let cost = t.opt_real("cost_mean");
-    let (sessions, histories) = (t.whole("n"), t.whole("n_histories"));
-    let (need, need_low, need_high) = (
-        t.opt_real("retention_at_need_mean"),
-        t.opt_real("retention_at_need_ci_low"),
-        t.opt_real("retention_at_need_ci_high"),
-    );
-    let (comp, comp_low, comp_high) = (
-        t.opt_real("compactions_mean"),
-        t.opt_real("compactions_ci_low"),
-        t.opt_real("compactions_ci_high"),
-    );
-    let completed = t.opt_real("completed_mean");
-    Ok((0..t.height())
-        .map(|i| ChartGroup {
-            strategy: strategy[i].clone(),
-            window: window[i],
-            ratio: ratio[i].unwrap_or_default(),
-            note_rate: note_rate[i].unwrap_or_default(),
-            cache: cache[i].clone(),
-            level: SummaryNoise::from_label(&noise[i]),
-            billed_tokens: billed[i],
-            cost: cost[i],
-            sessions: sessions[i],
-            histories: histories[i],
-            retention_at_need: need[i],
-            retention_at_need_ci: both(need_low[i], need_high[i]),
-            compactions: comp[i],
-            compactions_ci: both(comp_low[i], comp_high[i]),
-            completed: completed[i],
-        })
+    let t = Checked::from_frame(df, path, &declared(), false)?;
+    Ok(t.rows()
+        .into_iter()
+        .map(|record| ChartGroup { record })
         .collect())
+}
+
+/// Groups for tests, built as a summary table is read: one row per JSON object, whose keys
+/// name declared columns; every column it leaves out holds 0, an empty text or (where the
+/// declaration allows it) a null.
+#[cfg(test)]
+pub(crate) fn groups_for_test(rows: &[serde_json::Value]) -> Vec<ChartGroup> {
+    use crate::tables::Type;
+    use polars::prelude::Column;
+    let table = declared();
+    for row in rows {
+        let object = row.as_object().expect("a row is a JSON object");
+        for key in object.keys() {
+            // A misspelt column would otherwise leave its default in place unnoticed.
+            assert!(
+                table.columns.iter().any(|c| c.name == *key),
+                "`{key}` is not a declared summary column"
+            );
+        }
+    }
+    let columns: Vec<Column> = table
+        .columns
+        .iter()
+        .map(|c| {
+            let name = c.name.as_str();
+            let values = rows.iter().map(|r| &r[name]);
+            match (c.ty(), c.nullable()) {
+                (Type::Text, _) => {
+                    let v: Vec<&str> = values.map(|v| v.as_str().unwrap_or_default()).collect();
+                    Column::new(name.into(), v)
+                }
+                (Type::Whole, _) => {
+                    let v: Vec<u64> = values.map(|v| v.as_u64().unwrap_or_default()).collect();
+                    Column::new(name.into(), v)
+                }
+                (Type::Real, false) => {
+                    let v: Vec<f64> = values.map(|v| v.as_f64().unwrap_or_default()).collect();
+                    Column::new(name.into(), v)
+                }
+                (Type::Real, true) => {
+                    let v: Vec<Option<f64>> = values.map(serde_json::Value::as_f64).collect();
+                    Column::new(name.into(), v)
+                }
+                (Type::Flag, _) => {
+                    let v: Vec<bool> = values.map(|v| v.as_bool().unwrap_or_default()).collect();
+                    Column::new(name.into(), v)
+                }
+            }
+        })
+        .collect();
+    let frame = DataFrame::new_infer_height(columns).expect("columns of one height");
+    rows_from_frame(frame, Path::new("summary.parquet")).expect("a declared frame")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Columns read by name, and the values the charts derive from them.
+    #[test]
+    fn groups_read_their_columns_by_name() {
+        let rows = groups_for_test(&[
+            json!({"strategy": "recent", "window": 8000, "ratio": 0.6, "n_histories": 4,
+                "noise": "uniform(fn=0.2, fp=0)", "cache": "anthropic",
+                "compactions_mean": 3.0, "compactions_ci_low": 2.5,
+                "compactions_ci_high": 3.5, "completed_mean": 0.75}),
+            json!({"strategy": "summary", "completed_mean": 1.0, "compactions_ci_low": 1.0}),
+        ]);
+        assert_eq!(rows.len(), 2);
+        let (a, b) = (&rows[0], &rows[1]);
+        assert_eq!(
+            (a.text("strategy"), a.whole("window"), a.real("ratio")),
+            ("recent", 8000, 0.6)
+        );
+        assert_eq!((a.whole("n_histories"), a.text("cache")), (4, "anthropic"));
+        assert_eq!(a.level(), SummaryNoise::from_label("uniform(fn=0.2, fp=0)"));
+        assert_eq!(a.stats("compactions").mean, Some(3.0));
+        assert_eq!(a.stats("compactions").interval(), Some((2.5, 3.5)));
+        // An interval needs both its ends.
+        assert_eq!(b.stats("compactions").interval(), None);
+        assert!(a.incomplete() && !b.incomplete());
+        // Left out: a null measure, and a group with no completed share is not incomplete.
+        assert_eq!(b.stats("retention_at_need").mean, None);
+        assert!(!groups_for_test(&[json!({})])[0].incomplete());
+    }
 }
