@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 26's speed figures, side by side in one run, as a markdown table.
+"""ctxlab's speed figures, side by side in one run, as a markdown table.
 
 Every figure is a whole process (`/usr/bin/time -v`: wall time and peak memory), run `--runs`
 times with the variants interleaved (so drift on a shared machine hits them alike); the table
@@ -15,14 +15,19 @@ gives the median and the spread (min-max). Measured:
    `--peer-histories` histories, every cell written) in cells per second;
 4. with `--big`, the 10^8-cell sweep (noise.toml with 41 667 histories, Parquet only), once,
    and a sweep over 2 GB of JSONL (45 000 generated histories x recent, required x 10 budgets,
-   one replicate, Parquet only), once: what streaming the loaded histories holds memory to.
+   one replicate, Parquet only), once: what streaming the loaded histories holds memory to;
+5. with `--big`, where `../shared/data/claude-code-entire/` is present, the session replays:
+   `experiments/claude-code.toml` under one cache over the 25 shared Claude Code sessions, and
+   over the same 25 ten times under new names (symbolic links), interleaved `--runs` times: the
+   ratios of time and memory, and the agent calls replayed a second.
 
-    cargo build --release && python3 benches/speed.py --runs 5 --out docs/speed.md
+    cargo build --release && python3 benches/speed.py --runs 5 --big --out /tmp/speed.md
 
 Needs Python's `polars` for step 2 and 3's floor (skipped, saying so, without it).
 """
 
 import argparse
+import csv
 import datetime
 import os
 import re
@@ -34,6 +39,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SESSIONS = ROOT.parent / "shared" / "data" / "claude-code-entire"
 
 
 def timed(cmd, cwd=ROOT):
@@ -97,6 +103,29 @@ class Series:
 
     def mem(self):
         return f"{statistics.median(self.rss):.0f} MiB"
+
+
+def replay_sessions(ctx, tmp, runs):
+    """claude-code.toml under one cache over one copy of the shared sessions and over ten:
+    (one copy's Series, ten copies' Series, agent calls replayed per copy)."""
+    one, ten = tmp / "cc1", tmp / "cc10"
+    one.mkdir()
+    ten.mkdir()
+    for f in sorted(SESSIONS.glob("*.jsonl")):
+        (one / f.name).symlink_to(f)
+        for c in range(10):
+            (ten / f"c{c}-{f.name}").symlink_to(f)
+    base = [ctx, "sweep", "experiments/claude-code.toml", "--quiet", "--force",
+            "--set", 'session.caches=["anthropic"]']
+    series = {"one": Series(), "ten": Series()}
+    for _ in range(runs):
+        for key, folder in (("one", one), ("ten", ten)):
+            wall, rss, _ = timed([*base, "--set", f'histories.files=["{folder}/*.jsonl"]',
+                                  "--out", tmp / f"sessions-{key}"])
+            series[key].add(wall, rss)
+    with open(tmp / "sessions-one" / "sessions.csv", newline="") as f:
+        calls = sum(int(row["calls"]) for row in csv.DictReader(f))
+    return series["one"], series["ten"], calls
 
 
 def main():
@@ -179,6 +208,7 @@ formats = ["parquet"]
             wall, rss, _ = timed([ctx, "sweep", streamed_toml, "--quiet", "--force",
                                   "--out", tmp / "streamed"])
             streamed = (gigs, wall, rss)
+        sessions = replay_sessions(ctx, tmp, a.runs) if a.big and SESSIONS.is_dir() else None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -201,6 +231,10 @@ formats = ["parquet"]
     if big:
         add(f"| 10^8 cells (noise.toml, 41 667 histories, Parquet only), once | {big[0]:.1f} s | {big[1]:.0f} MiB |")
         add(f"| {streamed[0]:.2f} GB of JSONL, 45 000 histories, 900 000 cells (Parquet only), once | {streamed[1]:.1f} s | {streamed[2]:.0f} MiB |")
+    if sessions:
+        one, ten, _ = sessions
+        add(f"| claude-code.toml, one cache, the 25 shared sessions | {one.cell()} | {one.mem()} |")
+        add(f"| the same, the 25 ten times under new names (250 sessions) | {ten.cell()} | {ten.mem()} |")
     add("")
     add("| figure | measured | target |")
     add("| --- | ---: | ---: |")
@@ -230,6 +264,13 @@ formats = ["parquet"]
     if big:
         add(f"| 10^8 cells | {big[0]:.1f} s, {big[1]:.0f} MiB | < 60 s, bounded |")
         add(f"| a sweep over {streamed[0]:.2f} GB of JSONL, peak memory | {streamed[2]:.0f} MiB | < 500 MiB |")
+    if sessions:
+        one, ten, calls = sessions
+        add(f"| session replays: ten copies / one copy, time and peak memory | "
+            f"{ten.median() / one.median():.1f} × and "
+            f"{med(ten.rss) / med(one.rss):.2f} × | about 10 × and ≤ 2 × |")
+        add(f"| agent calls replayed a second (ten copies, {10 * calls} calls over every "
+            f"strategy) | {10 * calls / ten.median():,.0f} | |")
     text = "\n".join(lines) + "\n"
     print(text)
     if a.out:
