@@ -90,9 +90,15 @@ pub struct NeedTally {
 
 impl NeedTally {
     /// One agent call's needs (`fetch`), on a context standing at `context` tokens: counts
-    /// them, bills the extra call when the call must fetch records again, and this call's
-    /// share of what the re-reads hold in the context.
-    pub fn call(&mut self, cache: &Cache, context: u64, fetch: Fetch) {
+    /// them, and adds to each cache's bill of the re-reads (`bills`) the extra call when the
+    /// call must fetch records again, and this call's share of what the re-reads hold in the
+    /// context. The counts are the cache's business of none, so one tally serves every cache.
+    pub fn call<'c>(
+        &mut self,
+        context: u64,
+        fetch: Fetch,
+        bills: impl IntoIterator<Item = (&'c Cache, &'c mut Billing)>,
+    ) {
         let m = &mut self.metrics;
         m.first_returns += fetch.first_returns;
         m.first_returns_met += fetch.first_returns_met;
@@ -100,14 +106,18 @@ impl NeedTally {
         m.lost += fetch.lost;
         if fetch.records > 0 {
             m.refetch_calls += 1;
-            let mut extra = cache.carried(context + self.in_context);
-            extra.output = fetch.call_output;
-            m.refetch.add(extra);
         }
-        // What earlier re-reads left in the context, then what this one adds to it.
-        m.refetch.add(cache.carried(self.in_context));
         let new = fetch.records + fetch.call_output;
-        m.refetch.add(cache.added(new));
+        for (cache, refetch) in bills {
+            if fetch.records > 0 {
+                let mut extra = cache.carried(context + self.in_context);
+                extra.output = fetch.call_output;
+                refetch.add(extra);
+            }
+            // What earlier re-reads left in the context, then what this one adds to it.
+            refetch.add(cache.carried(self.in_context));
+            refetch.add(cache.added(new));
+        }
         self.in_context += new;
     }
 
@@ -122,9 +132,13 @@ impl NeedTally {
         self.in_context = 0;
     }
 
-    pub fn finish(mut self, prices: &Prices) -> NeedMetrics {
-        self.metrics.refetch_cost = self.metrics.refetch.cost(prices);
-        self.metrics
+    /// The needs of a session whose re-reads one cache billed `refetch` at `prices`.
+    pub fn finish(&self, refetch: Billing, prices: &Prices) -> NeedMetrics {
+        NeedMetrics {
+            refetch,
+            refetch_cost: refetch.cost(prices),
+            ..self.metrics
+        }
     }
 }
 
