@@ -83,6 +83,8 @@ impl NeedMetrics {
 /// The needs of a replay as it runs.
 #[derive(Debug, Clone, Default)]
 pub struct NeedTally {
+    /// The counts; the re-reads' bill (`refetch`, `refetch_cost`) is left at 0 here: it is each
+    /// cache's, kept by the caller and put in by [`NeedTally::finish`].
     pub metrics: NeedMetrics,
     /// Tokens of the fetched records and their calls now in the context.
     in_context: u64,
@@ -92,7 +94,7 @@ impl NeedTally {
     /// One agent call's needs (`fetch`), on a context standing at `context` tokens: counts
     /// them, and adds to each cache's bill of the re-reads (`bills`) the extra call when the
     /// call must fetch records again, and this call's share of what the re-reads hold in the
-    /// context. The counts are the cache's business of none, so one tally serves every cache.
+    /// context. The counts do not depend on the cache, so one tally serves every cache.
     pub fn call<'c>(
         &mut self,
         context: u64,
