@@ -426,6 +426,28 @@ pub fn simulate_logged<C: Compactor + ?Sized>(
     )
 }
 
+/// [`simulate_logged`] billed under each configuration of `cfgs`, which differ only in the
+/// cache, model and prices they bill: the session is replayed once (nothing it does reads the
+/// cache) and `emit` gets its measures under each configuration, in order. `log` gets its
+/// compactions once per configuration, in that order too (the same compactions, each time
+/// with what they cost there). Allocation-free once `scratch` has grown.
+#[allow(clippy::too_many_arguments)] // simulate_logged's, with the caches and where they go
+pub fn simulate_billed<C: Compactor + ?Sized>(
+    history: &CostedHistory,
+    flags: &[bool],
+    strategy: &C,
+    cfgs: &[SessionConfig],
+    stream: u64,
+    scratch: &mut SessionScratch,
+    log: &mut Vec<CompactionEvent>,
+    emit: impl FnMut(SessionMetrics),
+) {
+    let log = Some(log);
+    replay::run_billed(
+        history, flags, strategy, cfgs, stream, scratch, None, log, emit,
+    );
+}
+
 /// [`simulate`] with any [`Compactor`], optionally recording every call and compaction.
 pub fn simulate_with<C: Compactor + ?Sized>(
     history: &CostedHistory,

@@ -83,6 +83,8 @@ impl NeedMetrics {
 /// The needs of a replay as it runs.
 #[derive(Debug, Clone, Default)]
 pub struct NeedTally {
+    /// The counts; the re-reads' bill (`refetch`, `refetch_cost`) is left at 0 here: it is each
+    /// cache's, kept by the caller and put in by [`NeedTally::finish`].
     pub metrics: NeedMetrics,
     /// Tokens of the fetched records and their calls now in the context.
     in_context: u64,
@@ -90,9 +92,15 @@ pub struct NeedTally {
 
 impl NeedTally {
     /// One agent call's needs (`fetch`), on a context standing at `context` tokens: counts
-    /// them, bills the extra call when the call must fetch records again, and this call's
-    /// share of what the re-reads hold in the context.
-    pub fn call(&mut self, cache: &Cache, context: u64, fetch: Fetch) {
+    /// them, and adds to each cache's bill of the re-reads (`bills`) the extra call when the
+    /// call must fetch records again, and this call's share of what the re-reads hold in the
+    /// context. The counts do not depend on the cache, so one tally serves every cache.
+    pub fn call<'c>(
+        &mut self,
+        context: u64,
+        fetch: Fetch,
+        bills: impl IntoIterator<Item = (&'c Cache, &'c mut Billing)>,
+    ) {
         let m = &mut self.metrics;
         m.first_returns += fetch.first_returns;
         m.first_returns_met += fetch.first_returns_met;
@@ -100,14 +108,18 @@ impl NeedTally {
         m.lost += fetch.lost;
         if fetch.records > 0 {
             m.refetch_calls += 1;
-            let mut extra = cache.carried(context + self.in_context);
-            extra.output = fetch.call_output;
-            m.refetch.add(extra);
         }
-        // What earlier re-reads left in the context, then what this one adds to it.
-        m.refetch.add(cache.carried(self.in_context));
         let new = fetch.records + fetch.call_output;
-        m.refetch.add(cache.added(new));
+        for (cache, refetch) in bills {
+            if fetch.records > 0 {
+                let mut extra = cache.carried(context + self.in_context);
+                extra.output = fetch.call_output;
+                refetch.add(extra);
+            }
+            // What earlier re-reads left in the context, then what this one adds to it.
+            refetch.add(cache.carried(self.in_context));
+            refetch.add(cache.added(new));
+        }
         self.in_context += new;
     }
 
@@ -122,9 +134,13 @@ impl NeedTally {
         self.in_context = 0;
     }
 
-    pub fn finish(mut self, prices: &Prices) -> NeedMetrics {
-        self.metrics.refetch_cost = self.metrics.refetch.cost(prices);
-        self.metrics
+    /// The needs of a session whose re-reads one cache billed `refetch` at `prices`.
+    pub fn finish(&self, refetch: Billing, prices: &Prices) -> NeedMetrics {
+        NeedMetrics {
+            refetch,
+            refetch_cost: refetch.cost(prices),
+            ..self.metrics
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! rules). One [`Replay`] lives for one session; everything that grows with the history is in
 //! [`SessionScratch`], reused from session to session.
 
-use super::cache::{Billing, Request};
+use super::cache::Request;
 use super::config::SessionConfig;
 use super::context::{Entry, Origin, NONE};
 use super::trigger::Trigger;
@@ -11,7 +11,7 @@ use crate::context::Context;
 use crate::history::starts_call;
 use crate::history::{CostedHistory, Kind};
 use crate::view::TextRef;
-use tallies::{CompactionBook, LayerUse, NotesKept, ReplayProgress, RetentionTally, SessionBill};
+use tallies::{CacheBill, CompactionBook, LayerUse, NotesKept, ReplayProgress, RetentionTally};
 
 mod at_need;
 mod compact;
@@ -82,12 +82,10 @@ pub struct SessionScratch {
     /// The needed facts one agent call uses (scratch).
     uses: Vec<u32>,
     ctx: Context,
-    /// Prefixes (in entries) an Anthropic cache holds at breakpoints, sorted.
-    cache_points: Vec<usize>,
     /// Per record: fetched again since the last compaction ([`super::need`]).
     refetched: Vec<bool>,
-    /// The ledger of each compaction of the session ([`super::ledger`]), logged or not.
-    ledgers: Vec<super::ledger::Open>,
+    /// The session's bill under each cache it is billed under (the first `caches` are in use).
+    bills: Vec<CacheBill>,
 }
 
 #[allow(clippy::too_many_arguments)] // the one entry point of a replay, every option of it
@@ -101,8 +99,45 @@ pub(super) fn run<C: Compactor + ?Sized>(
     trace: Option<&mut Trace>,
     log: Option<&mut Vec<super::CompactionEvent>>,
 ) -> SessionMetrics {
+    let mut metrics = None;
+    let cfgs = std::slice::from_ref(cfg);
+    run_billed(
+        history,
+        flags,
+        compactor,
+        cfgs,
+        stream,
+        scratch,
+        trace,
+        log,
+        |m| metrics = Some(m),
+    );
+    metrics.expect("a replay measures its session once per cache")
+}
+
+/// [`run`] billed under each configuration of `cfgs` (which differ in their cache, model and
+/// prices only; the first decides everything else): hands `emit` the session's measures under
+/// each, in order, and logs its compactions once per configuration, in order (the same events
+/// but for what they cost).
+#[allow(clippy::too_many_arguments)] // the one entry point of a replay, every option of it
+pub(super) fn run_billed<C: Compactor + ?Sized>(
+    history: &CostedHistory,
+    flags: &[bool],
+    compactor: &C,
+    cfgs: &[SessionConfig],
+    stream: u64,
+    scratch: &mut SessionScratch,
+    trace: Option<&mut Trace>,
+    log: Option<&mut Vec<super::CompactionEvent>>,
+    emit: impl FnMut(SessionMetrics),
+) {
+    let cfg = &cfgs[0];
     assert_eq!(flags.len(), history.len(), "one flag per record");
     debug_assert!(cfg.validate().is_ok(), "validate the configuration first");
+    debug_assert!(
+        cfgs.iter().all(|c| billed_alike(c, cfg)),
+        "the configurations differ beyond their cache, model and prices"
+    );
     let n = history.len();
     let s = scratch;
     s.entries.clear();
@@ -120,8 +155,13 @@ pub(super) fn run<C: Compactor + ?Sized>(
     s.summaries.remap.clear();
     s.summaries.alive.clear();
     s.summaries.flags.clear();
-    s.cache_points.clear();
-    s.ledgers.clear();
+    s.bills.truncate(cfgs.len());
+    for (b, c) in s.bills.iter_mut().zip(cfgs) {
+        b.reset(c);
+    }
+    for c in &cfgs[s.bills.len()..] {
+        s.bills.push(CacheBill::new(c));
+    }
     let mut run = Replay {
         h: history,
         flags,
@@ -131,7 +171,6 @@ pub(super) fn run<C: Compactor + ?Sized>(
         trace,
         log: events::Log::new(log, history),
         trigger: Trigger::new(cfg),
-        bills: SessionBill::new(cfg),
         notes: NotesKept::new(stream),
         retention: RetentionTally::default(),
         book: CompactionBook::new(
@@ -146,7 +185,7 @@ pub(super) fn run<C: Compactor + ?Sized>(
     while r < n {
         if starts_call(kinds, r) {
             // The call (and a compaction just before it) is made when its output was written.
-            run.bills.now = history.records()[r].time;
+            run.progress.now = history.records()[r].time;
             let mut end = r + 1;
             while end < n && kinds[end] == Kind::ToolCall {
                 end += 1;
@@ -166,7 +205,18 @@ pub(super) fn run<C: Compactor + ?Sized>(
             r += 1;
         }
     }
-    run.finish()
+    run.finish(emit);
+}
+
+/// Whether `a` and `b` are one configuration but for the cache, model and prices they bill.
+fn billed_alike(a: &SessionConfig, b: &SessionConfig) -> bool {
+    let a = SessionConfig {
+        model: b.model,
+        cache: b.cache,
+        prices: b.prices,
+        ..a.clone()
+    };
+    a == *b
 }
 
 /// One session's replay: its inputs, the scratch it reuses, and its state by job.
@@ -179,7 +229,6 @@ struct Replay<'a, C: ?Sized> {
     trace: Option<&'a mut Trace>,
     log: events::Log<'a>,
     trigger: Trigger,
-    bills: SessionBill,
     notes: NotesKept,
     retention: RetentionTally,
     book: CompactionBook,
@@ -246,10 +295,13 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         }
         if !self.h.scored.facts.is_empty() {
             let fetch = self.needs_of_call(call, a, b);
-            self.retention.needs.call(&self.bills.cache, input, fetch);
+            let bills = self.s.bills.iter_mut().map(|b| (&b.cache, &mut b.refetch));
+            self.retention.needs.call(input, fetch, bills);
         }
-        let bill = self.bill(Some(b), output);
-        self.log_call(&bill);
+        self.bill(Some(b), output);
+        self.log_call();
+        // What a trace shows: the session's one cache.
+        let bill = self.s.bills[0].last;
         self.trigger.add_call(input + output);
         self.progress.last_call_usage = input + output;
         self.progress.peak_input = self.progress.peak_input.max(input);
@@ -286,8 +338,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     }
 
     /// Bills a model call on the current context (`output_end`: an agent call's output records
-    /// end there; `None`: a compaction) and adds it to the session's bill.
-    fn bill(&mut self, output_end: Option<usize>, output: u64) -> Billing {
+    /// end there; `None`: a compaction) under every cache, and adds it to the session's bill
+    /// there; each cache's bill of it is its `last`.
+    fn bill(&mut self, output_end: Option<usize>, output: u64) {
         let s = &mut *self.s;
         let kinds = &self.h.kinds;
         let system = s
@@ -302,15 +355,17 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             separator: self.h.separator,
             system,
         };
-        let bill = self.bills.cache.call(
-            &req,
-            &mut s.cache_points,
-            &self.h.recorded,
-            output_end,
-            output,
-            self.bills.now,
-        );
-        self.bills.total.add(bill);
-        bill
+        for b in &mut s.bills {
+            let bill = b.cache.call(
+                &req,
+                &mut b.points,
+                &self.h.recorded,
+                output_end,
+                output,
+                self.progress.now,
+            );
+            b.total.add(bill);
+            b.last = bill;
+        }
     }
 }

@@ -120,45 +120,50 @@ pub fn evaluate_replicates(
                 for window in 0..grid.windows.len() {
                     for ratio in 0..grid.ratios.len() {
                         for note_rate in 0..grid.note_rates.len() {
-                            // Each cache replays the session again: the replay does not read
+                            // One replay bills every cache: nothing the session does reads
                             // the cache, so only the bill differs between them.
-                            for cache in 0..grid.caches.len() {
-                                let at = Coordinates {
-                                    strategy: strategy_index,
-                                    window,
-                                    ratio,
-                                    note_rate,
-                                    cache,
-                                    level,
-                                };
-                                s.log.clear();
-                                let metrics = session::simulate_logged(
-                                    history,
-                                    flags,
-                                    strategy,
-                                    grid.config(at),
-                                    stream,
-                                    &mut s.session,
-                                    &mut s.log,
-                                );
-                                let session = SessionKey {
-                                    history: index as u32,
-                                    replicate,
-                                    level: level as u16,
-                                    strategy: strategy_index as u16,
-                                    window: window as u16,
-                                    ratio: ratio as u16,
-                                    note_rate: note_rate as u16,
-                                    cache: cache as u16,
-                                    realised,
-                                };
-                                let row = SessionRow {
-                                    key: session,
-                                    metrics,
-                                };
-                                s.events
-                                    .extend(s.log.iter().map(|&event| EventRow { session, event }));
-                                out.push(row);
+                            let at = Coordinates {
+                                strategy: strategy_index,
+                                window,
+                                ratio,
+                                note_rate,
+                                cache: 0,
+                                level,
+                            };
+                            let key = |cache: usize| SessionKey {
+                                history: index as u32,
+                                replicate,
+                                level: level as u16,
+                                strategy: strategy_index as u16,
+                                window: window as u16,
+                                ratio: ratio as u16,
+                                note_rate: note_rate as u16,
+                                cache: cache as u16,
+                                realised,
+                            };
+                            s.log.clear();
+                            let mut cache = 0;
+                            session::simulate_billed(
+                                history,
+                                flags,
+                                strategy,
+                                grid.configs(at),
+                                stream,
+                                &mut s.session,
+                                &mut s.log,
+                                |metrics| {
+                                    out.push(SessionRow {
+                                        key: key(cache),
+                                        metrics,
+                                    });
+                                    cache += 1;
+                                },
+                            );
+                            // The log holds each cache's compactions in turn, as many each.
+                            let per_cache = s.log.len() / grid.caches.len();
+                            for (i, &event) in s.log.iter().enumerate() {
+                                let session = key(i / per_cache);
+                                s.events.push(EventRow { session, event });
                             }
                         }
                     }

@@ -42,10 +42,20 @@ impl SessionGrid {
 
     /// The configuration of the sessions at these axis indices.
     pub fn config(&self, c: Coordinates) -> &SessionConfig {
-        &self.configs[((c.window * self.ratios.len() + c.ratio) * self.note_rates.len()
-            + c.note_rate)
+        &self.configs[self.config_index(c)]
+    }
+
+    /// The configurations of the sessions at these axis indices under every cache, in the
+    /// axis's order (`c.cache` is not read).
+    pub fn configs(&self, c: Coordinates) -> &[SessionConfig] {
+        let start = self.config_index(Coordinates { cache: 0, ..c });
+        &self.configs[start..start + self.caches.len()]
+    }
+
+    fn config_index(&self, c: Coordinates) -> usize {
+        ((c.window * self.ratios.len() + c.ratio) * self.note_rates.len() + c.note_rate)
             * self.caches.len()
-            + c.cache]
+            + c.cache
     }
 
     /// Sessions per strategy at one noise level: window × ratio × note rate × cache.

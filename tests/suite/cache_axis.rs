@@ -1,4 +1,4 @@
-//! Several caches on one session axis (`session.caches`): every session replayed once per
+//! Several caches on one session axis (`session.caches`): every session billed under each
 //! cache, the pairs rows per cache worked by hand, `cost_by_cache.md`, and bad axes.
 
 use crate::common::*;

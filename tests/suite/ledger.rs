@@ -4,8 +4,8 @@
 
 use ctxlab::history::{CostedHistory, History, Kind, Record};
 use ctxlab::session::{
-    simulate_logged, CacheKind, CacheRules, Ledger, LedgerTotals, Prices, SessionConfig,
-    SessionScratch, TriggerMode,
+    simulate_billed, simulate_logged, CacheKind, CacheRules, Ledger, LedgerTotals, Prices,
+    SessionConfig, SessionScratch, TriggerMode,
 };
 use ctxlab::{CostModel, Strategy};
 
@@ -154,4 +154,48 @@ fn without_a_cache_a_compaction_that_frees_tokens_pays_at_once() {
         );
     }
     assert_eq!(totals, LedgerTotals::default());
+}
+
+#[test]
+fn one_replay_billed_under_every_cache_is_each_cache_replayed_alone() {
+    // The session of `run`, billed under every modelled cache by one replay: each cache's
+    // measures and compactions must be those of its own replay (a sweep's `caches` axis).
+    let h = history(&[
+        (U, 5),
+        (A, 2),
+        (T, 10),
+        (A, 2),
+        (T, 10),
+        (A, 1),
+        (T, 2),
+        (A, 1),
+        (T, 2),
+        (A, 1),
+    ]);
+    let recent = Strategy::parse("recent").unwrap();
+    let cfgs: Vec<SessionConfig> = CacheKind::ALL
+        .into_iter()
+        .filter(|k| k.as_str() != "recorded")
+        .map(config)
+        .collect();
+    let mut scratch = SessionScratch::default();
+    let (mut alone, mut alone_log) = (Vec::new(), Vec::new());
+    for cfg in &cfgs {
+        let m = simulate_logged(&h, &h.truth, &recent, cfg, 0, &mut scratch, &mut alone_log);
+        alone.push(m);
+    }
+    let (mut billed, mut billed_log) = (Vec::new(), Vec::new());
+    simulate_billed(
+        &h,
+        &h.truth,
+        &recent,
+        &cfgs,
+        0,
+        &mut scratch,
+        &mut billed_log,
+        |m| billed.push(m),
+    );
+    assert!(alone_log.len() >= 2 * cfgs.len(), "compactions to compare");
+    assert_eq!(billed, alone);
+    assert_eq!(billed_log, alone_log);
 }

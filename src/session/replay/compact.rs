@@ -98,11 +98,18 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         // once the summaries are written); a prompt of the harness's own holds the records
         // the summaries stand for, measured in the view before it is replaced.
         let summary_call = self.compactor.summary_call();
-        let mut bill = Billing::default();
+        for b in &mut self.s.bills {
+            b.summary = Billing::default();
+        }
         let mut summarised = 0;
         if calls_model {
             match summary_call {
-                SummaryCall::WholeContext => bill = self.bill(None, 0),
+                SummaryCall::WholeContext => {
+                    self.bill(None, 0);
+                    for b in &mut self.s.bills {
+                        b.summary = b.last;
+                    }
+                }
                 SummaryCall::Separate { .. } => {
                     summarised = self.summarised_cost() + self.s.ctx.call_report.summary_read_extra;
                 }
@@ -117,8 +124,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 cached,
             } = summary_call
             {
-                let b = self.bill_separate((prompt, calls, cached), read, written);
-                bill.add(b);
+                self.bill_separate((prompt, calls, cached), read, written);
                 self.book.summary_calls += summary_call.calls();
             }
         }
@@ -136,16 +142,17 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             // The summaries are the call's output, known only now.
             match summary_call {
                 SummaryCall::WholeContext => {
-                    self.bills.total.output += output;
-                    bill.output = output;
+                    for b in &mut self.s.bills {
+                        b.total.output += output;
+                        b.summary.output = output;
+                    }
                 }
                 SummaryCall::Separate {
                     prompt,
                     calls,
                     cached,
                 } => {
-                    let b = self.bill_separate((prompt, calls, cached), summarised, output);
-                    bill.add(b);
+                    self.bill_separate((prompt, calls, cached), summarised, output);
                 }
             }
             self.book.summary_calls += summary_call.calls();
@@ -153,7 +160,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         let storm = self.trigger.record(before_call, fruitless);
         let context_after = self.context_cost();
         let failed = outcome == Outcome::Infeasible;
-        self.log_compaction(before_call, (input, context_after, output), failed, &bill);
+        self.log_compaction(before_call, (input, context_after, output), failed);
+        // What a trace shows: the session's one cache.
+        let bill = self.s.bills[0].summary;
         if let Some(t) = self.trace.as_deref_mut() {
             t.compactions.push(CompactionRow {
                 before_call,
@@ -262,29 +271,30 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
     }
 
     /// Bills the summary calls of a harness's own prompt (`prompt`, `calls`, `cached` of
-    /// [`SummaryCall::Separate`]) that read `summarised` and write `output` each, and returns
-    /// their bill. Each later call sends the prompt of the one before and the summary it wrote
-    /// (Gemini CLI's self-check), and writes the summary again.
+    /// [`SummaryCall::Separate`]) that read `summarised` and write `output` each, under every
+    /// cache, and adds them to its compaction's `summary`. Each later call sends the prompt of
+    /// the one before and the summary it wrote (Gemini CLI's self-check), and writes the
+    /// summary again.
     pub(super) fn bill_separate(
         &mut self,
         (prompt, calls, cached): (u64, u32, bool),
         summarised: u64,
         output: u64,
-    ) -> Billing {
-        let mut bill = Billing::default();
+    ) {
         let first = prompt + summarised;
-        for k in 0..u64::from(calls) {
-            let input = first + k * output;
-            let shared = match k {
-                0 => 0,
-                _ if cached => first + (k - 1) * output,
-                _ => 0,
-            };
-            let b = self.bills.cache.separate(input, shared, output);
-            self.bills.total.add(b);
-            bill.add(b);
+        for b in &mut self.s.bills {
+            for k in 0..u64::from(calls) {
+                let input = first + k * output;
+                let shared = match k {
+                    0 => 0,
+                    _ if cached => first + (k - 1) * output,
+                    _ => 0,
+                };
+                let bill = b.cache.separate(input, shared, output);
+                b.total.add(bill);
+                b.summary.add(bill);
+            }
         }
-        bill
     }
 
     /// The joined cost, in the view, of the records the strategy's summaries stand for (what

@@ -3,9 +3,10 @@
 
 use super::Replay;
 use crate::history::{starts_call, CostedHistory, Kind};
-use crate::session::cache::Billing;
 use crate::session::ledger::Open;
-use crate::session::{Carried, CompactionEvent, Compactor, FirstTurn, LedgerTotals, NextCall};
+use crate::session::{
+    Carried, CompactionEvent, Compactor, FirstTurn, Ledger, LedgerTotals, NextCall,
+};
 
 /// The regions of the history a retention is split into: oldest, middle and newest third.
 pub const REGIONS: usize = 3;
@@ -35,11 +36,9 @@ pub(super) struct Log<'a> {
     start: usize,
     /// The first event of `out` not yet told the call after it.
     waiting: usize,
-    /// The first ledger (of the scratch's, one per compaction, logged or not: the session's
+    /// The first ledger (of each cache's, one per compaction, logged or not: the session's
     /// totals need them) not yet told the call after it.
     ledgers_waiting: usize,
-    /// What the last agent call left in the provider's cache (its cache read + cache write).
-    last_cached: u64,
     first_turn: std::ops::Range<usize>,
 }
 
@@ -55,7 +54,6 @@ impl<'a> Log<'a> {
             start,
             waiting: start,
             ledgers_waiting: 0,
-            last_cached: 0,
             first_turn,
         }
     }
@@ -63,18 +61,14 @@ impl<'a> Log<'a> {
 
 impl<C: Compactor + ?Sized> Replay<'_, C> {
     /// Logs the compaction just run (`k` 1-based): the context before and after it, the
-    /// summaries it wrote, what the context carries now, and its ledger, opened with its
-    /// summary calls' bill.
-    pub(super) fn log_compaction(
-        &mut self,
-        call: u32,
-        tokens: (u64, u64, u64),
-        failed: bool,
-        summary: &Billing,
-    ) {
+    /// summaries it wrote, what the context carries now, and its ledger under each cache,
+    /// opened with its summary calls' bill there.
+    pub(super) fn log_compaction(&mut self, call: u32, tokens: (u64, u64, u64), failed: bool) {
         let freed = tokens.0.saturating_sub(tokens.1);
-        let open = Open::new(call, freed, summary, &self.cfg.prices);
-        self.s.ledgers.push(open);
+        for b in &mut self.s.bills {
+            b.ledgers
+                .push(Open::new(call, freed, &b.summary, &b.prices));
+        }
         if self.log.out.is_none() {
             return;
         }
@@ -102,52 +96,67 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             needed_facts_carried: needed.1,
             first_turn,
             regions: self.regions(),
+            // Both are each cache's, written when the session ends.
             next: None,
-            ledger: open.close(0),
+            ledger: Ledger::default(),
         };
         if let Some(out) = self.log.out.as_deref_mut() {
             out.push(event);
         }
     }
 
-    /// Tells the events waiting what the agent call after them paid, and keeps what this call
-    /// leaves in the cache.
-    pub(super) fn log_call(&mut self, bill: &Billing) {
+    /// Tells the compactions waiting what the agent call after them paid under each cache (its
+    /// `last` bill), and keeps what this call leaves in the cache.
+    pub(super) fn log_call(&mut self) {
         let log = &mut self.log;
-        // What the provider held for this call: nothing once its cache expired.
-        let held = match self.bills.cache.emptied() {
-            true => 0,
-            false => log.last_cached,
+        let events = match log.out.as_deref() {
+            Some(out) => out.len() - log.waiting,
+            None => 0,
         };
-        let ledgers = &mut self.s.ledgers;
-        for open in &mut ledgers[log.ledgers_waiting..] {
-            open.first_call(&self.bills.cache, &self.cfg.prices, bill, held);
-        }
-        log.ledgers_waiting = ledgers.len();
-        if let Some(out) = log.out.as_deref_mut() {
-            for e in &mut out[log.waiting..] {
-                e.next = Some(NextCall {
-                    invalidated: log.last_cached.saturating_sub(bill.cache_read),
-                    cache_write: bill.cache_write,
-                });
+        for b in &mut self.s.bills {
+            let bill = b.last;
+            // What the provider held for this call: nothing once its cache expired.
+            let held = match b.cache.emptied() {
+                true => 0,
+                false => b.last_cached,
+            };
+            for open in &mut b.ledgers[log.ledgers_waiting..] {
+                open.first_call(&b.cache, &b.prices, &bill, held);
             }
-            log.waiting = out.len();
+            let next = NextCall {
+                invalidated: b.last_cached.saturating_sub(bill.cache_read),
+                cache_write: bill.cache_write,
+            };
+            b.next.extend(std::iter::repeat_n(next, events));
+            b.last_cached = bill.cache_read + bill.cache_write;
         }
-        log.last_cached = bill.cache_read + bill.cache_write;
+        log.ledgers_waiting = self.s.bills[0].ledgers.len();
+        log.waiting += events;
     }
 
-    /// Closes the ledgers once the run made its last call: writes them into the events logged
-    /// and returns their sums.
-    pub(super) fn close_ledgers(&mut self) -> LedgerTotals {
+    /// Closes the ledgers once the run made its last call: returns their sums under cache
+    /// `c`, and writes them and what the call after each paid into the events logged, which
+    /// are `c`'s: the first cache's as logged, every other's a copy appended.
+    pub(super) fn close_ledgers(&mut self, c: usize) -> LedgerTotals {
         let calls = self.progress.calls;
         let log = &mut self.log;
-        let ledgers = &self.s.ledgers;
+        let b = &self.s.bills[c];
         if let Some(out) = log.out.as_deref_mut() {
-            for (e, open) in out[log.start..].iter_mut().zip(ledgers) {
-                e.ledger = open.close(calls);
+            // One event per ledger, logged in the same order.
+            let logged = log.start..log.start + b.ledgers.len();
+            let at = match c {
+                0 => logged.start,
+                _ => {
+                    out.extend_from_within(logged.clone());
+                    out.len() - logged.len()
+                }
+            };
+            for (i, e) in out[at..].iter_mut().enumerate() {
+                e.next = b.next.get(i).copied();
+                e.ledger = b.ledgers[i].close(calls);
             }
         }
-        LedgerTotals::of(ledgers.iter().map(|o| o.close(calls)))
+        LedgerTotals::of(b.ledgers.iter().map(|o| o.close(calls)))
     }
 
     /// Required records among `records` (all appeared) and how much of them the context holds

@@ -1,18 +1,42 @@
 //! The session's measures once the replay made its last call.
 
 use super::{Replay, VERBATIM};
+use crate::session::need::NeedMetrics;
 use crate::session::{
-    Compactor, FactRetention, RecordRetention, SessionMetrics, SessionRun, TokenBill,
+    Compactor, FactRetention, LedgerTotals, RecordRetention, SessionMetrics, SessionRun, TokenBill,
 };
 
 impl<C: Compactor + ?Sized> Replay<'_, C> {
-    pub(super) fn finish(mut self) -> SessionMetrics {
-        if self.progress.exit_call.is_none() {
-            let rest = self.bills.cache.rest(&self.h.recorded);
-            self.bills.total.add(rest);
+    /// Hands `emit` the session's measures under each cache, in order, and logs its
+    /// compactions under each (see [`Self::close_ledgers`]).
+    pub(super) fn finish(mut self, mut emit: impl FnMut(SessionMetrics)) {
+        let measures = self.measures();
+        for c in 0..self.s.bills.len() {
+            let ledger = self.close_ledgers(c);
+            let b = &mut self.s.bills[c];
+            if measures.run.completed {
+                let rest = b.cache.rest(&self.h.recorded);
+                b.total.add(rest);
+            }
+            emit(SessionMetrics {
+                bill: TokenBill {
+                    input_tokens: b.total.input,
+                    cache_read_tokens: b.total.cache_read,
+                    cache_write_tokens: b.total.cache_write,
+                    uncached_input_tokens: b.total.uncached,
+                    output_tokens: b.total.output,
+                    cost: b.total.cost(&b.prices),
+                },
+                needs: self.retention.needs.finish(b.refetch, &b.prices),
+                ledger,
+                ..measures
+            });
         }
+    }
+
+    /// The session's measures but for what it cost (left at their defaults).
+    fn measures(&mut self) -> SessionMetrics {
         self.recount();
-        let ledger = self.close_ledgers();
         // Over every required record and fact of the history (the records that appeared are
         // all of them, for a run that completed).
         let (_, facts_kept) = self.facts_present();
@@ -68,14 +92,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 final_context: self.context_cost(),
                 final_usage: self.trigger.usage,
             },
-            bill: TokenBill {
-                input_tokens: self.bills.total.input,
-                cache_read_tokens: self.bills.total.cache_read,
-                cache_write_tokens: self.bills.total.cache_write,
-                uncached_input_tokens: self.bills.total.uncached,
-                output_tokens: self.bills.total.output,
-                cost: self.bills.total.cost(&self.cfg.prices),
-            },
+            bill: TokenBill::default(),
             retention: RecordRetention {
                 noted: s.noted.iter().filter(|&&x| x).count() as u32,
                 required_total,
@@ -101,8 +118,8 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 needed_fact_retention_at_need: (self.retention.need_uses > 0)
                     .then(|| self.retention.need_uses_met as f64 / self.retention.need_uses as f64),
             },
-            needs: self.retention.needs.finish(&self.cfg.prices),
-            ledger,
+            needs: NeedMetrics::default(),
+            ledger: LedgerTotals::default(),
             stale,
         }
     }

@@ -130,7 +130,9 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             sum += e.cost;
             s.cum.push(sum);
         }
-        self.bills.cache.replaced(common, &mut s.cache_points);
+        for b in &mut s.bills {
+            b.cache.replaced(common, &mut b.points);
+        }
     }
 
     /// Carries each record of a summary over to what that summary became: records of a

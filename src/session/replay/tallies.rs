@@ -7,25 +7,70 @@ use crate::session::cache::{Billing, Cache};
 use crate::session::config::SessionConfig;
 use crate::session::context::Origin;
 use crate::session::layers::Layer;
+use crate::session::ledger::Open;
 use crate::session::need::NeedTally;
 use crate::session::notes;
+use crate::session::{NextCall, Prices};
 
-/// What the session is billed, and the provider's cache that decides it.
-pub(super) struct SessionBill {
+/// What the session is billed under one cache, and that cache's state. A replay holds one
+/// per cache it bills (the caches of a sweep's axis): nothing the replay decides reads the
+/// cache, so one replay bills them all.
+#[derive(Debug)]
+pub(super) struct CacheBill {
     pub(super) cache: Cache,
+    pub(super) prices: Prices,
     /// The sum of every model call's bill.
     pub(super) total: Billing,
-    /// The time of the coming agent call, if the history has one (what the cache's TTL reads).
-    pub(super) now: Option<Time>,
+    /// The latest model call's bill.
+    pub(super) last: Billing,
+    /// The summary calls of the compaction under way.
+    pub(super) summary: Billing,
+    /// What the re-reads added to the bill ([`NeedTally`] counts them once for every cache).
+    pub(super) refetch: Billing,
+    /// Prefixes (in entries) an Anthropic cache holds at breakpoints, sorted.
+    pub(super) points: Vec<usize>,
+    /// The ledger of each compaction of the session ([`crate::session::ledger`]), logged or
+    /// not.
+    pub(super) ledgers: Vec<Open>,
+    /// What the agent call after each logged compaction paid, in the order logged (the
+    /// compactions after the last call have none).
+    pub(super) next: Vec<NextCall>,
+    /// What the last agent call left in the provider's cache (its cache read + cache write).
+    pub(super) last_cached: u64,
 }
 
-impl SessionBill {
+impl CacheBill {
     pub(super) fn new(cfg: &SessionConfig) -> Self {
-        SessionBill {
+        CacheBill {
             cache: Cache::new(cfg.cache).with_fixed_prefix(cfg.prefix_tokens),
+            prices: cfg.prices,
             total: Billing::default(),
-            now: None,
+            last: Billing::default(),
+            summary: Billing::default(),
+            refetch: Billing::default(),
+            points: Vec::new(),
+            ledgers: Vec::new(),
+            next: Vec::new(),
+            last_cached: 0,
         }
+    }
+
+    /// Starts a session billed under `cfg`, keeping the buffers' capacity.
+    pub(super) fn reset(&mut self, cfg: &SessionConfig) {
+        let (mut points, mut ledgers, mut next) = (
+            std::mem::take(&mut self.points),
+            std::mem::take(&mut self.ledgers),
+            std::mem::take(&mut self.next),
+        );
+        points.clear();
+        ledgers.clear();
+        next.clear();
+        *self = CacheBill {
+            points,
+            ledgers,
+            next,
+            ..CacheBill::new(cfg)
+        };
     }
 }
 
@@ -132,6 +177,8 @@ pub(super) struct ReplayProgress {
     /// Codex recomputes its usage to).
     pub(super) last_call_usage: u64,
     pub(super) peak_input: u64,
+    /// The time of the coming agent call, if the history has one (what a cache's TTL reads).
+    pub(super) now: Option<Time>,
 }
 
 /// The use of each [`Layer`], kept up to date whether or not layers trigger.
