@@ -5,7 +5,7 @@ use super::summary_grid::SummaryNoise;
 use crate::error::InputError;
 use crate::sessions::SessionGrid;
 use crate::tables::read::{Checked, ReadRow};
-use crate::tables::summary::{GroupRow, Stats};
+use crate::tables::summary::GroupRow;
 use crate::tables::Table;
 use polars::prelude::DataFrame;
 use std::path::Path;
@@ -19,28 +19,15 @@ pub struct ChartGroup {
     record: ReadRow,
 }
 
+/// The row's columns by name (`text`, `whole`, `real`, `stats`), as the declaration holds them.
+impl std::ops::Deref for ChartGroup {
+    type Target = ReadRow;
+    fn deref(&self) -> &ReadRow {
+        &self.record
+    }
+}
+
 impl ChartGroup {
-    /// A text column: a key such as `strategy`, `noise` or `cache` (the cache is empty in
-    /// tables written before the column).
-    pub fn text(&self, column: &str) -> &str {
-        self.record.text(column)
-    }
-
-    /// A whole-number column: a key such as `window` or a count such as `n_histories`.
-    pub fn whole(&self, column: &str) -> u64 {
-        self.record.whole(column)
-    }
-
-    /// A number column: a key such as `ratio` or `note_rate` (a null reads as 0).
-    pub fn real(&self, column: &str) -> f64 {
-        self.record.real(column)
-    }
-
-    /// The statistics of a measure, by its summary name (`retention_at_need`, `cost`).
-    pub fn stats(&self, measure: &str) -> Stats {
-        Stats::of(&self.record, measure)
-    }
-
     /// The group's noise level, from its `noise` label.
     pub fn level(&self) -> SummaryNoise {
         SummaryNoise::from_label(self.text("noise"))

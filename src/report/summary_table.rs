@@ -48,27 +48,15 @@ pub struct SummaryRow {
     drawn: Retention,
 }
 
+/// The row's columns by name (`text`, `whole`, `real`, `stats`), as the declaration holds them.
+impl std::ops::Deref for SummaryRow {
+    type Target = ReadRow;
+    fn deref(&self) -> &ReadRow {
+        &self.record
+    }
+}
+
 impl SummaryRow {
-    /// A text column: a key such as `strategy` or `noise`.
-    pub fn text(&self, column: &str) -> &str {
-        self.record.text(column)
-    }
-
-    /// A whole-number column: a key such as `keep_recent` or a count such as `n_histories`.
-    pub fn whole(&self, column: &str) -> u64 {
-        self.record.whole(column)
-    }
-
-    /// A number column: a key such as `budget_percent` or `feasible_share`.
-    pub fn real(&self, column: &str) -> f64 {
-        self.record.real(column)
-    }
-
-    /// The statistics of a measure, by its summary name (`reduction_feasible`, `fn_realised`).
-    pub fn stats(&self, measure: &str) -> Stats {
-        Stats::of(&self.record, measure)
-    }
-
     /// The statistics of the retention drawn (see [`Retention`]).
     pub fn retention(&self) -> Stats {
         self.stats(self.drawn.measure())

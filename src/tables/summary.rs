@@ -22,6 +22,13 @@ pub struct Stats {
     pub ci_high: Option<f64>,
 }
 
+impl ReadRow {
+    /// The statistics of a measure, by its summary name (`reduction_feasible`, `cost`).
+    pub fn stats(&self, measure: &str) -> Stats {
+        Stats::of(self, measure)
+    }
+}
+
 impl Stats {
     /// The statistics of `measure` (its summary name, e.g. `reduction_feasible`) in `row`.
     pub fn of(row: &ReadRow, measure: &str) -> Stats {
