@@ -2,6 +2,7 @@
 //! and flags only; after the buffers have grown to the largest history it does not allocate.
 
 use super::grid::Grid;
+use super::reuse::Reuse;
 use crate::context::Context;
 use crate::history::CostedHistory;
 use crate::metrics::{score, score_with, Metrics, ScoreScratch};
@@ -35,6 +36,7 @@ pub struct CellScratch {
     flags: Vec<bool>,
     capacities: Vec<u64>,
     score: ScoreScratch,
+    reuse: Reuse,
 }
 
 /// The summariser's stream of (history, replicate), shared by every strategy, budget and
@@ -76,6 +78,10 @@ pub fn evaluate_replicates(
     s.capacities
         .extend(grid.budgets.iter().map(|&b| history.capacity(b)));
     let records = noise::Records::of(history);
+    // Rows are copied only within this call: a history evaluated piece by piece evaluates each
+    // piece's first meeting, and gets the same rows.
+    s.reuse.start(history.len());
+    let block = grid.keep_recent.axis_len() * s.capacities.len();
     for replicate in replicates {
         s.draws.fill(
             grid.seed,
@@ -88,7 +94,24 @@ pub fn evaluate_replicates(
         for (level_index, model) in grid.noise.iter().enumerate() {
             model.apply(records, &s.draws, &mut s.flags);
             let realised = noise::Realised::of(&history.truth, &s.flags);
+            let draw = s.reuse.key_of(&s.flags);
             for (strategy_index, strategy) in grid.strategies.iter().enumerate() {
+                let key = strategy
+                    .reusable()
+                    .map(|reads_flags| Reuse::block_key(strategy_index, reads_flags, draw));
+                if let Some(at) = key.and_then(|key| s.reuse.find(key)) {
+                    out.extend_from_within(at..at + block);
+                    let copied = out.len() - block;
+                    for row in &mut out[copied..] {
+                        row.replicate = replicate;
+                        row.level = level_index as u16;
+                        row.realised = realised;
+                    }
+                    continue;
+                }
+                if let Some(key) = key {
+                    s.reuse.remember(key, out.len());
+                }
                 let flags = strategy.flags(&history.truth, &s.flags);
                 let view = View::new(history, flags);
                 for kr_index in 0..grid.keep_recent.axis_len() {

@@ -4,6 +4,7 @@
 
 mod eval;
 mod grid;
+mod reuse;
 mod table;
 
 pub use eval::{

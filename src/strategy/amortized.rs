@@ -28,6 +28,9 @@ pub fn apply(view: View, capacity: u64, out: &mut Context) -> Outcome {
 pub struct Amortized;
 
 impl super::rule::RuleSpec for Amortized {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "amortized";
     fn parse(_: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
         Ok(Amortized)

@@ -55,6 +55,9 @@ pub struct AnthropicClearToolUses {
 }
 
 impl RuleSpec for AnthropicClearToolUses {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "anthropic_clear_tool_uses";
     // For `inspect`: cleared tool results (and inputs) stand in as placeholder text.
     const STAND_IN: &'static str = "cleared";

@@ -147,6 +147,9 @@ impl ClearToolUses {
 }
 
 impl super::rule::RuleSpec for ClearToolUses {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "clear_tool_uses";
     // For `inspect`: its placeholder is the cleared-result marker.
     const STAND_IN: &'static str = "cleared";

@@ -40,6 +40,9 @@ pub struct Mask {
 }
 
 impl super::rule::RuleSpec for Mask {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "mask";
     const TAIL: super::rule::Tail = super::rule::Tail::Own;
     const DEFAULT_KEEP_RECENT: usize = DEFAULT_KEEP_RECENT;

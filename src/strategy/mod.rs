@@ -125,6 +125,14 @@ macro_rules! strategies {
                 match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::OWN_HEAD,)* }
             }
 
+            fn reads_flags(&self) -> bool {
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::READS_FLAGS,)* }
+            }
+
+            fn draws(&self) -> bool {
+                match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::DRAWS,)* }
+            }
+
             fn default_keep_recent(&self) -> usize {
                 match self { $(Rule::$variant(_) => <$module::$ty as RuleSpec>::DEFAULT_KEEP_RECENT,)* }
             }
@@ -317,6 +325,15 @@ impl Strategy {
         } else {
             noisy
         }
+    }
+
+    /// What a cell of this strategy can be reused on: `None` when its context depends on the
+    /// summariser's draws (or a program's answer), else whether it depends on the noisy flags
+    /// (`Some(true)`) or on nothing a noise level or replicate changes (`Some(false)`: the
+    /// oracle, handed the truth, and the rules that never read a flag). See
+    /// [`RuleSpec::READS_FLAGS`] and [`RuleSpec::DRAWS`].
+    pub fn reusable(&self) -> Option<bool> {
+        (!self.rule.draws()).then(|| self.rule.reads_flags() && !self.sees_truth())
     }
 
     /// Whether the strategy ever changes a context: `raw` does not, so a session under it never

@@ -76,6 +76,9 @@ pub struct OpenHandsObservationMasking {
 }
 
 impl RuleSpec for OpenHandsObservationMasking {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "openhands_observation_masking";
     const TAIL: Tail = Tail::Own;
 

@@ -58,6 +58,9 @@ pub(super) fn reinserted(view: &View) -> usize {
 }
 
 impl RuleSpec for OpenHandsRecent {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "openhands_recent";
     const TAIL: Tail = Tail::Own;
     const DEFAULT_HEAD: Head = Head::First(1);

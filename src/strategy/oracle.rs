@@ -48,6 +48,8 @@ pub fn apply(view: View, capacity: u64, out: &mut Context) -> Outcome {
 pub struct Oracle;
 
 impl super::rule::RuleSpec for Oracle {
+    // Reads the true labels, handed as its flags, and draws nothing.
+    const DRAWS: bool = false;
     const NAME: &'static str = "oracle";
     const TAIL: super::rule::Tail = super::rule::Tail::None(
         "it takes no parameters, not even `keep_recent`: it is the upper bound whatever the tail",

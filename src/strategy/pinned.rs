@@ -32,6 +32,9 @@ pub fn keep_head_and_newest(view: View, keep_first: usize, limit: u64, out: &mut
 pub struct Pinned;
 
 impl super::rule::RuleSpec for Pinned {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "pinned";
     fn parse(_: &mut super::spec::Params) -> Result<Self, crate::error::ParseError> {
         Ok(Pinned)

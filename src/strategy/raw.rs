@@ -15,6 +15,9 @@ pub struct Raw {
 }
 
 impl super::rule::RuleSpec for Raw {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "raw";
     const TAIL: super::rule::Tail =
         super::rule::Tail::None("it takes no parameters but `window=none`: it keeps everything");

@@ -25,6 +25,9 @@ pub struct Recent {
 }
 
 impl super::rule::RuleSpec for Recent {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "recent";
     // The article's rule, whose spec keeps no head: it is the baseline that shows what dropping
     // the early records costs (`keep_first=task` keeps the task like the harnesses).

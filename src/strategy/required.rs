@@ -67,6 +67,8 @@ pub struct Required {
 }
 
 impl super::rule::RuleSpec for Required {
+    // Reads its flags but draws nothing.
+    const DRAWS: bool = false;
     const NAME: &'static str = "required";
     // The article's rule, whose spec keeps no head: it is the baseline that shows what dropping
     // the early records costs (`keep_first=task` keeps the task like the harnesses).

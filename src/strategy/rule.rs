@@ -60,6 +60,16 @@ pub trait RuleSpec: Sized {
         out: &mut Context,
     ) -> Outcome;
 
+    /// Whether its context depends on the flags it is handed. A sweep gives a cell of a rule
+    /// that does not the very rows of an earlier noise level or replicate of the same history
+    /// (`cells::eval`), so `false` is a promise: `tests/suite/invariants.rs` checks it for every
+    /// rule that makes it, on random histories, flags and capacities.
+    const READS_FLAGS: bool = true;
+    /// Whether its context depends on the summariser's stream (its own random draws, keyed by
+    /// history and replicate). A cell of a rule that draws nothing is reused, as above, under
+    /// the same promise and the same check; a rule that draws, or runs a program, never is.
+    const DRAWS: bool = true;
+
     /// Whether the runner hands it the true labels as flags (the oracle).
     fn sees_truth(&self) -> bool {
         false

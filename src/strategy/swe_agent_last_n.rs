@@ -65,6 +65,9 @@ impl SweAgentLastN {
 }
 
 impl RuleSpec for SweAgentLastN {
+    // Reads sizes, kinds and texts only: neither a flag nor a draw.
+    const READS_FLAGS: bool = false;
+    const DRAWS: bool = false;
     const NAME: &'static str = "swe_agent_last_n";
     const TAIL: Tail = Tail::Own;
 

@@ -158,48 +158,51 @@ fn span(item: Item) -> (usize, usize) {
     }
 }
 
+/// A spec of every rule the strategy invariants cover, several with parameters.
+const SPECS: &[&str] = &[
+    "recent",
+    "required",
+    "required(fill=skip)",
+    "required(on_overflow=drop-oldest-flagged)",
+    "pinned",
+    "pinned(keep_first=3)",
+    "mask",
+    "mask(min_chars=20)",
+    "clear_tool_uses",
+    "clear_tool_uses(keep=1, clear_inputs=true, exclude_tools=[grep])",
+    "clear_tool_uses(keep=0, clear_at_least=200)",
+    "summary",
+    "summary(summary_size=30, recall_flagged=1, recall_other=1)",
+    "summary(summary_ratio=0.3, summary_max=60)",
+    "amortized",
+    "amortized(keep_first=2)",
+    "openhands_llm_summarizing(max_size=10)",
+    "openhands_llm_summarizing(max_size=6, keep_first=task, summary_size=20)",
+    "codex_compact(user_tokens=20)",
+    "codex_compact(threshold=0.5, recall_flagged=1, recall_other=1)",
+    "claude_code_compact(output_reserve=20, buffer=13)",
+    "claude_code_compact(threshold=0.5, keep_first=task, summary_max=30)",
+    "gemini_cli_compress",
+    "gemini_cli_compress(tool_budget=100, truncate_chars=50, preserve=0.5)",
+    "complexity_trap_summary(n=3, m=2)",
+    "complexity_trap_hybrid(n=3, m=2, last_n=2)",
+    "oracle",
+    // The presets, with windows small enough for these short histories.
+    "swe_agent_last_n(n=2)",
+    "swe_agent_last_n(n=1, polling=3, keep_first=0)",
+    "openhands_observation_masking(attention_window=4)",
+    "openhands_recent(max_events=8)",
+    "openhands_recent(max_events=5, keep_first=task)",
+    "openhands_amortized(max_size=10)",
+    "openhands_amortized(max_size=12, keep_first=0)",
+    "anthropic_clear_tool_uses(trigger=100, keep=1)",
+    "anthropic_clear_tool_uses(trigger=0, keep=0, clear_tool_inputs=true, clear_at_least=50, exclude_tools=[grep])",
+];
+
 #[test]
 fn every_strategy_respects_capacity_and_order_and_the_oracle_bounds_them_all() {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let specs = [
-        "recent",
-        "required",
-        "required(fill=skip)",
-        "required(on_overflow=drop-oldest-flagged)",
-        "pinned",
-        "pinned(keep_first=3)",
-        "mask",
-        "mask(min_chars=20)",
-        "clear_tool_uses",
-        "clear_tool_uses(keep=1, clear_inputs=true, exclude_tools=[grep])",
-        "clear_tool_uses(keep=0, clear_at_least=200)",
-        "summary",
-        "summary(summary_size=30, recall_flagged=1, recall_other=1)",
-        "summary(summary_ratio=0.3, summary_max=60)",
-        "amortized",
-        "amortized(keep_first=2)",
-        "openhands_llm_summarizing(max_size=10)",
-        "openhands_llm_summarizing(max_size=6, keep_first=task, summary_size=20)",
-        "codex_compact(user_tokens=20)",
-        "codex_compact(threshold=0.5, recall_flagged=1, recall_other=1)",
-        "claude_code_compact(output_reserve=20, buffer=13)",
-        "claude_code_compact(threshold=0.5, keep_first=task, summary_max=30)",
-        "gemini_cli_compress",
-        "gemini_cli_compress(tool_budget=100, truncate_chars=50, preserve=0.5)",
-        "complexity_trap_summary(n=3, m=2)",
-        "complexity_trap_hybrid(n=3, m=2, last_n=2)",
-        "oracle",
-        // The presets, with windows small enough for these short histories.
-        "swe_agent_last_n(n=2)",
-        "swe_agent_last_n(n=1, polling=3, keep_first=0)",
-        "openhands_observation_masking(attention_window=4)",
-        "openhands_recent(max_events=8)",
-        "openhands_recent(max_events=5, keep_first=task)",
-        "openhands_amortized(max_size=10)",
-        "openhands_amortized(max_size=12, keep_first=0)",
-        "anthropic_clear_tool_uses(trigger=100, keep=1)",
-        "anthropic_clear_tool_uses(trigger=0, keep=0, clear_tool_inputs=true, clear_at_least=50, exclude_tools=[grep])",
-    ];
+    let specs = SPECS;
     let strategies: Vec<Strategy> = specs.iter().map(|s| Strategy::parse(s).unwrap()).collect();
     let oracle = Strategy::parse("oracle").unwrap();
     let verbatim_only = [
@@ -347,4 +350,68 @@ fn a_summary_can_carry_more_than_the_oracle_fits_verbatim() {
     let o = summary.apply(View::new(&h, &h.truth), 200, 0, 0, &mut ctx);
     let m = score(&h, o, &ctx);
     assert_eq!((m.required_kept, m.required_any), (0, 20.0));
+}
+
+/// A rule that promises not to read the flags (`READS_FLAGS = false`) or the summariser's draws
+/// (`DRAWS = false`) builds the very same context without them: a sweep copies such a cell
+/// from another noise level or replicate of the history instead of evaluating it again.
+#[test]
+fn a_rule_that_promises_no_flags_or_draws_builds_the_same_context_whatever_they_are() {
+    let specs: Vec<&str> = SPECS
+        .iter()
+        .copied()
+        .chain(["raw", "recent(fill=skip)", "required(keep_recent=2)"])
+        .collect();
+    // Every rule that makes a promise is among the specs checked.
+    for name in ctxlab::strategy::NAMES {
+        let Ok(s) = Strategy::parse(name) else {
+            continue;
+        };
+        if s.reusable().is_some() {
+            assert!(
+                specs
+                    .iter()
+                    .any(|spec| spec.split('(').next() == Some(name)),
+                "{name} promises and is not checked"
+            );
+        }
+    }
+    let recent = Strategy::parse("recent").unwrap();
+    assert_eq!(recent.reusable(), Some(false), "recent reads neither");
+    let required = Strategy::parse("required").unwrap();
+    assert_eq!(required.reusable(), Some(true), "required reads its flags");
+    assert_eq!(Strategy::parse("summary").unwrap().reusable(), None);
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let (mut a, mut b) = (Context::default(), Context::default());
+    let mut checked = [0usize; 2];
+    for cell in 0..600u64 {
+        let h = CostedHistory::new(&random_history(&mut rng), CostModel::Chars);
+        let mut noisy = || -> Vec<bool> { (0..h.len()).map(|_| rng.random_bool(0.5)).collect() };
+        let (first, second) = (noisy(), noisy());
+        let cap = h.capacity(rng.random_range(0..=100u32) as f64);
+        let axis = rng.random_range(0..5usize);
+        for spec in &specs {
+            let s = Strategy::parse(spec).unwrap();
+            let Some(reads_flags) = s.reusable() else {
+                continue;
+            };
+            let keep = s.effective_keep_recent(Some(axis));
+            let flags = |f: &'static str| -> &[bool] {
+                match (s.sees_truth() || reads_flags, f) {
+                    (true, _) => s.flags(&h.truth, &first),
+                    (false, "first") => &first,
+                    (false, _) => &second,
+                }
+            };
+            // Another stream always; other flags where the rule reads none.
+            let x = s.apply(View::new(&h, flags("first")), cap, keep, cell, &mut a);
+            let y = s.apply(View::new(&h, flags("second")), cap, keep, !cell, &mut b);
+            assert_eq!(x, y, "{spec}: outcome");
+            assert_eq!(a.items, b.items, "{spec}: items");
+            assert_eq!(a.cost, b.cost, "{spec}: cost");
+            assert_eq!(score(&h, x, &a), score(&h, y, &b), "{spec}: scores");
+            checked[usize::from(reads_flags)] += 1;
+        }
+    }
+    assert!(checked.iter().all(|&n| n > 1000), "{checked:?}");
 }

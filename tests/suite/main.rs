@@ -50,6 +50,7 @@ mod presets_view;
 mod readme;
 mod real_runs;
 mod registries;
+mod reused_cells;
 mod robustness;
 mod runner;
 mod scale;
