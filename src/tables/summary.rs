@@ -242,21 +242,31 @@ pub fn gather<G: Grouping<R>, R>(
         .map(|&c| (at(c), table.columns[c].completed_only))
         .collect();
     let k = read.len();
-    let mut values = scratch.take_values();
-    values.clear();
-    values.extend(rows.iter().flat_map(|r| {
-        read.iter()
-            .map(move |&c| number(table.columns[c].value(grid, r)))
-    }));
-    summary.gather(
-        scratch,
-        rows.iter().enumerate().map(|(i, r)| {
-            let row = &values[i * k..(i + 1) * k];
-            (grid.group(r), measures.iter().map(move |&j| row[j]))
-        }),
-    );
     let (strategies, stride, p) = (grid.strategies(), grid.strategy_stride(), paired.len());
-    if strategies >= 2 && p > 0 {
+    // A block of rows holds every strategy at the same other coordinates, so a row's baseline
+    // rows are in its block: read and gathered block by block, the values are still in the
+    // cache when they are added and paired (the whole history's values outgrow it).
+    let block = match strategies * stride {
+        b if b > 0 && rows.len() % b == 0 => b,
+        _ => rows.len().max(1),
+    };
+    let mut values = scratch.take_values();
+    for rows in rows.chunks(block) {
+        values.clear();
+        values.extend(rows.iter().flat_map(|r| {
+            read.iter()
+                .map(move |&c| number(table.columns[c].value(grid, r)))
+        }));
+        summary.gather(
+            scratch,
+            rows.iter().enumerate().map(|(i, r)| {
+                let row = &values[i * k..(i + 1) * k];
+                (grid.group(r), measures.iter().map(move |&j| row[j]))
+            }),
+        );
+        if strategies < 2 || p == 0 {
+            continue;
+        }
         for (i, r) in rows.iter().enumerate() {
             let (s, g) = (grid.strategy(r), grid.group(r));
             for b in (0..strategies).filter(|&b| b != s) {
