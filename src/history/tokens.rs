@@ -69,12 +69,30 @@ pub const MIN_IDENTIFIER: usize = 6;
 ///   - a **hex id**: 7–40 lowercase hex digits with at least one digit and one letter (git
 ///     commit hashes).
 pub fn distinctive_tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-')))
-        .map(|w| w.trim_matches(|c| matches!(c, '.' | '/' | '-')))
+    // Split byte by byte: a word's characters are all ASCII, and every byte of a non-ASCII
+    // character is ≥ 0x80, so the words and their boundaries are those of a split by `char`
+    // (the bytes of a word are its characters), without decoding UTF-8.
+    text.as_bytes()
+        .split(|&b| !is_word_byte(b))
+        .map(trim_edges)
         // A word of lowercase letters alone is no token of any kind (each needs a `/`, a `.`,
         // an `_`, a digit or a capital), and most words are such: skip them at once.
-        .filter(|w| !w.is_empty() && !w.bytes().all(|b| b.is_ascii_lowercase()))
+        .filter(|w| !w.is_empty() && !w.iter().all(u8::is_ascii_lowercase))
+        .map(|w| std::str::from_utf8(w).expect("a word is ASCII"))
         .flat_map(word_tokens)
+}
+
+/// Whether `b` belongs to a word: an ASCII letter or digit, or one of `_ . / -`.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')
+}
+
+/// A word's bytes without its leading and trailing `. / -`.
+fn trim_edges(word: &[u8]) -> &[u8] {
+    let edge = |b: &u8| matches!(b, b'.' | b'/' | b'-');
+    let start = word.iter().position(|b| !edge(b)).unwrap_or(word.len());
+    let end = word.iter().rposition(|b| !edge(b)).map_or(start, |e| e + 1);
+    &word[start..end]
 }
 
 /// A word's tokens, in order: itself when it is a path, then its file name or its parts. An
@@ -175,5 +193,56 @@ mod tests {
         );
         assert_eq!(tokens("np.array e.g. get_x"), Vec::<&str>::new());
         assert_eq!(tokens("日本語 vsla_new()"), vec!["vsla_new"]);
+    }
+
+    /// The split by `char` the byte split replaced, as it was.
+    fn tokens_by_char(text: &str) -> Vec<&str> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-')))
+            .map(|w| w.trim_matches(|c| matches!(c, '.' | '/' | '-')))
+            .filter(|w| !w.is_empty() && !w.bytes().all(|b| b.is_ascii_lowercase()))
+            .flat_map(word_tokens)
+            .collect()
+    }
+
+    #[test]
+    fn the_byte_split_finds_the_tokens_the_char_split_found() {
+        // Texts drawn from pieces that make every kind of token and every edge, non-ASCII
+        // letters (two, three and four bytes) glued to words among them.
+        let pieces = [
+            "src/lib.rs",
+            "/testbed/a/b/c.py",
+            "vsla_tensor_t",
+            "UsernameValidator",
+            "E0308",
+            "1a2b3c4d",
+            "..",
+            "/",
+            "-",
+            "é",
+            "日本",
+            "🦀",
+            " ",
+            "\n",
+            "(",
+            "x.",
+            "-y-",
+            "ü_ß",
+            "get_x",
+            "A1234",
+            "deadbeef1",
+            "./",
+            "café/src/x.rs",
+        ];
+        let mut state = 7u64;
+        for _ in 0..5000 {
+            let mut text = String::new();
+            for _ in 0..12 {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            assert_eq!(tokens(&text), tokens_by_char(&text), "{text:?}");
+        }
     }
 }
