@@ -69,30 +69,61 @@ pub const MIN_IDENTIFIER: usize = 6;
 ///   - a **hex id**: 7–40 lowercase hex digits with at least one digit and one letter (git
 ///     commit hashes).
 pub fn distinctive_tokens(text: &str) -> impl Iterator<Item = &str> {
-    // Split byte by byte: a word's characters are all ASCII, and every byte of a non-ASCII
-    // character is ≥ 0x80, so the words and their boundaries are those of a split by `char`
-    // (the bytes of a word are its characters), without decoding UTF-8.
-    text.as_bytes()
-        .split(|&b| !is_word_byte(b))
-        .map(trim_edges)
-        // A word of lowercase letters alone is no token of any kind (each needs a `/`, a `.`,
-        // an `_`, a digit or a capital), and most words are such: skip them at once.
-        .filter(|w| !w.is_empty() && !w.iter().all(u8::is_ascii_lowercase))
-        .map(|w| std::str::from_utf8(w).expect("a word is ASCII"))
-        .flat_map(word_tokens)
+    Words { text, at: 0 }.flat_map(word_tokens)
 }
 
-/// Whether `b` belongs to a word: an ASCII letter or digit, or one of `_ . / -`.
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-')
+/// Which bytes belong to a word: ASCII letters and digits and `_ . / -`.
+const WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-');
+        b += 1;
+    }
+    table
+};
+
+/// The words of a text that may hold a token, trimmed of their leading and trailing `. / -`.
+/// Scanned byte by byte: a word's characters are all ASCII, and every byte of another
+/// character is at least 0x80, so the words are those a split by `char` finds, found without
+/// decoding UTF-8. A word of lowercase letters alone is no token of any kind (each needs a
+/// `/`, a `.`, an `_`, a digit or a capital), and most words are such: they are skipped as
+/// they are scanned.
+struct Words<'a> {
+    text: &'a str,
+    at: usize,
 }
 
-/// A word's bytes without its leading and trailing `. / -`.
-fn trim_edges(word: &[u8]) -> &[u8] {
-    let edge = |b: &u8| matches!(b, b'.' | b'/' | b'-');
-    let start = word.iter().position(|b| !edge(b)).unwrap_or(word.len());
-    let end = word.iter().rposition(|b| !edge(b)).map_or(start, |e| e + 1);
-    &word[start..end]
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let bytes = self.text.as_bytes();
+        loop {
+            while self.at < bytes.len() && !WORD_BYTES[bytes[self.at] as usize] {
+                self.at += 1;
+            }
+            if self.at == bytes.len() {
+                return None;
+            }
+            let start = self.at;
+            let mut lowercase = true;
+            while self.at < bytes.len() && WORD_BYTES[bytes[self.at] as usize] {
+                lowercase &= bytes[self.at].is_ascii_lowercase();
+                self.at += 1;
+            }
+            // Trimming removes only bytes that are not lowercase letters, so a word of
+            // lowercase letters alone has nothing to trim.
+            if lowercase {
+                continue;
+            }
+            let word = self.text[start..self.at].trim_matches(['.', '/', '-']);
+            if !word.is_empty() && !word.bytes().all(|b| b.is_ascii_lowercase()) {
+                return Some(word);
+            }
+        }
+    }
 }
 
 /// A word's tokens, in order: itself when it is a path, then its file name or its parts. An
