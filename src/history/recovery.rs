@@ -278,13 +278,35 @@ fn is_read(records: &[Record], i: usize) -> bool {
 }
 
 /// The parts of a shell command, split where one command ends and the next begins.
-fn parts(command: &str) -> impl Iterator<Item = Vec<&str>> {
+fn parts(command: &str) -> impl Iterator<Item = Part<'_>> {
     command
         .split("&&")
         .flat_map(|p| p.split("||"))
         .flat_map(|p| p.split(['|', ';', '\n']))
-        .map(|p| p.split_whitespace().collect::<Vec<_>>())
-        .filter(|w| !w.is_empty())
+        .map(Part)
+        .filter(|p| !p.program().is_empty())
+}
+
+/// One command of a shell line, its words split as they are read: most parts are told
+/// apart by their program alone, and collecting every part's words was most of the cost of
+/// a history's file index.
+#[derive(Debug, Clone, Copy)]
+struct Part<'a>(&'a str);
+
+impl<'a> Part<'a> {
+    /// Its first word ("" for a blank part).
+    fn program(self) -> &'a str {
+        self.words().next().unwrap_or("")
+    }
+
+    fn words(self) -> std::str::SplitWhitespace<'a> {
+        self.0.split_whitespace()
+    }
+
+    /// The words after the program.
+    fn args(self) -> std::iter::Skip<std::str::SplitWhitespace<'a>> {
+        self.words().skip(1)
+    }
 }
 
 /// Whether a shell command only reads (rule 2's shell case).
@@ -293,21 +315,20 @@ pub fn command_only_reads(command: &str) -> bool {
         return false;
     }
     let mut reads = false;
-    for words in parts(command) {
-        let program = words[0];
+    for part in parts(command) {
+        let program = part.program();
         let ok = match program {
             "cd" | "echo" => true,
-            "sed" => !words
-                .iter()
-                .any(|w| w.starts_with("-i") || *w == "--in-place"),
-            "find" => !words
-                .iter()
-                .any(|w| matches!(*w, "-delete" | "-exec" | "-execdir" | "-ok")),
-            "git" => words
-                .iter()
-                .skip(1)
+            "sed" => !part
+                .args()
+                .any(|w| w.starts_with("-i") || w == "--in-place"),
+            "find" => !part
+                .args()
+                .any(|w| matches!(w, "-delete" | "-exec" | "-execdir" | "-ok")),
+            "git" => part
+                .args()
                 .find(|w| !w.starts_with('-'))
-                .is_some_and(|sub| READ_ONLY_GIT.contains(sub)),
+                .is_some_and(|sub| READ_ONLY_GIT.contains(&sub)),
             p => READ_ONLY_COMMANDS.contains(&p),
         };
         if !ok {
@@ -352,11 +373,10 @@ fn redirect_targets(command: &str) -> impl Iterator<Item = &str> {
             i += 1;
         }
     }
-    for words in parts(command) {
-        if words[0] == "tee" {
+    for part in parts(command) {
+        if part.program() == "tee" {
             out.extend(
-                words[1..]
-                    .iter()
+                part.args()
                     .filter(|w| !w.starts_with('-'))
                     .map(|w| w.trim_start_matches("./")),
             );
@@ -369,15 +389,16 @@ fn redirect_targets(command: &str) -> impl Iterator<Item = &str> {
 /// option or a `sed` script, when exactly one such file is named.
 fn shell_viewed_file(command: &str) -> Option<String> {
     let mut files: Vec<&str> = Vec::new();
-    for words in parts(command) {
+    for part in parts(command) {
+        let program = part.program();
         if !matches!(
-            words[0],
+            program,
             "cat" | "head" | "tail" | "nl" | "less" | "more" | "sed" | "open"
         ) {
             continue;
         }
-        let mut args = words[1..].iter().filter(|w| !w.starts_with('-'));
-        if words[0] == "sed" {
+        let mut args = part.args().filter(|w| !w.starts_with('-'));
+        if program == "sed" {
             // The script comes first unless given with -e/-n's own argument.
             args.next();
         }
@@ -422,8 +443,12 @@ fn edits(records: &[Record]) -> Vec<(usize, String)> {
 /// The files a shell command edits: `sed -i`'s file arguments and redirection targets.
 fn shell_edits(command: &str) -> impl Iterator<Item = String> + '_ {
     let in_place = parts(command)
-        .filter(|w| w[0] == "sed" && w.iter().any(|a| a.starts_with("-i")))
-        .filter_map(|w| w.last().map(|f| f.trim_start_matches("./").to_string()))
+        .filter(|p| p.program() == "sed" && p.args().any(|a| a.starts_with("-i")))
+        .filter_map(|p| {
+            p.words()
+                .last()
+                .map(|f| f.trim_start_matches("./").to_string())
+        })
         .collect::<Vec<_>>();
     in_place
         .into_iter()
