@@ -101,6 +101,49 @@ impl CheckedLine<'_> {
     }
 }
 
+/// A line read on its own, before the checks that depend on the lines before it.
+pub(super) struct ParsedLine<'a> {
+    line: RecordLine<'a>,
+    kind: Kind,
+    time: Option<super::time::Time>,
+}
+
+/// Reads line `line_no` of `path` (its text `raw`, without the line ending) on its own: `None`
+/// for a blank line. Depends on nothing but the line, so the lines of a file may be read on
+/// every core and checked by [`LineChecks::accept`] in order.
+pub(super) fn parse_line<'a>(
+    path: &Path,
+    line_no: usize,
+    raw: &'a str,
+) -> Result<Option<ParsedLine<'a>>, InputError> {
+    if raw.trim().is_empty() {
+        return Ok(None);
+    }
+    // serde reads a struct from an array by position; a record has named fields.
+    if raw.trim_start().starts_with('[') {
+        return Err(InputError::line(
+            path,
+            line_no,
+            "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history`, `flag`, `time` (fields are read by name, not by position)",
+        ));
+    }
+    let line: RecordLine = serde_json::from_str(raw)
+        .map_err(|e| InputError::line(path, line_no, describe_json_error(&e)))?;
+    let kind = match &line.kind {
+        None => Kind::default(),
+        Some(k) => k
+            .parse::<Kind>()
+            .map_err(|msg| InputError::line(path, line_no, msg))?,
+    };
+    let time = line
+        .time
+        .as_deref()
+        .map(super::time::Time::parse)
+        .transpose()
+        .map_err(|msg| InputError::line(path, line_no, format!("`time`: {msg}")))?;
+    Ok(Some(ParsedLine { line, kind, time }))
+}
+
 /// The checks a history file's lines pass one at a time, and what they remember of each
 /// history to make them: its name, its last id, where its records stand in time and which lines
 /// gave a `flag`. Shared by the whole-file parse and the streamed index
@@ -147,32 +190,21 @@ impl<'p> LineChecks<'p> {
         line_no: usize,
         raw: &'a str,
     ) -> Result<Option<CheckedLine<'a>>, InputError> {
+        match parse_line(self.path, line_no, raw)? {
+            Some(line) => self.accept(line_no, line).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The checks of line `line_no` that depend on the lines before it, for a line
+    /// [`parse_line`] read.
+    pub fn accept<'a>(
+        &mut self,
+        line_no: usize,
+        parsed: ParsedLine<'a>,
+    ) -> Result<CheckedLine<'a>, InputError> {
         let path = self.path;
-        if raw.trim().is_empty() {
-            return Ok(None);
-        }
-        // serde reads a struct from an array by position; a record has named fields.
-        if raw.trim_start().starts_with('[') {
-            return Err(InputError::line(
-                path,
-                line_no,
-                "found a JSON array; expected a JSON object with named fields `id`, `text` and optional `required`, `kind`, `tool`, `history`, `flag`, `time` (fields are read by name, not by position)",
-            ));
-        }
-        let line: RecordLine = serde_json::from_str(raw)
-            .map_err(|e| InputError::line(path, line_no, describe_json_error(&e)))?;
-        let kind = match &line.kind {
-            None => Kind::default(),
-            Some(k) => k
-                .parse::<Kind>()
-                .map_err(|msg| InputError::line(path, line_no, msg))?,
-        };
-        let time = line
-            .time
-            .as_deref()
-            .map(super::time::Time::parse)
-            .transpose()
-            .map_err(|msg| InputError::line(path, line_no, format!("`time`: {msg}")))?;
+        let ParsedLine { line, kind, time } = parsed;
         let slot = match &line.history {
             Some(name) => self.slot(name),
             None => {
@@ -212,7 +244,7 @@ impl<'p> LineChecks<'p> {
             ));
         }
         self.last_id[slot] = Some(line.id);
-        Ok(Some(CheckedLine {
+        Ok(CheckedLine {
             slot,
             id: line.id,
             kind,
@@ -221,7 +253,7 @@ impl<'p> LineChecks<'p> {
             tool: line.tool,
             time,
             flag: line.flag,
-        }))
+        })
     }
 
     /// The slot of the history named `name`, made at its first line.

@@ -16,7 +16,7 @@
 
 use super::batch::{BadFiles, FileBatch, LeftOut, NamesAcrossFiles};
 use super::import::{Format, LabelRules};
-use super::load::LineChecks;
+use super::load::{parse_line, LineChecks};
 use super::record::{History, Kind, Record};
 use super::RecordedCall;
 use crate::error::InputError;
@@ -26,6 +26,10 @@ use std::path::{Path, PathBuf};
 
 /// The buffer a file is read through while it is checked.
 const READ_BUFFER: usize = 1 << 20;
+
+/// The bytes of whole lines read at a time and parsed on every core while a JSONL file is
+/// checked (a single file of histories was otherwise checked on one core).
+const CHECK_BATCH: usize = 4 << 20;
 
 /// The files' histories, by skeleton, in order of first appearance (file by file).
 #[derive(Debug, Clone)]
@@ -294,6 +298,7 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::R
 /// Checks every line of the file at `path` (number `file` of the batch) and returns its
 /// histories' skeletons.
 fn index_file(path: &Path, file: usize) -> Result<Vec<Skeleton>, InputError> {
+    use rayon::prelude::*;
     let reader = File::open(path).map_err(|e| InputError::io(path, e))?;
     let mut reader = BufReader::with_capacity(READ_BUFFER, reader);
     let mut checks = LineChecks::new(path);
@@ -301,51 +306,75 @@ fn index_file(path: &Path, file: usize) -> Result<Vec<Skeleton>, InputError> {
     let mut flags: Vec<Vec<Option<bool>>> = Vec::new();
     let mut previous: Option<usize> = None;
     let (mut offset, mut line_no) = (0u64, 0usize);
-    let mut bytes = Vec::new();
+    // A batch of whole lines: each line's (end in `batch`, end in the file); read on every
+    // core, then checked in order, so the first bad line is the one a line-by-line check
+    // names.
+    let mut batch: Vec<u8> = Vec::with_capacity(CHECK_BATCH + READ_BUFFER);
+    let mut ends: Vec<(usize, u64)> = Vec::new();
     loop {
-        bytes.clear();
-        let n = reader
-            .read_until(b'\n', &mut bytes)
-            .map_err(|e| InputError::io(path, e))?;
-        if n == 0 {
+        batch.clear();
+        ends.clear();
+        while batch.len() < CHECK_BATCH {
+            let n = reader
+                .read_until(b'\n', &mut batch)
+                .map_err(|e| InputError::io(path, e))?;
+            if n == 0 {
+                break;
+            }
+            offset += n as u64;
+            ends.push((batch.len(), offset));
+        }
+        if ends.is_empty() {
             break;
         }
-        line_no += 1;
-        let start = offset;
-        offset += n as u64;
-        let raw = line_text(path, &bytes, start, line_no)?;
-        let Some(line) = checks.check(line_no, raw)? else {
-            continue;
-        };
-        if line.slot == skeletons.len() {
-            skeletons.push(Skeleton {
-                name: checks.name(line.slot),
-                file,
-                place: Place::Lines(Vec::new()),
-                records_usage: false,
-                ids: Vec::new(),
-                kinds: Vec::new(),
-                required: Vec::new(),
-                flags: None,
-                text_bytes: 0,
-            });
-            flags.push(Vec::new());
+        let first = line_no + 1;
+        let starts = |k: usize| if k == 0 { 0 } else { ends[k - 1].0 };
+        let file_starts = |k: usize| ends[k].1 - (ends[k].0 - starts(k)) as u64;
+        let parsed: Vec<_> = (0..ends.len())
+            .into_par_iter()
+            .map(|k| {
+                let (start, line) = (file_starts(k), first + k);
+                let raw = line_text(path, &batch[starts(k)..ends[k].0], start, line)?;
+                parse_line(path, line, raw)
+            })
+            .collect();
+        for (k, parsed) in parsed.into_iter().enumerate() {
+            line_no = first + k;
+            let Some(parsed) = parsed? else {
+                continue;
+            };
+            let line = checks.accept(line_no, parsed)?;
+            let (start, end) = (file_starts(k), ends[k].1);
+            if line.slot == skeletons.len() {
+                skeletons.push(Skeleton {
+                    name: checks.name(line.slot),
+                    file,
+                    place: Place::Lines(Vec::new()),
+                    records_usage: false,
+                    ids: Vec::new(),
+                    kinds: Vec::new(),
+                    required: Vec::new(),
+                    flags: None,
+                    text_bytes: 0,
+                });
+                flags.push(Vec::new());
+            }
+            let h = &mut skeletons[line.slot];
+            let Place::Lines(lines) = &mut h.place else {
+                unreachable!("made with lines above")
+            };
+            match lines.last_mut() {
+                // Lines of one history in a row (blank ones between them too) are one run.
+                Some(run) if previous == Some(line.slot) => run.1 = end,
+                _ => lines.push((start, end, line_no)),
+            }
+            previous = Some(line.slot);
+            h.ids.push(line.id);
+            h.kinds.push(line.kind);
+            h.required.push(line.required);
+            h.text_bytes += line.text.len() as u64;
+            flags[line.slot].push(line.flag);
         }
-        let h = &mut skeletons[line.slot];
-        let Place::Lines(lines) = &mut h.place else {
-            unreachable!("made with lines above")
-        };
-        match lines.last_mut() {
-            // Lines of one history in a row (blank ones between them too) are one run.
-            Some(run) if previous == Some(line.slot) => run.1 = offset,
-            _ => lines.push((start, offset, line_no)),
-        }
-        previous = Some(line.slot);
-        h.ids.push(line.id);
-        h.kinds.push(line.kind);
-        h.required.push(line.required);
-        h.text_bytes += line.text.len() as u64;
-        flags[line.slot].push(line.flag);
     }
     checks.finish()?;
     for (h, flags) in skeletons.iter_mut().zip(flags) {
