@@ -55,27 +55,40 @@ pub fn load_batch(
 /// [`load_batch`] a file at a time: each history, labelled, is handed to `keep` with its file's
 /// index in `paths` and its place among the file's runs as soon as its file is read, so only
 /// what `keep` makes of it stays in memory (a streamed sweep keeps a skeleton).
-pub fn index_batch<T>(
+pub fn index_batch<T: Send>(
     paths: &[PathBuf],
     format: Format,
     labels: &LabelRules,
     flags: Option<&LabelRules>,
     bad: BadFiles,
-    mut keep: impl FnMut(usize, usize, Loaded) -> T,
+    keep: impl Fn(usize, usize, Loaded) -> T + Sync,
 ) -> Result<(Vec<T>, Vec<LeftOut>), InputError> {
+    use rayon::prelude::*;
+    // Each file is imported and kept on its own core (a file's runs are in memory only while
+    // it is); the names are then claimed and the files told good or bad in order, as one by
+    // one.
+    let read: Vec<Result<(Vec<String>, Vec<T>), InputError>> = paths
+        .par_iter()
+        .enumerate()
+        .map(|(file, path)| {
+            let runs = read_tallied(path, format, &mut Problems::strict(), &mut Tally::default())?;
+            let taken = runs.iter().map(|r| r.history.name.clone()).collect();
+            let kept = runs
+                .into_iter()
+                .enumerate()
+                .map(|(run, r)| keep(file, run, super::labelled(r, labels, flags)))
+                .collect();
+            Ok((taken, kept))
+        })
+        .collect();
     let mut batch = FileBatch::new("transcripts");
     let mut names = RunNames::default();
-    for (file, path) in paths.iter().enumerate() {
-        let read = read_tallied(path, format, &mut Problems::strict(), &mut Tally::default())
-            .and_then(|runs| {
-                let taken: Vec<&str> = runs.iter().map(|r| r.history.name.as_str()).collect();
-                names.claim_all(&taken, path)?;
-                Ok(runs
-                    .into_iter()
-                    .enumerate()
-                    .map(|(run, r)| keep(file, run, super::labelled(r, labels, flags)))
-                    .collect())
-            });
+    for (path, read) in paths.iter().zip(read) {
+        let read = read.and_then(|(taken, kept)| {
+            let taken: Vec<&str> = taken.iter().map(String::as_str).collect();
+            names.claim_all(&taken, path)?;
+            Ok(kept)
+        });
         batch.push(path, read);
     }
     batch.finish(bad)
