@@ -183,6 +183,19 @@ impl CostModel {
         }
     }
 
+    /// The least a non-empty text can cost: one character, byte or token (a tokenizer encodes
+    /// any non-empty text in one token at least), with the per-record overhead and scale.
+    pub fn least_nonempty(self) -> u64 {
+        match self {
+            CostModel::Chars | CostModel::Bytes | CostModel::ApproxTokens => 1,
+            CostModel::Tokens {
+                overhead,
+                scale_milli,
+                ..
+            } => scaled(1 + overhead as u64, scale_milli),
+        }
+    }
+
     /// The cost of the gap between two records of a context. Records are joined by `"\n"`,
     /// which is one char and one byte; under `approx-tokens` the newline is folded into the
     /// per-record rounding up, and under `tokens` into the per-record overhead (a chat API
@@ -365,6 +378,33 @@ pub fn joined_cost<'a>(model: CostModel, texts: impl IntoIterator<Item = &'a str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_nonempty_text_costs_less_than_the_least() {
+        let models: Vec<CostModel> = [
+            "chars",
+            "bytes",
+            "approx-tokens",
+            "tokens",
+            "tokens(encoding=o200k_base, overhead=3, scale=1.16)",
+            "tokens(overhead=0, scale=0.5)",
+        ]
+        .iter()
+        .map(|m| m.parse().unwrap())
+        .collect();
+        // By hand: one character, byte or token; o200k with 3 of overhead at 1.16: round(4 ×
+        // 1.16) = 5; no overhead at 0.5: round(1 × 0.5) = 1 (half up).
+        let least: Vec<u64> = models.iter().map(|m| m.least_nonempty()).collect();
+        assert_eq!(least[..3], [1, 1, 1]);
+        assert_eq!(least[4], 5);
+        assert_eq!(least[5], 1);
+        for m in &models {
+            assert_eq!(m.cost("a"), m.least_nonempty(), "{m}: one letter is the least");
+            for text in ["}", "日", "a b", "    x", "\u{1F980}", "fn main() { println!(); }"] {
+                assert!(m.cost(text) >= m.least_nonempty(), "{m}: {text:?}");
+            }
+        }
+    }
 
     #[test]
     fn ten_japanese_characters_cost_ten_chars_and_thirty_bytes() {

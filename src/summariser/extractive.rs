@@ -39,7 +39,6 @@ struct ScoredLine<'a> {
     text: &'a str,
     flagged: bool,
     score: f64,
-    cost: u64,
 }
 
 impl Extractive {
@@ -63,7 +62,6 @@ impl Extractive {
                         text: l,
                         flagged: view.flags[i],
                         score: 0.0,
-                        cost: 0,
                     });
                 }
             }
@@ -98,7 +96,6 @@ impl Extractive {
                     Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg.max(1.0))))
                 })
                 .sum();
-            line.cost = view.model.cost(line.text);
         }
         let mut order: Vec<usize> = (0..lines.len()).collect();
         order.sort_by(|&a, &b| {
@@ -108,12 +105,18 @@ impl Extractive {
                 .then(y.score.total_cmp(&x.score))
                 .then(a.cmp(&b))
         });
-        // Greedy by rank: a line that does not fit is skipped, a shorter one later may.
+        // Greedy by rank: a line that does not fit is skipped, a shorter one later may. Once
+        // not even the cheapest line could fit, none is costed: they would all be skipped.
         let newline = view.model.cost("\n");
+        let least = view.model.least_nonempty();
         let mut picked = vec![false; lines.len()];
         let mut spent = 0u64;
         for &i in &order {
-            let extra = lines[i].cost + if spent == 0 { 0 } else { newline };
+            let gap = if spent == 0 { 0 } else { newline };
+            if spent + gap + least > budget {
+                break;
+            }
+            let extra = view.model.cost(lines[i].text) + gap;
             if spent + extra <= budget {
                 spent += extra;
                 picked[i] = true;
