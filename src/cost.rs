@@ -399,8 +399,19 @@ mod tests {
         assert_eq!(least[4], 5);
         assert_eq!(least[5], 1);
         for m in &models {
-            assert_eq!(m.cost("a"), m.least_nonempty(), "{m}: one letter is the least");
-            for text in ["}", "日", "a b", "    x", "\u{1F980}", "fn main() { println!(); }"] {
+            assert_eq!(
+                m.cost("a"),
+                m.least_nonempty(),
+                "{m}: one letter is the least"
+            );
+            for text in [
+                "}",
+                "日",
+                "a b",
+                "    x",
+                "\u{1F980}",
+                "fn main() { println!(); }",
+            ] {
                 assert!(m.cost(text) >= m.least_nonempty(), "{m}: {text:?}");
             }
         }

@@ -69,34 +69,7 @@ impl Extractive {
         if lines.is_empty() || budget == 0 {
             return 0;
         }
-        // BM25 of each line against the task's distinct words.
-        let line_terms: Vec<Vec<String>> = lines.iter().map(|l| terms(l.text).collect()).collect();
-        let mut df: HashMap<&str, u32> = HashMap::new();
-        for t in &line_terms {
-            let mut seen: Vec<&str> = t.iter().map(String::as_str).collect();
-            seen.sort_unstable();
-            seen.dedup();
-            for w in seen {
-                *df.entry(w).or_default() += 1;
-            }
-        }
-        let n = lines.len() as f64;
-        let avg = line_terms.iter().map(Vec::len).sum::<usize>() as f64 / n;
-        let mut query: Vec<String> = terms(view.task).collect();
-        query.sort_unstable();
-        query.dedup();
-        for (line, t) in lines.iter_mut().zip(&line_terms) {
-            let len = t.len() as f64;
-            line.score = query
-                .iter()
-                .filter_map(|q| {
-                    let d = f64::from(*df.get(q.as_str())?);
-                    let tf = t.iter().filter(|w| *w == q).count() as f64;
-                    let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
-                    Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg.max(1.0))))
-                })
-                .sum();
-        }
+        score(&mut lines, view.task);
         let mut order: Vec<usize> = (0..lines.len()).collect();
         order.sort_by(|&a, &b| {
             let (x, y) = (&lines[a], &lines[b]);
@@ -146,6 +119,37 @@ impl Extractive {
             }
         }
         cost
+    }
+}
+
+/// Scores each line by BM25 against the task's distinct words.
+fn score(lines: &mut [ScoredLine], task: &str) {
+    let line_terms: Vec<Vec<String>> = lines.iter().map(|l| terms(l.text).collect()).collect();
+    let mut df: HashMap<&str, u32> = HashMap::new();
+    for t in &line_terms {
+        let mut seen: Vec<&str> = t.iter().map(String::as_str).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        for w in seen {
+            *df.entry(w).or_default() += 1;
+        }
+    }
+    let n = lines.len() as f64;
+    let avg = line_terms.iter().map(Vec::len).sum::<usize>() as f64 / n;
+    let mut query: Vec<String> = terms(task).collect();
+    query.sort_unstable();
+    query.dedup();
+    for (line, t) in lines.iter_mut().zip(&line_terms) {
+        let len = t.len() as f64;
+        line.score = query
+            .iter()
+            .filter_map(|q| {
+                let d = f64::from(*df.get(q.as_str())?);
+                let tf = t.iter().filter(|w| *w == q).count() as f64;
+                let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
+                Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg.max(1.0))))
+            })
+            .sum();
     }
 }
 

@@ -98,23 +98,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
         // once the summaries are written); a prompt of the harness's own holds the records
         // the summaries stand for, measured in the view before it is replaced.
         let summary_call = self.compactor.summary_call();
-        for b in &mut self.s.bills {
-            b.summary = Billing::default();
-        }
-        let mut summarised = 0;
-        if calls_model {
-            match summary_call {
-                SummaryCall::WholeContext => {
-                    self.bill(None, 0);
-                    for b in &mut self.s.bills {
-                        b.summary = b.last;
-                    }
-                }
-                SummaryCall::Separate { .. } => {
-                    summarised = self.summarised_cost() + self.s.ctx.call_report.summary_read_extra;
-                }
-            }
-        }
+        let summarised = self.bill_summary_input(calls_model, summary_call);
         if let Some((read, written)) = self.s.ctx.call_report.rejected_call {
             // The harness called the model and then threw its summary away: the calls are
             // billed, nothing is replaced.
@@ -139,23 +123,7 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
             (output, self.still_triggered())
         };
         if calls_model {
-            // The summaries are the call's output, known only now.
-            match summary_call {
-                SummaryCall::WholeContext => {
-                    for b in &mut self.s.bills {
-                        b.total.output += output;
-                        b.summary.output = output;
-                    }
-                }
-                SummaryCall::Separate {
-                    prompt,
-                    calls,
-                    cached,
-                } => {
-                    self.bill_separate((prompt, calls, cached), summarised, output);
-                }
-            }
-            self.book.summary_calls += summary_call.calls();
+            self.bill_summary_output(summary_call, summarised, output);
         }
         let storm = self.trigger.record(before_call, fruitless);
         let context_after = self.context_cost();
@@ -178,6 +146,52 @@ impl<C: Compactor + ?Sized> Replay<'_, C> {
                 required_present: self.retention.present_required,
             });
         }
+    }
+
+    /// Bills what the call that writes the summaries reads, when a model writes them: on the
+    /// whole context, the context as the next call would send it; with a prompt of the
+    /// harness's own, nothing yet, and the records it summarises are returned (measured in the
+    /// view before it is replaced) for [`Replay::bill_summary_output`].
+    fn bill_summary_input(&mut self, calls_model: bool, summary_call: SummaryCall) -> u64 {
+        for b in &mut self.s.bills {
+            b.summary = Billing::default();
+        }
+        if !calls_model {
+            return 0;
+        }
+        match summary_call {
+            SummaryCall::WholeContext => {
+                self.bill(None, 0);
+                for b in &mut self.s.bills {
+                    b.summary = b.last;
+                }
+                0
+            }
+            SummaryCall::Separate { .. } => {
+                self.summarised_cost() + self.s.ctx.call_report.summary_read_extra
+            }
+        }
+    }
+
+    /// Bills the summaries as the output of the call that wrote them, known only once they are
+    /// in place (`summarised`: what a separate prompt read).
+    fn bill_summary_output(&mut self, summary_call: SummaryCall, summarised: u64, output: u64) {
+        match summary_call {
+            SummaryCall::WholeContext => {
+                for b in &mut self.s.bills {
+                    b.total.output += output;
+                    b.summary.output = output;
+                }
+            }
+            SummaryCall::Separate {
+                prompt,
+                calls,
+                cached,
+            } => {
+                self.bill_separate((prompt, calls, cached), summarised, output);
+            }
+        }
+        self.book.summary_calls += summary_call.calls();
     }
 
     /// What the strategy may leave: the fixed prefix takes its share of the window before any
