@@ -247,7 +247,7 @@ pub fn gather<G: Grouping<R>, R>(
     // rows are in its block: read and gathered block by block, the values are still in the
     // cache when they are added and paired (the whole history's values outgrow it).
     let block = match strategies * stride {
-        b if b > 0 && rows.len() % b == 0 => b,
+        b if b > 0 && rows.len().is_multiple_of(b) => b,
         _ => rows.len().max(1),
     };
     let mut values = scratch.take_values();

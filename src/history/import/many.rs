@@ -52,9 +52,12 @@ pub fn load_batch(
     Ok((histories, left_out))
 }
 
-/// [`load_batch`] a file at a time: each history, labelled, is handed to `keep` with its file's
-/// index in `paths` and its place among the file's runs as soon as its file is read, so only
-/// what `keep` makes of it stays in memory (a streamed sweep keeps a skeleton).
+/// A transcript's run names and what was kept of each run.
+type NamedRuns<T> = (Vec<String>, Vec<T>);
+
+/// [`load_batch`] a file at a time on each core: each history, labelled, is handed to `keep`
+/// with its file's index in `paths` and its place among the file's runs as soon as its file is
+/// read, so only what `keep` makes of it stays in memory (a streamed sweep keeps a skeleton).
 pub fn index_batch<T: Send>(
     paths: &[PathBuf],
     format: Format,
@@ -67,7 +70,7 @@ pub fn index_batch<T: Send>(
     // Each file is imported and kept on its own core (a file's runs are in memory only while
     // it is); the names are then claimed and the files told good or bad in order, as one by
     // one.
-    let read: Vec<Result<(Vec<String>, Vec<T>), InputError>> = paths
+    let read: Vec<Result<NamedRuns<T>, InputError>> = paths
         .par_iter()
         .enumerate()
         .map(|(file, path)| {
