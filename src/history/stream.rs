@@ -306,45 +306,44 @@ fn index_file(path: &Path, file: usize) -> Result<Vec<Skeleton>, InputError> {
     let mut flags: Vec<Vec<Option<bool>>> = Vec::new();
     let mut previous: Option<usize> = None;
     let (mut offset, mut line_no) = (0u64, 0usize);
-    // A batch of whole lines: each line's (end in `batch`, end in the file); read on every
-    // core, then checked in order, so the first bad line is the one a line-by-line check
-    // names.
+    // A batch of whole lines, each line's bytes in `batch` and its first byte in the file:
+    // parsed on every core, then checked in order, so the first bad line is the one a
+    // line-by-line check names.
     let mut batch: Vec<u8> = Vec::with_capacity(CHECK_BATCH + READ_BUFFER);
-    let mut ends: Vec<(usize, u64)> = Vec::new();
+    let mut lines: Vec<(std::ops::Range<usize>, u64)> = Vec::new();
     loop {
         batch.clear();
-        ends.clear();
+        lines.clear();
         while batch.len() < CHECK_BATCH {
+            let at = batch.len();
             let n = reader
                 .read_until(b'\n', &mut batch)
                 .map_err(|e| InputError::io(path, e))?;
             if n == 0 {
                 break;
             }
+            lines.push((at..at + n, offset));
             offset += n as u64;
-            ends.push((batch.len(), offset));
         }
-        if ends.is_empty() {
+        if lines.is_empty() {
             break;
         }
         let first = line_no + 1;
-        let starts = |k: usize| if k == 0 { 0 } else { ends[k - 1].0 };
-        let file_starts = |k: usize| ends[k].1 - (ends[k].0 - starts(k)) as u64;
-        let parsed: Vec<_> = (0..ends.len())
-            .into_par_iter()
-            .map(|k| {
-                let (start, line) = (file_starts(k), first + k);
-                let raw = line_text(path, &batch[starts(k)..ends[k].0], start, line)?;
-                parse_line(path, line, raw)
+        let parsed: Vec<_> = lines
+            .par_iter()
+            .enumerate()
+            .map(|(k, (bytes, start))| {
+                let raw = line_text(path, &batch[bytes.clone()], *start, first + k)?;
+                parse_line(path, first + k, raw)
             })
             .collect();
-        for (k, parsed) in parsed.into_iter().enumerate() {
+        for ((k, parsed), (bytes, start)) in parsed.into_iter().enumerate().zip(&lines) {
             line_no = first + k;
             let Some(parsed) = parsed? else {
                 continue;
             };
             let line = checks.accept(line_no, parsed)?;
-            let (start, end) = (file_starts(k), ends[k].1);
+            let (start, end) = (*start, start + bytes.len() as u64);
             if line.slot == skeletons.len() {
                 skeletons.push(Skeleton {
                     name: checks.name(line.slot),

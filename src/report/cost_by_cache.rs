@@ -188,11 +188,11 @@ pub fn table_file(rows: &[CostRow], caches: &[String], manifest: &Manifest) -> F
          ran, on the same history and replicate) with its 95 % interval by history, then the \
          pairs it rests on: sessions where both reached their last call (a run that died has \
          no bill to compare). One column per cache of `session.caches`; every session was \
-         replayed once and billed under each cache, so only the bill differs between columns. The verdict states \
-         a sign only where every cache's interval lies on the same side of 0. It cannot tell \
-         which cache is true of a provider: a cache fitted to recorded bills holds for runs \
-         like those it was fitted on, and no cache here was fitted on the strategies' own \
-         bills.\n\n",
+         replayed once and billed under each cache, so only the bill differs between columns. \
+         The verdict states a sign only where every cache's interval lies on the same side of \
+         0. It cannot tell which cache is true of a provider: a cache fitted to recorded \
+         bills holds for runs like those it was fitted on, and no cache here was fitted on the \
+         strategies' own bills.\n\n",
         manifest.name,
     );
     let axes: Vec<&AxisColumn> = [ratios, notes, levels]

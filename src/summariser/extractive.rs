@@ -69,7 +69,7 @@ impl Extractive {
         if lines.is_empty() || budget == 0 {
             return 0;
         }
-        score(&mut lines, view.task);
+        score_by_bm25(&mut lines, view.task);
         let mut order: Vec<usize> = (0..lines.len()).collect();
         order.sort_by(|&a, &b| {
             let (x, y) = (&lines[a], &lines[b]);
@@ -123,7 +123,7 @@ impl Extractive {
 }
 
 /// Scores each line by BM25 against the task's distinct words.
-fn score(lines: &mut [ScoredLine], task: &str) {
+fn score_by_bm25(lines: &mut [ScoredLine], task: &str) {
     let line_terms: Vec<Vec<String>> = lines.iter().map(|l| terms(l.text).collect()).collect();
     let mut df: HashMap<&str, u32> = HashMap::new();
     for t in &line_terms {

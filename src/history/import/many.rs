@@ -67,9 +67,9 @@ pub fn index_batch<T: Send>(
     keep: impl Fn(usize, usize, Loaded) -> T + Sync,
 ) -> Result<(Vec<T>, Vec<LeftOut>), InputError> {
     use rayon::prelude::*;
-    // Each file is imported and kept on its own core (a file's runs are in memory only while
-    // it is); the names are then claimed and the files told good or bad in order, as one by
-    // one.
+    // Each file is imported and kept on a core of its own (a file's runs are in memory only
+    // while it is read); then, in file order, its names are claimed and it is told good or
+    // bad, as a read one file after another tells them.
     let read: Vec<Result<NamedRuns<T>, InputError>> = paths
         .par_iter()
         .enumerate()
