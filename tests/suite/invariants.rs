@@ -396,16 +396,12 @@ fn a_rule_that_promises_no_flags_or_draws_builds_the_same_context_whatever_they_
                 continue;
             };
             let keep = s.effective_keep_recent(Some(axis));
-            let flags = |f: &'static str| -> &[bool] {
-                match (s.sees_truth() || reads_flags, f) {
-                    (true, _) => s.flags(&h.truth, &first),
-                    (false, "first") => &first,
-                    (false, _) => &second,
-                }
-            };
-            // Another stream always; other flags where the rule reads none.
-            let x = s.apply(View::new(&h, flags("first")), cap, keep, cell, &mut a);
-            let y = s.apply(View::new(&h, flags("second")), cap, keep, !cell, &mut b);
+            // Another stream always; other flags where the rule reads none (the oracle is
+            // handed the truth, a rule that reads its flags the same ones).
+            let other = if reads_flags { &first } else { &second };
+            let (x_flags, y_flags) = (s.flags(&h.truth, &first), s.flags(&h.truth, other));
+            let x = s.apply(View::new(&h, x_flags), cap, keep, cell, &mut a);
+            let y = s.apply(View::new(&h, y_flags), cap, keep, !cell, &mut b);
             assert_eq!(x, y, "{spec}: outcome");
             assert_eq!(a.items, b.items, "{spec}: items");
             assert_eq!(a.cost, b.cost, "{spec}: cost");
