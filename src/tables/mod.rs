@@ -76,8 +76,8 @@ pub enum Value {
 pub struct Column<G, R> {
     pub name: String,
     pub get: Get<G, R>,
-    /// The same getter, over a block of rows (the frames' reader).
-    block: values::Block<G, R>,
+    /// The same getter, over a block of rows (the frames' reader and the summary's).
+    readers: values::Readers<G, R>,
     /// Summarised per group (mean, sd, interval) in the summary table.
     pub measure: bool,
     /// The summary's name for the measure when it is not the column's own, e.g.
@@ -114,6 +114,12 @@ impl<G, R> Column<G, R> {
             self.get,
             Get::OptWhole(_) | Get::OptReal(_) | Get::OptPercent(_)
         )
+    }
+
+    /// Appends the column's values in `rows` as the summary reads them (see [`Column::value`]):
+    /// a number, `None` where undefined or text.
+    pub fn numbers(&self, grid: &G, rows: &[R], out: &mut Vec<Option<f64>>) {
+        (self.readers.numbers)(grid, rows, out)
     }
 
     /// The value of a measure column in `row` (flags count as 0 or 1).
@@ -189,11 +195,16 @@ impl<G, R> Table<G, R> {
         }
     }
 
-    fn push(mut self, name: impl Into<String>, get: Get<G, R>, block: values::Block<G, R>) -> Self {
+    fn push(
+        mut self,
+        name: impl Into<String>,
+        get: Get<G, R>,
+        readers: values::Readers<G, R>,
+    ) -> Self {
         self.columns.push(Column {
             name: name.into(),
             get,
-            block,
+            readers,
             measure: false,
             summary_name: None,
             paired: false,
@@ -409,7 +420,7 @@ impl<G, R> Table<G, R> {
                     .collect();
                 for block in rows.chunks(BLOCK) {
                     for (c, v) in group.iter().zip(&mut values) {
-                        (c.block)(grid, names, block, v);
+                        (c.readers.values)(grid, names, block, v);
                     }
                 }
                 group

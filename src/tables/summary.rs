@@ -6,7 +6,7 @@
 //! the kind of sweep names it (`n_feasible` for cells, `n_retention` for sessions).
 
 use super::read::ReadRow;
-use super::{Table, Value};
+use super::Table;
 use crate::stats::{GroupAcc, HistoryPartials, PairAcc, Summary};
 
 /// The suffixes of the statistics every measure gets, in column order.
@@ -189,13 +189,6 @@ pub fn empty<G: Grouping<R>, R>(rows: &Table<G, R>, grid: &G) -> Summary {
         .with_failures(&fails)
 }
 
-fn number(v: Value) -> Option<f64> {
-    match v {
-        Value::Whole(x) => x.map(|x| x as f64),
-        Value::Real(x) => x,
-    }
-}
-
 /// Adds the rows of one history to `summary`: their groups, and the paired differences of
 /// every row with the row of each other strategy at the same coordinates. `scratch` (from
 /// `summary.partials()`) gathers the history's totals.
@@ -225,8 +218,9 @@ pub fn gather<G: Grouping<R>, R>(
     grid: &G,
     rows: &[R],
 ) {
-    // Each row's values of the measure and paired columns, read once: the pairs read every
-    // row again for each other strategy, and a read is a call through the declared table.
+    // Each row's values of the measure and paired columns, read once (a block of rows per
+    // call through the declared table): the pairs read every row again for each other
+    // strategy.
     let read: Vec<usize> = (0..table.columns.len())
         .filter(|&c| table.columns[c].measure || table.columns[c].paired)
         .collect();
@@ -241,7 +235,6 @@ pub fn gather<G: Grouping<R>, R>(
         .filter(|&&c| table.columns[c].paired)
         .map(|&c| (at(c), table.columns[c].completed_only))
         .collect();
-    let k = read.len();
     let (strategies, stride, p) = (grid.strategies(), grid.strategy_stride(), paired.len());
     // A block of rows holds every strategy at the same other coordinates, so a row's baseline
     // rows are in its block: read and gathered block by block, the values are still in the
@@ -252,16 +245,20 @@ pub fn gather<G: Grouping<R>, R>(
     };
     let mut values = scratch.take_values();
     for rows in rows.chunks(block) {
+        // Column by column: value `j` of row `i` is `values[j * n + i]`.
+        let n = rows.len();
         values.clear();
-        values.extend(rows.iter().flat_map(|r| {
-            read.iter()
-                .map(move |&c| number(table.columns[c].value(grid, r)))
-        }));
+        for &c in &read {
+            table.columns[c].numbers(grid, rows, &mut values);
+        }
+        let values = &values;
         summary.gather(
             scratch,
             rows.iter().enumerate().map(|(i, r)| {
-                let row = &values[i * k..(i + 1) * k];
-                (grid.group(r), measures.iter().map(move |&j| row[j]))
+                (
+                    grid.group(r),
+                    measures.iter().map(move |&j| values[j * n + i]),
+                )
             }),
         );
         if strategies < 2 || p == 0 {
@@ -278,7 +275,7 @@ pub fn gather<G: Grouping<R>, R>(
                     let diff = if completed_only && !completed {
                         (pair, None)
                     } else {
-                        match (values[i * k + j], values[o * k + j]) {
+                        match (values[j * n + i], values[j * n + o]) {
                             (Some(x), Some(y)) => (pair, Some(x - y)),
                             _ => continue,
                         }

@@ -123,28 +123,86 @@ columnar!(f64, Real);
 columnar!(Option<f64>, OptReal);
 columnar!(bool, Flag);
 
-/// The block reader of a column whose getter is `f`.
-pub(super) fn block<G, R, T, F>(f: Arc<F>) -> Block<G, R>
-where
-    T: Columnar,
-    F: Fn(&G, &R) -> T + Send + Sync + 'static,
-{
-    Box::new(move |grid, _, rows, values| T::extend(values, rows.iter().map(|r| f(grid, r))))
+/// A column's values over a block of rows as the summary reads them, appended to a list: a
+/// number, `None` where undefined (flags count as 0 or 1; text has no number).
+pub(super) type NumberBlock<G, R> = Box<dyn Fn(&G, &[R], &mut Vec<Option<f64>>) + Send + Sync>;
+
+/// A column's readers over a block of rows: for the frames and for the summary. Each reads
+/// the block in one call through the declaration, not one call per row: the summary read a
+/// row's measures a call at a time, 7 % of a large sweep's CPU.
+pub(super) struct Readers<G, R> {
+    pub(super) values: Block<G, R>,
+    pub(super) numbers: NumberBlock<G, R>,
 }
 
-/// The block reader of a text column whose getter is `f`.
-pub(super) fn text_block<G, R, F>(f: Arc<F>) -> Block<G, R>
+/// A type a column's getter returns, as the summary reads it.
+pub(super) trait Number: Copy {
+    fn number(self) -> Option<f64>;
+}
+
+impl Number for u64 {
+    fn number(self) -> Option<f64> {
+        Some(self as f64)
+    }
+}
+
+impl Number for Option<u64> {
+    fn number(self) -> Option<f64> {
+        self.map(|x| x as f64)
+    }
+}
+
+impl Number for f64 {
+    fn number(self) -> Option<f64> {
+        Some(self)
+    }
+}
+
+impl Number for Option<f64> {
+    fn number(self) -> Option<f64> {
+        self
+    }
+}
+
+impl Number for bool {
+    fn number(self) -> Option<f64> {
+        Some(u64::from(self) as f64)
+    }
+}
+
+/// The block readers of a column whose getter is `f`.
+pub(super) fn block<G, R, T, F>(f: Arc<F>) -> Readers<G, R>
+where
+    T: Columnar + Number,
+    F: Fn(&G, &R) -> T + Send + Sync + 'static,
+{
+    let numbers = Arc::clone(&f);
+    Readers {
+        values: Box::new(move |grid, _, rows, values| {
+            T::extend(values, rows.iter().map(|r| f(grid, r)))
+        }),
+        numbers: Box::new(move |grid, rows, out| {
+            out.extend(rows.iter().map(|r| numbers(grid, r).number()))
+        }),
+    }
+}
+
+/// The block readers of a text column whose getter is `f`.
+pub(super) fn text_block<G, R, F>(f: Arc<F>) -> Readers<G, R>
 where
     F: for<'a> Fn(&'a G, Names<'a>, &'a R) -> &'a str + Send + Sync + 'static,
 {
-    Box::new(move |grid, names, rows, values| match values {
-        Values::Text(v) => {
-            for r in rows {
-                v.push_value_ignore_validity(f(grid, names, r));
+    Readers {
+        values: Box::new(move |grid, names, rows, values| match values {
+            Values::Text(v) => {
+                for r in rows {
+                    v.push_value_ignore_validity(f(grid, names, r));
+                }
             }
-        }
-        _ => unreachable!("values made for their column"),
-    })
+            _ => unreachable!("values made for their column"),
+        }),
+        numbers: Box::new(|_, rows, out| out.extend(rows.iter().map(|_| None))),
+    }
 }
 
 #[cfg(test)]
