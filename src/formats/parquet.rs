@@ -12,7 +12,8 @@ use polars_parquet::write::{
     array_to_columns, compress, CompressedPage, CompressionOptions, Encoding, ParquetType,
     StatisticsOptions, Version, WriteOptions,
 };
-use polars_arrow::datatypes::ArrowDataType;
+use polars_arrow::array::{Array, ArrayRef, DictionaryArray, PrimitiveArray, Utf8ViewArray};
+use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 use rayon::prelude::*;
 use std::fs::File;
 use std::io::BufWriter;
@@ -147,10 +148,12 @@ fn statistics(dtype: &ArrowDataType) -> StatisticsOptions {
 
 /// One column's pages, encoded and compressed: a list per leaf (one for a flat column).
 fn column_pages(
-    array: &polars_arrow::array::ArrayRef,
+    array: &ArrayRef,
     column: &ColumnPlan,
 ) -> PolarsResult<Vec<Vec<CompressedPage>>> {
     let options = column.options;
+    let dictionary = text_as_dictionary(array);
+    let array = dictionary.as_ref().unwrap_or(array);
     array_to_columns(array, column.type_.clone(), options, &column.encodings)?
         .into_iter()
         .map(|leaf| {
@@ -158,6 +161,47 @@ fn column_pages(
                 .collect()
         })
         .collect()
+}
+
+/// A text column as a dictionary of its values in order of first appearance, the order
+/// polars' own dictionary gives them, so the pages are the same. The rows tables' text
+/// columns (history, noise level, strategy) hold a few values in long runs, found here by
+/// comparing each value with the one before; polars hashes every value after estimating how
+/// many distinct ones there are. `None` (polars' way is taken) for any other column, a column
+/// with nulls, or more distinct values than `MAX_DISTINCT`.
+fn text_as_dictionary(array: &ArrayRef) -> Option<ArrayRef> {
+    const MAX_DISTINCT: usize = 256;
+    let text = array.as_any().downcast_ref::<Utf8ViewArray>()?;
+    if text.null_count() > 0 {
+        return None;
+    }
+    let mut distinct: Vec<&str> = Vec::new();
+    let mut keys: Vec<u32> = Vec::with_capacity(text.len());
+    let mut last: Option<(&str, u32)> = None;
+    for value in text.values_iter() {
+        let key = match last {
+            Some((before, key)) if before == value => key,
+            _ => {
+                let at = match distinct.iter().position(|&d| d == value) {
+                    Some(at) => at,
+                    None if distinct.len() < MAX_DISTINCT => {
+                        distinct.push(value);
+                        distinct.len() - 1
+                    }
+                    None => return None,
+                };
+                let key = u32::try_from(at).ok()?;
+                last = Some((value, key));
+                key
+            }
+        };
+        keys.push(key);
+    }
+    let values = Utf8ViewArray::from_slice_values(distinct);
+    let dtype = ArrowDataType::Dictionary(IntegerType::UInt32, Box::new(values.dtype().clone()), false);
+    let dictionary =
+        DictionaryArray::try_new(dtype, PrimitiveArray::from_vec(keys), values.boxed()).ok()?;
+    Some(dictionary.boxed())
 }
 
 /// Writes the rows as one Parquet file.
@@ -227,6 +271,29 @@ mod tests {
         for t in [ArrowDataType::UInt64, ArrowDataType::Utf8View, ArrowDataType::Boolean] {
             assert_eq!(statistics(&t), StatisticsOptions::default());
         }
+    }
+
+    #[test]
+    fn text_becomes_a_dictionary_in_order_of_first_appearance() {
+        let text = Utf8ViewArray::from_slice_values(["b", "b", "a", "b", "a long history name!", "a"]);
+        let dictionary = text_as_dictionary(&text.boxed()).expect("a few values");
+        let dictionary = dictionary
+            .as_any()
+            .downcast_ref::<DictionaryArray<u32>>()
+            .unwrap();
+        assert_eq!(dictionary.keys().values().as_slice(), [0, 0, 1, 0, 2, 1]);
+        let values = dictionary.values().as_any().downcast_ref::<Utf8ViewArray>().unwrap();
+        let values: Vec<&str> = values.values_iter().collect();
+        assert_eq!(values, ["b", "a", "a long history name!"]);
+
+        // Too many distinct values, or a null: polars' own way.
+        let names: Vec<String> = (0..257).map(|i| format!("h{i}")).collect();
+        let many = Utf8ViewArray::from_slice_values(&names);
+        assert!(text_as_dictionary(&many.boxed()).is_none());
+        let with_null = Utf8ViewArray::from_slice([Some("a"), None]);
+        assert!(text_as_dictionary(&with_null.boxed()).is_none());
+        let numbers = PrimitiveArray::from_vec(vec![1u64, 1]);
+        assert!(text_as_dictionary(&numbers.boxed()).is_none());
     }
 
     /// Row groups written a column per core read back as the rows given, nulls and all, in
