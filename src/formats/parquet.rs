@@ -15,6 +15,7 @@ use polars_parquet::write::{
 use polars_arrow::array::{Array, ArrayRef, DictionaryArray, PrimitiveArray, Utf8ViewArray};
 use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
@@ -165,32 +166,37 @@ fn column_pages(
 
 /// A text column as a dictionary of its values in order of first appearance, the order
 /// polars' own dictionary gives them, so the pages are the same. The rows tables' text
-/// columns (history, noise level, strategy) hold a few values in long runs, found here by
-/// comparing each value with the one before; polars hashes every value after estimating how
-/// many distinct ones there are. `None` (polars' way is taken) for any other column, a column
-/// with nulls, or more distinct values than `MAX_DISTINCT`.
+/// columns (history, noise level, strategy) hold few values in long runs: a value is looked up
+/// only where it differs from the one before, where polars estimates how many distinct values
+/// there are and then hashes every one. `None` (polars' way is taken) for any other column, a
+/// column with nulls, or one of more than 128 values of which more than a quarter are distinct
+/// (where polars may judge a dictionary not worth it).
 fn text_as_dictionary(array: &ArrayRef) -> Option<ArrayRef> {
-    const MAX_DISTINCT: usize = 256;
     let text = array.as_any().downcast_ref::<Utf8ViewArray>()?;
     if text.null_count() > 0 {
         return None;
     }
+    // polars takes a dictionary for any column of up to 128 values.
+    let most = match text.len() {
+        n if n <= 128 => n,
+        n => n / 4,
+    };
     let mut distinct: Vec<&str> = Vec::new();
+    let mut key_of: HashMap<&str, u32> = HashMap::new();
     let mut keys: Vec<u32> = Vec::with_capacity(text.len());
     let mut last: Option<(&str, u32)> = None;
     for value in text.values_iter() {
         let key = match last {
             Some((before, key)) if before == value => key,
             _ => {
-                let at = match distinct.iter().position(|&d| d == value) {
-                    Some(at) => at,
-                    None if distinct.len() < MAX_DISTINCT => {
-                        distinct.push(value);
-                        distinct.len() - 1
+                let next = u32::try_from(distinct.len()).ok()?;
+                let key = *key_of.entry(value).or_insert(next);
+                if key == next {
+                    if distinct.len() >= most {
+                        return None;
                     }
-                    None => return None,
-                };
-                let key = u32::try_from(at).ok()?;
+                    distinct.push(value);
+                }
                 last = Some((value, key));
                 key
             }
@@ -198,7 +204,11 @@ fn text_as_dictionary(array: &ArrayRef) -> Option<ArrayRef> {
         keys.push(key);
     }
     let values = Utf8ViewArray::from_slice_values(distinct);
-    let dtype = ArrowDataType::Dictionary(IntegerType::UInt32, Box::new(values.dtype().clone()), false);
+    let dtype = ArrowDataType::Dictionary(
+        IntegerType::UInt32,
+        Box::new(values.dtype().clone()),
+        false,
+    );
     let dictionary =
         DictionaryArray::try_new(dtype, PrimitiveArray::from_vec(keys), values.boxed()).ok()?;
     Some(dictionary.boxed())
@@ -286,10 +296,13 @@ mod tests {
         let values: Vec<&str> = values.values_iter().collect();
         assert_eq!(values, ["b", "a", "a long history name!"]);
 
-        // Too many distinct values, or a null: polars' own way.
-        let names: Vec<String> = (0..257).map(|i| format!("h{i}")).collect();
-        let many = Utf8ViewArray::from_slice_values(&names);
-        assert!(text_as_dictionary(&many.boxed()).is_none());
+        // More than a quarter of the values distinct, or a null: polars' own way.
+        let names: Vec<String> = (0..1000).map(|i| format!("h{}", i % 250)).collect();
+        let quarter = Utf8ViewArray::from_slice_values(&names);
+        assert!(text_as_dictionary(&quarter.boxed()).is_some());
+        let names: Vec<String> = (0..1000).map(|i| format!("h{}", i % 251)).collect();
+        let more = Utf8ViewArray::from_slice_values(&names);
+        assert!(text_as_dictionary(&more.boxed()).is_none());
         let with_null = Utf8ViewArray::from_slice([Some("a"), None]);
         assert!(text_as_dictionary(&with_null.boxed()).is_none());
         let numbers = PrimitiveArray::from_vec(vec![1u64, 1]);
