@@ -139,14 +139,31 @@ fn score_by_bm25(lines: &mut [ScoredLine], task: &str) {
     let mut query: Vec<String> = terms(task).collect();
     query.sort_unstable();
     query.dedup();
+    // Each query word's idf (`None`: in no line), worked out once, not once per line; its
+    // count in a line found by one pass over the line's words, not one per query word.
+    let idf: Vec<Option<f64>> = query
+        .iter()
+        .map(|q| {
+            let d = f64::from(*df.get(q.as_str())?);
+            Some(((n - d + 0.5) / (d + 0.5) + 1.0).ln())
+        })
+        .collect();
+    let query_index: HashMap<&str, usize> =
+        query.iter().enumerate().map(|(i, q)| (q.as_str(), i)).collect();
+    let mut counts = vec![0u32; query.len()];
     for (line, t) in lines.iter_mut().zip(&line_terms) {
+        counts.fill(0);
+        for w in t {
+            if let Some(&i) = query_index.get(w.as_str()) {
+                counts[i] += 1;
+            }
+        }
         let len = t.len() as f64;
-        line.score = query
+        line.score = idf
             .iter()
-            .filter_map(|q| {
-                let d = f64::from(*df.get(q.as_str())?);
-                let tf = t.iter().filter(|w| *w == q).count() as f64;
-                let idf = ((n - d + 0.5) / (d + 0.5) + 1.0).ln();
+            .zip(&counts)
+            .filter_map(|(&idf, &count)| {
+                let (idf, tf) = (idf?, f64::from(count));
                 Some(idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg.max(1.0))))
             })
             .sum();
@@ -179,5 +196,35 @@ impl super::Summarise for Extractive {
         out: &mut Context,
     ) -> u64 {
         self.write(view, range, carried, budget, &mut out.summary_text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Worked by hand: 3 lines, 2 words on average; "fix" is in 1 line (idf ln(8/3)),
+    /// "parser" in 2 (idf ln 1.6); with k1 = 1.2 and b = 0.75 a 2-word line's term weight is
+    /// tf · 2.2 / (tf + 1.2) and a 3-word line's tf · 2.2 / (tf + 1.65).
+    #[test]
+    fn lines_are_scored_by_bm25_against_the_task() {
+        let line = |text| ScoredLine {
+            text,
+            flagged: false,
+            score: f64::NAN,
+        };
+        let mut lines = [line("Fix parser"), line("parser parser bug"), line("unrelated")];
+        score_by_bm25(&mut lines, "the parser: fix it");
+        let fix = (8.0f64 / 3.0).ln();
+        let parser = 1.6f64.ln();
+        let expected = [
+            fix + parser,
+            parser * 2.0 * 2.2 / (2.0 + 1.2 * (0.25 + 0.75 * 1.5)),
+            0.0,
+        ];
+        for (l, e) in lines.iter().zip(expected) {
+            assert!((l.score - e).abs() < 1e-12, "{} scored {}, not {e}", l.text, l.score);
+        }
+        assert!((lines[0].score - 1.4508328822574619).abs() < 1e-12);
     }
 }
