@@ -65,14 +65,6 @@ where
     Box::new(move |g, r| f(g, r))
 }
 
-/// A measure's value in one row, for the summary: whole numbers are tallied exactly,
-/// fractions in fixed point; `None` is a row where the measure is undefined.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Value {
-    Whole(Option<u64>),
-    Real(Option<f64>),
-}
-
 pub struct Column<G, R> {
     pub name: String,
     pub get: Get<G, R>,
@@ -116,22 +108,10 @@ impl<G, R> Column<G, R> {
         )
     }
 
-    /// Appends the column's values in `rows` as the summary reads them (see [`Column::value`]):
-    /// a number, `None` where undefined or text.
+    /// Appends the column's values in `rows` as the summary reads them: a number (flags count
+    /// as 0 or 1), `None` where undefined or text.
     pub fn numbers(&self, grid: &G, rows: &[R], out: &mut Vec<Option<f64>>) {
         (self.readers.numbers)(grid, rows, out)
-    }
-
-    /// The value of a measure column in `row` (flags count as 0 or 1).
-    pub fn value(&self, grid: &G, row: &R) -> Value {
-        match &self.get {
-            Get::Whole(f) => Value::Whole(Some(f(grid, row))),
-            Get::OptWhole(f) => Value::Whole(f(grid, row)),
-            Get::Flag(f) => Value::Whole(Some(u64::from(f(grid, row)))),
-            Get::Real(f) | Get::Percent(f) => Value::Real(Some(f(grid, row))),
-            Get::OptReal(f) | Get::OptPercent(f) => Value::Real(f(grid, row)),
-            Get::Text(_) => Value::Real(None),
-        }
     }
 
     /// The measure's name in the summary.

@@ -13,7 +13,6 @@ use ctxlab::cells::{evaluate_history, CellRow, CellScratch, Grid};
 use ctxlab::history::source::HistorySource;
 use ctxlab::stats::{Acc, Partial};
 use ctxlab::sweep::SweepExperiment;
-use ctxlab::tables::Value;
 
 /// The histories of a population, each summed per group and measure as a sweep sums them.
 struct Population {
@@ -68,6 +67,7 @@ impl Population {
             let mut rows: Vec<CellRow> = Vec::new();
             evaluate_history(&grid, i, h, scratch, &mut rows);
             let mut partials = vec![Partial::default(); groups * m];
+            let mut x = Vec::new();
             for r in &rows {
                 let g = grid.group(
                     r.strategy as usize,
@@ -76,11 +76,9 @@ impl Population {
                     r.level as usize,
                 );
                 for (j, c) in columns.iter().enumerate() {
-                    let x = match c.value(&grid, r) {
-                        Value::Whole(x) => x.map(|x| x as f64),
-                        Value::Real(x) => x,
-                    };
-                    if let Some(x) = x {
+                    x.clear();
+                    c.numbers(&grid, std::slice::from_ref(r), &mut x);
+                    if let Some(x) = x[0] {
                         partials[g * m + j].push(measures[j].1.quantise(x));
                     }
                 }
