@@ -17,6 +17,9 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
+/// Every Parquet table's codec.
+const COMPRESSION: ParquetCompression = ParquetCompression::Zstd(None);
+
 /// A Parquet file written one batch (row group) at a time.
 struct ParquetSink {
     writer: BatchedWriter<BufWriter<File>>,
@@ -30,7 +33,7 @@ pub(super) fn create(path: &Path, empty: &dyn Rows) -> Result<Box<dyn TableWrite
     // The schema of the declared table, from an empty frame of it.
     let schema = empty.frame().at(path, "build")?.schema().clone();
     let mut writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
-        .with_compression(ParquetCompression::Zstd(None))
+        .with_compression(COMPRESSION)
         .batched(&schema)
         .at(path, "start Parquet")?;
     let arrow: ArrowSchema = SchemaExt::to_arrow(&*schema, CompatLevel::newest());
@@ -87,7 +90,7 @@ pub(super) fn write_whole(path: &Path, rows: &dyn Rows) -> Result<()> {
     let mut df = rows.frame().at(path, "build")?;
     let file = crate::links::create(path)?;
     ParquetWriter::new(BufWriter::new(file))
-        .with_compression(ParquetCompression::Zstd(None))
+        .with_compression(COMPRESSION)
         .finish(&mut df)
         .at(path, "write Parquet")?;
     Ok(())

@@ -7,7 +7,7 @@ use polars::prelude::PolarsResult;
 use polars_arrow::array::{Array, ArrayRef, DictionaryArray, PrimitiveArray, Utf8ViewArray};
 use polars_arrow::datatypes::{ArrowDataType, IntegerType};
 use polars_parquet::write::{
-    array_to_columns, compress, CompressedPage, CompressionOptions, Encoding, ParquetType,
+    array_to_columns, compress, CompressedPage, Encoding, ParquetType,
     StatisticsOptions, Version, WriteOptions,
 };
 use std::collections::HashMap;
@@ -24,12 +24,12 @@ impl ColumnPlan {
         ColumnPlan {
             type_,
             encodings: encoding(dtype, polars_choice),
-            // polars' writer's options (its default statistics, Zstd), spelt out because the
-            // pages are made here, with the statistics of [`statistics`].
+            // polars' writer's options (its page version and size, the file's codec), spelt out
+            // because the pages are made here, with the statistics of [`statistics`].
             options: WriteOptions {
                 statistics: statistics(dtype),
                 version: Version::V1,
-                compression: CompressionOptions::Zstd(None),
+                compression: super::COMPRESSION.into(),
                 data_page_size: None,
             },
         }
@@ -50,11 +50,16 @@ impl ColumnPlan {
 fn encoding(dtype: &ArrowDataType, polars_choice: &[Encoding]) -> Vec<Encoding> {
     use ArrowDataType as T;
     match dtype {
-        T::Float16 | T::Float32 | T::Float64 => vec![Encoding::Plain],
         T::Int8 | T::Int16 | T::Int32 | T::Int64 => vec![Encoding::DeltaBinaryPacked],
         T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => vec![Encoding::DeltaBinaryPacked],
+        _ if is_float(dtype) => vec![Encoding::Plain],
         _ => polars_choice.to_vec(),
     }
+}
+
+fn is_float(dtype: &ArrowDataType) -> bool {
+    use ArrowDataType as T;
+    matches!(dtype, T::Float16 | T::Float32 | T::Float64)
 }
 
 /// The statistics a rows table's column keeps: polars' (minimum, maximum, null count), but no
@@ -65,10 +70,7 @@ fn encoding(dtype: &ArrowDataType, polars_choice: &[Encoding]) -> Vec<Encoding> 
 /// at a time) was 6 % of that run's CPU. Text and integers keep theirs: rows come in history
 /// order, so a reader filtering by history or its coordinates skips whole row groups.
 fn statistics(dtype: &ArrowDataType) -> StatisticsOptions {
-    let float = matches!(
-        dtype,
-        ArrowDataType::Float16 | ArrowDataType::Float32 | ArrowDataType::Float64
-    );
+    let float = is_float(dtype);
     StatisticsOptions {
         min_value: !float,
         max_value: !float,
